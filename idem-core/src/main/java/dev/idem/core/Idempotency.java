@@ -1,0 +1,235 @@
+package dev.idem.core;
+
+import dev.idem.core.internal.DuplicateWaiter;
+import dev.idem.core.internal.LeaseWatchdog;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one entry point: runs work once per key and hands every repeat the first outcome.
+ *
+ * <pre>{@code
+ * Idempotency idempotency = Idempotency.builder(store).build();
+ * String receipt = idempotency.execute(
+ *     IdempotencyKey.of("payments:alice", keyFromClient),
+ *     Fingerprint.ofJson("POST /payments", body),
+ *     ResultCodec.utf8(),
+ *     ctx -> gateway.charge(order, ctx.fence()));
+ * }</pre>
+ *
+ * <p>A normal return is stored and replayed; an exception that the config classifies as terminal is
+ * stored and replayed too; any other exception releases the key so that a retry runs the work
+ * again, and reaches the caller unchanged. A duplicate that arrives while the first is running is
+ * refused or waits, per {@link IdempotencyConfig#inProgressPolicy()}. When the store fails at claim
+ * the call fails closed with {@link IdempotencyStoreException} unless the config says fail open.
+ * The engine is thread-safe; build one per application and {@link #close()} it at shutdown.
+ */
+public final class Idempotency implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+
+  private final IdempotencyStore store;
+  private final IdempotencyConfig defaults;
+  private final IdempotencyListener listener;
+  private final LeaseWatchdog watchdog = new LeaseWatchdog();
+  private final DuplicateWaiter waiter;
+  private final LeasedRun leasedRun;
+
+  private Idempotency(Builder b) {
+    this.store = b.store;
+    this.defaults = b.defaults;
+    this.listener = b.listener;
+    this.waiter = new DuplicateWaiter(store);
+    this.leasedRun = new LeasedRun(store, watchdog, waiter, this::report);
+  }
+
+  /** Starts building an engine on {@code store}. */
+  public static Builder builder(IdempotencyStore store) {
+    return new Builder(store);
+  }
+
+  /** The store records live in. */
+  public IdempotencyStore store() {
+    return store;
+  }
+
+  /** The config used when a call names none. */
+  public IdempotencyConfig defaults() {
+    return defaults;
+  }
+
+  /** Runs {@code work} once for {@code key} with the default config. */
+  public <T, E extends Exception> T execute(
+      IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work) throws E {
+    return executeWithStatus(key, fingerprint, codec, work, defaults).value();
+  }
+
+  /** Runs {@code work} once for {@code key} under {@code config}. */
+  public <T, E extends Exception> T execute(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config)
+      throws E {
+    return executeWithStatus(key, fingerprint, codec, work, config).value();
+  }
+
+  /**
+   * As {@link #execute(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig)}, and
+   * tells whether the value was replayed.
+   *
+   * @throws RequestInProgressException a duplicate in flight (REJECT, or WAIT past its limit)
+   * @throws KeyReuseException the key was used with another fingerprint
+   * @throws IdempotencyStoreException the store failed at claim and the config fails closed
+   * @throws LeaseLostException the work ran but another owner took its lease over
+   * @throws E whatever the work throws
+   */
+  public <T, E extends Exception> Executed<T> executeWithStatus(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config)
+      throws E {
+    return run(ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true);
+  }
+
+  /**
+   * The claim loop shared by keys and tokens.
+   *
+   * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
+   */
+  <T, E extends Exception> Executed<T> run(
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      boolean replayUsed)
+      throws E {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(work, "work");
+    boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
+    long deadline = System.nanoTime() + config.maxWait().toNanos();
+    for (int round = 0; ; round++) {
+      ClaimResult result;
+      try (DuplicateWaiter.Ticket ticket =
+          waits ? waiter.subscribe(request.key(), config.lease()) : null) {
+        result = store.claim(request);
+        long remaining = deadline - System.nanoTime();
+        if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
+          ticket.await(remaining, round);
+          continue;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw inProgress(request, config);
+      } catch (RuntimeException e) {
+        if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
+          throw e;
+        }
+        return storeFailedAtClaim(request, codec, work, config, e);
+      }
+      return handle(result, request, codec, work, config, replayUsed);
+    }
+  }
+
+  private <T, E extends Exception> Executed<T> handle(
+      ClaimResult result,
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      boolean replayUsed)
+      throws E {
+    IdempotencyKey key = request.key();
+    if (result instanceof ClaimResult.Claimed claimed) {
+      return leasedRun.run(claimed.lease(), codec, work, config);
+    }
+    if (result instanceof ClaimResult.Completed completed) {
+      if (!replayUsed) {
+        report(key, ExecutionOutcome.IN_PROGRESS);
+        throw new TokenAlreadyUsedException("token " + key.value() + " was already used");
+      }
+      report(key, ExecutionOutcome.REPLAYED);
+      Outcome outcome = completed.record().outcome();
+      if (outcome.kind() == Outcome.Kind.FAILURE) {
+        throw codec.decodeFailure(outcome.payload());
+      }
+      return new Executed<>(codec.decode(outcome.payload()), true);
+    }
+    if (result instanceof ClaimResult.Mismatch) {
+      report(key, ExecutionOutcome.MISMATCH);
+      throw new KeyReuseException(key);
+    }
+    if (result instanceof ClaimResult.UnknownToken) {
+      report(key, ExecutionOutcome.UNKNOWN_TOKEN);
+      throw new UnknownTokenException("token " + key.value() + " is unknown or has expired");
+    }
+    throw inProgress(request, config);
+  }
+
+  private RequestInProgressException inProgress(ClaimRequest request, IdempotencyConfig config) {
+    report(request.key(), ExecutionOutcome.IN_PROGRESS);
+    return new RequestInProgressException(request.key(), config.retryAfter());
+  }
+
+  private <T, E extends Exception> Executed<T> storeFailedAtClaim(
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      RuntimeException failure)
+      throws E {
+    report(request.key(), ExecutionOutcome.STORE_ERROR);
+    if (!config.failOpen()) {
+      throw failure instanceof IdempotencyStoreException s
+          ? s
+          : new IdempotencyStoreException("idempotency store failed at claim", failure);
+    }
+    log.warn("store failed; running {} without deduplication (fail open)", request.key(), failure);
+    return new Executed<>(work.run(new UnguardedContext(request.key())), false);
+  }
+
+  private void report(IdempotencyKey key, ExecutionOutcome outcome) {
+    try {
+      listener.onOutcome(key, outcome);
+    } catch (RuntimeException e) {
+      log.warn("idempotency listener failed", e);
+    }
+  }
+
+  /** Stops the lease watchdog. Work still running keeps its lease until it ends. */
+  @Override
+  public void close() {
+    watchdog.close();
+  }
+
+  /** Builds an {@link Idempotency}. */
+  public static final class Builder {
+    private final IdempotencyStore store;
+    private IdempotencyConfig defaults = IdempotencyConfig.ofDefaults();
+    private IdempotencyListener listener = IdempotencyListener.NONE;
+
+    private Builder(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The config used by calls that name none. */
+    public Builder defaults(IdempotencyConfig defaults) {
+      this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /** Told how every call ended (metrics, logs). */
+    public Builder listener(IdempotencyListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public Idempotency build() {
+      return new Idempotency(this);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.idem.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Where records live. A backend makes the rules of this contract atomic on its storage; the rules
+ * themselves are stated here once, and the contract suite in {@code idem-test-support} checks them.
+ *
+ * <p>Every method is atomic with respect to every other call on the same key, from any thread or
+ * process sharing the storage. Time (lease ends, expiry) comes from the store's own clock. A method
+ * that cannot reach its storage throws {@link IdempotencyStoreException} and leaves the record as
+ * it was.
+ *
+ * <p>Only the holder of a {@link Lease} calls {@link #complete}, {@link #release} and {@link
+ * #renew}; they succeed only while the record's fence and owner both match the lease.
+ */
+public interface IdempotencyStore {
+
+  /**
+   * Claims a key in one atomic step and returns what was found:
+   *
+   * <ul>
+   *   <li>absent or expired, or an ISSUED token, or IN_PROGRESS whose lease has ended: the record
+   *       becomes IN_PROGRESS with fence + 1 (1 if there was none) and a new owner: {@link
+   *       ClaimResult.Claimed};
+   *   <li>a different fingerprint on an IN_PROGRESS or COMPLETED record: {@link
+   *       ClaimResult.Mismatch};
+   *   <li>IN_PROGRESS with a live lease: {@link ClaimResult.InProgress};
+   *   <li>COMPLETED: {@link ClaimResult.Completed} with the outcome;
+   *   <li>with {@link ClaimRequest#requireIssued()}, a record that is absent or did not begin as a
+   *       token: {@link ClaimResult.UnknownToken}.
+   * </ul>
+   */
+  ClaimResult claim(ClaimRequest request);
+
+  /**
+   * Stores the outcome and keeps it for {@code retention}. Returns false, changing nothing, when
+   * the lease no longer matches (it was taken over, or the record is gone).
+   */
+  boolean complete(Lease lease, Outcome outcome, Duration retention);
+
+  /**
+   * Gives the key up after a retryable failure: the record is removed, or goes back to ISSUED (with
+   * its original expiry) when it began as a token. Returns false when the lease no longer matches;
+   * calling it twice is harmless.
+   */
+  boolean release(Lease lease);
+
+  /**
+   * Extends a matching lease to {@code leaseDuration} from now. Returns the renewed lease, or empty
+   * when the lease no longer matches (the work should then stop: another owner may run).
+   */
+  Optional<Lease> renew(Lease lease, Duration leaseDuration);
+
+  /** The record of a key, unless absent or expired. */
+  Optional<IdempotencyRecord> find(IdempotencyKey key);
+
+  /**
+   * Creates an ISSUED record that lives for {@code ttl}; returns false, changing nothing, when a
+   * live record of that key exists.
+   */
+  boolean issue(IdempotencyKey key, Duration ttl);
+
+  /**
+   * Deletes up to {@code limit} expired records and returns how many it deleted. Safe to call from
+   * several nodes at once. Stores that expire records by themselves may return 0.
+   */
+  int purgeExpired(int limit);
+
+  /** What this store can do beyond the contract; the contract suite skips the rest. */
+  default Set<StoreCapability> capabilities() {
+    return Set.of();
+  }
+}

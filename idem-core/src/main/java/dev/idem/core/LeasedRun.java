@@ -1,0 +1,111 @@
+package dev.idem.core;
+
+import dev.idem.core.internal.DuplicateWaiter;
+import dev.idem.core.internal.LeaseWatchdog;
+import dev.idem.core.internal.RunningLease;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome, or
+ * releases the key after a retryable failure.
+ */
+final class LeasedRun {
+
+  static final String MDC_KEY = "idem.key";
+
+  private static final Logger log = LoggerFactory.getLogger(LeasedRun.class);
+  private static final long COMPLETION_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private final IdempotencyStore store;
+  private final LeaseWatchdog watchdog;
+  private final DuplicateWaiter waiter;
+  private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
+
+  LeasedRun(
+      IdempotencyStore store,
+      LeaseWatchdog watchdog,
+      DuplicateWaiter waiter,
+      BiConsumer<IdempotencyKey, ExecutionOutcome> report) {
+    this.store = store;
+    this.watchdog = watchdog;
+    this.waiter = waiter;
+    this.report = report;
+  }
+
+  <T, E extends Exception> Executed<T> run(
+      Lease lease, ResultCodec<T> codec, Work<T, E> work, IdempotencyConfig config) throws E {
+    RunningLease running = new RunningLease(lease);
+    T value;
+    try (LeaseWatchdog.Watch watch = startWatchdog(running, config);
+        MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
+      value = work.run(running);
+    } catch (Exception | Error failure) {
+      if (failure instanceof Exception e && config.isTerminal(e)) {
+        byte[] encoded = codec.encodeFailure(e);
+        if (!storeOutcome(running, Outcome.failure(encoded), config)) {
+          log.warn("lease on {} was lost; terminal failure not stored", lease.key());
+        }
+      } else {
+        release(running);
+      }
+      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+      throw failure;
+    }
+    if (!storeOutcome(running, Outcome.success(codec.encode(value)), config)) {
+      report.accept(lease.key(), ExecutionOutcome.LEASE_LOST);
+      throw new LeaseLostException(
+          "the lease on " + lease.key() + " was taken over before the result could be stored");
+    }
+    report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+    return new Executed<>(value, false);
+  }
+
+  private LeaseWatchdog.Watch startWatchdog(RunningLease running, IdempotencyConfig config) {
+    return config.watchdog() ? watchdog.watch(store, running, config.lease()) : () -> {};
+  }
+
+  /**
+   * Stores the outcome, trying again while the store fails. Returns false only when the store says
+   * the lease no longer matches; when the store keeps failing the failure is logged and true is
+   * returned, because the work did run and its caller should get its answer.
+   */
+  private boolean storeOutcome(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+    IdempotencyKey key = running.key();
+    RuntimeException last = null;
+    for (int attempt = 1; attempt <= config.completionAttempts(); attempt++) {
+      try {
+        boolean stored = store.complete(running.lease(), outcome, config.retention());
+        waiter.signal(key);
+        return stored;
+      } catch (RuntimeException e) {
+        last = e;
+        if (attempt < config.completionAttempts()) {
+          LockSupport.parkNanos(COMPLETION_BACKOFF_NANOS * attempt);
+        }
+      }
+    }
+    report.accept(key, ExecutionOutcome.STORE_ERROR);
+    log.error(
+        "the work for {} ran but its outcome could not be stored after {} attempts; a retry after"
+            + " the lease ends will run it again",
+        key,
+        config.completionAttempts(),
+        last);
+    return true;
+  }
+
+  private void release(RunningLease running) {
+    try {
+      store.release(running.lease());
+    } catch (RuntimeException e) {
+      log.warn("could not release {}; it frees itself when the lease ends", running.key(), e);
+    } finally {
+      waiter.signal(running.key());
+    }
+  }
+}

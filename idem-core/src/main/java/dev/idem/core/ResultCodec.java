@@ -1,0 +1,52 @@
+package dev.idem.core;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Turns the work's result into stored bytes and back. Stored outcomes outlive the process that
+ * wrote them, so a codec must read what earlier versions of itself wrote.
+ *
+ * <p>Terminal failures are stored too: the default {@link #encodeFailure} keeps the exception's
+ * class name and message, and {@link #decodeFailure} replays them as a {@link
+ * ReplayedFailureException}. Override both to rebuild your own exception types.
+ *
+ * @param <T> the result type
+ */
+public interface ResultCodec<T> {
+
+  /** Encodes a result; {@code null} results must be handled if the work may return them. */
+  byte[] encode(T value);
+
+  /** Decodes what {@link #encode} wrote. */
+  T decode(byte[] bytes);
+
+  /** Encodes a terminal failure. */
+  default byte[] encodeFailure(Throwable failure) {
+    String message = failure.getMessage() == null ? "" : failure.getMessage();
+    return (failure.getClass().getName() + "\n" + message).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Rebuilds the exception that a repeat of a terminally failed request gets. */
+  default RuntimeException decodeFailure(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    int newline = text.indexOf('\n');
+    return newline < 0
+        ? new ReplayedFailureException("", text)
+        : new ReplayedFailureException(text.substring(0, newline), text.substring(newline + 1));
+  }
+
+  /** Strings as UTF-8; {@code null} is stored as a distinct marker. */
+  static ResultCodec<String> utf8() {
+    return Codecs.UTF8;
+  }
+
+  /** Raw bytes, stored as they are; {@code null} is stored as empty. */
+  static ResultCodec<byte[]> bytes() {
+    return Codecs.BYTES;
+  }
+
+  /** For work run for its effect alone: nothing is stored but the fact that it completed. */
+  static ResultCodec<Void> none() {
+    return Codecs.NONE;
+  }
+}

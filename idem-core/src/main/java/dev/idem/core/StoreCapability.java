@@ -1,0 +1,9 @@
+package dev.idem.core;
+
+/** Optional abilities of an {@link IdempotencyStore}, as reported by its {@code capabilities()}. */
+public enum StoreCapability {
+  /** Several processes can share the storage, so a crashed process's lease can be taken over. */
+  SHARED_BETWEEN_PROCESSES,
+  /** The store tells waiters when a record changes; it implements {@link RecordChangeNotifier}. */
+  CHANGE_NOTIFICATION
+}

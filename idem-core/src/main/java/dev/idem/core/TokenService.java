@@ -1,0 +1,99 @@
+package dev.idem.core;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Server-issued one-shot tokens (the article's section 2), on the same store and engine as keys.
+ *
+ * <p>{@link #issue} creates an ISSUED record under a random 128-bit token. {@link #execute} runs
+ * work only for a token that was issued and has not expired: a forged, expired or unknown token
+ * gets {@link UnknownTokenException}. A used token replays the first result, or is refused with
+ * {@link TokenAlreadyUsedException} when built with {@code replayUsed = false}. A retryable failure
+ * puts the token back to ISSUED, so the client can retry with it.
+ *
+ * <p>The article's own token code refuses every real token and accepts any forged one (it issues
+ * with {@code SET} and then consumes with {@code SETNX} on the same key); here the claim itself
+ * requires the ISSUED record.
+ */
+public final class TokenService {
+
+  /** How long an issued token stays usable: 1 h, as in the article. */
+  public static final Duration DEFAULT_TTL = Duration.ofHours(1);
+
+  private static final Pattern TOKEN_SHAPE = Pattern.compile("[A-Za-z0-9_-]{22}");
+  private static final int ISSUE_ATTEMPTS = 3;
+
+  private final Idempotency idempotency;
+  private final Duration ttl;
+  private final boolean replayUsed;
+  private final SecureRandom random = new SecureRandom();
+
+  /** Tokens live for {@link #DEFAULT_TTL}; used tokens replay. */
+  public TokenService(Idempotency idempotency) {
+    this(idempotency, DEFAULT_TTL, true);
+  }
+
+  /**
+   * @param ttl how long an issued token stays usable
+   * @param replayUsed true to replay the first result to a used token, false to refuse it
+   */
+  public TokenService(Idempotency idempotency, Duration ttl, boolean replayUsed) {
+    this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+    if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("token ttl must be positive, was " + ttl);
+    }
+    this.ttl = ttl;
+    this.replayUsed = replayUsed;
+  }
+
+  /**
+   * Issues a new token for {@code scope} (the operation and the caller, as for keys).
+   *
+   * @return 22 URL-safe characters carrying 128 random bits
+   */
+  public String issue(String scope) {
+    for (int i = 0; i < ISSUE_ATTEMPTS; i++) {
+      byte[] bits = new byte[16];
+      random.nextBytes(bits);
+      String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
+      if (idempotency.store().issue(IdempotencyKey.of(scope, token), ttl)) {
+        return token;
+      }
+    }
+    throw new IdempotencyStoreException("could not issue a unique token for " + scope);
+  }
+
+  /** Runs {@code work} once for an issued token, with the engine's default config. */
+  public <T, E extends Exception> T execute(
+      String scope, String token, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work)
+      throws E {
+    return executeWithStatus(scope, token, fingerprint, codec, work, idempotency.defaults())
+        .value();
+  }
+
+  /**
+   * Runs {@code work} once for an issued token under {@code config}.
+   *
+   * @throws UnknownTokenException the token is malformed, was never issued, or expired
+   * @throws TokenAlreadyUsedException the token was used and repeats are refused
+   */
+  public <T, E extends Exception> Executed<T> executeWithStatus(
+      String scope,
+      String token,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config)
+      throws E {
+    if (token == null || !TOKEN_SHAPE.matcher(token).matches()) {
+      throw new UnknownTokenException("malformed token");
+    }
+    ClaimRequest request =
+        new ClaimRequest(IdempotencyKey.of(scope, token), fingerprint, config.lease(), true);
+    return idempotency.run(request, codec, work, config, replayUsed);
+  }
+}

@@ -1,0 +1,23 @@
+package dev.idem.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** The context of work run without a lease (fail open): fence 0, never lost. */
+record UnguardedContext(IdempotencyKey key) implements ExecutionContext {
+
+  @Override
+  public long fence() {
+    return 0;
+  }
+
+  @Override
+  public boolean isLeaseLost() {
+    return false;
+  }
+
+  @Override
+  public CompletionStage<Void> leaseLost() {
+    return new CompletableFuture<Void>().minimalCompletionStage();
+  }
+}

@@ -1,0 +1,109 @@
+package dev.idem.core.internal;
+
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.RecordChangeNotifier;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Lets a duplicate in WAIT mode sleep until the first request with its key finishes.
+ *
+ * <p>A waiter wakes on the first of: a local signal (the first request ran in this engine), the
+ * store's change notice (when the store is a {@link RecordChangeNotifier}), or a time slice, after
+ * which it claims again. The slice is short and jittered when the store sends no notices, and a
+ * quarter of the lease when it does (a lease that runs out sends no notice). It never spins.
+ */
+public final class DuplicateWaiter {
+
+  private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+  private final ConcurrentMap<String, Set<CompletableFuture<Void>>> local =
+      new ConcurrentHashMap<>();
+  private final RecordChangeNotifier notifier;
+
+  public DuplicateWaiter(IdempotencyStore store) {
+    this.notifier = store instanceof RecordChangeNotifier n ? n : null;
+  }
+
+  /** Wakes every local waiter of {@code key}; called after completing or releasing it. */
+  public void signal(IdempotencyKey key) {
+    Set<CompletableFuture<Void>> waiters = local.remove(key.digest());
+    if (waiters != null) {
+      waiters.forEach(f -> f.complete(null));
+    }
+  }
+
+  /**
+   * Registers interest in the next change of {@code key}. Call before claiming, so that a change
+   * between the claim and the wait is not missed.
+   */
+  public Ticket subscribe(IdempotencyKey key, Duration lease) {
+    CompletableFuture<Void> woken = new CompletableFuture<>();
+    String digest = key.digest();
+    local.computeIfAbsent(digest, k -> ConcurrentHashMap.newKeySet()).add(woken);
+    RecordChangeNotifier.Subscription storeSub =
+        notifier == null ? () -> {} : notifier.onChange(key, () -> woken.complete(null));
+    RecordChangeNotifier.Subscription sub =
+        () -> {
+          storeSub.close();
+          local.computeIfPresent(
+              digest,
+              (k, set) -> {
+                set.remove(woken);
+                return set.isEmpty() ? null : set;
+              });
+        };
+    long slice = notifier == null ? -1 : Math.max(MIN_BACKOFF_NANOS, lease.toNanos() / 4);
+    return new Ticket(woken, sub, slice);
+  }
+
+  /** One registered waiter; close it when done. */
+  public static final class Ticket implements AutoCloseable {
+    private final CompletableFuture<Void> woken;
+    private final RecordChangeNotifier.Subscription subscription;
+    private final long sliceNanos;
+
+    private Ticket(
+        CompletableFuture<Void> woken, RecordChangeNotifier.Subscription sub, long sliceNanos) {
+      this.woken = woken;
+      this.subscription = sub;
+      this.sliceNanos = sliceNanos;
+    }
+
+    /**
+     * Sleeps until woken or for one slice, never longer than {@code remainingNanos}.
+     *
+     * @param round how many times this caller has waited already; backoff grows with it
+     */
+    public void await(long remainingNanos, int round) throws InterruptedException {
+      long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
+      if (wait <= 0) {
+        return;
+      }
+      try {
+        woken.get(wait, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // a timeout only means: claim again
+      }
+    }
+
+    private static long backoff(int round) {
+      long cap = Math.min(MAX_BACKOFF_NANOS, MIN_BACKOFF_NANOS << Math.min(round, 10));
+      return ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);
+    }
+
+    @Override
+    public void close() {
+      subscription.close();
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package dev.idem.core.internal;
+
+import dev.idem.core.ExecutionContext;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.Lease;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** The lease of one running execution, kept current by the watchdog and read by the work. */
+public final class RunningLease implements ExecutionContext {
+
+  private final CompletableFuture<Void> lost = new CompletableFuture<>();
+  private volatile Lease lease;
+
+  public RunningLease(Lease lease) {
+    this.lease = lease;
+  }
+
+  /** The latest renewed lease. */
+  public Lease lease() {
+    return lease;
+  }
+
+  void renewed(Lease renewed) {
+    this.lease = renewed;
+  }
+
+  void markLost() {
+    lost.complete(null);
+  }
+
+  @Override
+  public IdempotencyKey key() {
+    return lease.key();
+  }
+
+  @Override
+  public long fence() {
+    return lease.fence();
+  }
+
+  @Override
+  public boolean isLeaseLost() {
+    return lost.isDone();
+  }
+
+  @Override
+  public CompletionStage<Void> leaseLost() {
+    return lost.minimalCompletionStage();
+  }
+}

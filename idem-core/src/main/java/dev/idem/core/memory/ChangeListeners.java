@@ -1,0 +1,59 @@
+package dev.idem.core.memory;
+
+import dev.idem.core.RecordChangeNotifier.Subscription;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One-shot listeners per record id, fired and dropped at the record's next change. */
+final class ChangeListeners {
+
+  private static final Logger log = LoggerFactory.getLogger(ChangeListeners.class);
+
+  private final ConcurrentMap<String, Set<Runnable>> byId = new ConcurrentHashMap<>();
+
+  Subscription add(String id, Runnable listener) {
+    Runnable once = new OnceRunnable(listener);
+    byId.computeIfAbsent(id, k -> ConcurrentHashMap.newKeySet()).add(once);
+    return () ->
+        byId.computeIfPresent(
+            id,
+            (k, set) -> {
+              set.remove(once);
+              return set.isEmpty() ? null : set;
+            });
+  }
+
+  void fire(String id) {
+    Set<Runnable> fired = byId.remove(id);
+    if (fired == null) {
+      return;
+    }
+    for (Runnable r : fired) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        log.warn("record change listener failed", e);
+      }
+    }
+  }
+
+  private static final class OnceRunnable implements Runnable {
+    private final Runnable delegate;
+    private boolean ran;
+
+    OnceRunnable(Runnable delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public synchronized void run() {
+      if (!ran) {
+        ran = true;
+        delegate.run();
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package dev.idem.core.memory;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.Lease;
+import java.time.Instant;
+import java.util.UUID;
+
+/** The claim rules of {@link dev.idem.core.IdempotencyStore#claim}, applied to one record. */
+record Claim(ClaimResult result, StoredRecord next) {
+
+  /**
+   * @param live the record if present and not expired, else null
+   * @param stored the record even if expired (its fence still counts), else null
+   * @return the answer, and the record to store (null to leave the stored one as it is)
+   */
+  static Claim decide(StoredRecord live, StoredRecord stored, ClaimRequest request, Instant now) {
+    boolean token = live != null && live.record().token();
+    if (request.requireIssued() && !token) {
+      return new Claim(new ClaimResult.UnknownToken(), null);
+    }
+    StoredRecord.ClaimContext context =
+        new StoredRecord.ClaimContext(request.key(), request.fingerprint(), request.lease(), now);
+    if (live == null) {
+      long fence = stored == null ? 1 : stored.record().fence() + 1;
+      return claimed(context, fence, false, null);
+    }
+    IdempotencyRecord r = live.record();
+    return switch (r.state()) {
+      case ISSUED -> claimed(context, r.fence() + 1, true, live.tokenExpiresAt());
+      case IN_PROGRESS -> {
+        if (!now.isBefore(r.leaseUntil())) {
+          yield claimed(context, r.fence() + 1, r.token(), live.tokenExpiresAt());
+        }
+        yield request.fingerprint().matches(r.fingerprint())
+            ? new Claim(new ClaimResult.InProgress(r), null)
+            : new Claim(new ClaimResult.Mismatch(r), null);
+      }
+      case COMPLETED ->
+          request.fingerprint().matches(r.fingerprint())
+              ? new Claim(new ClaimResult.Completed(r), null)
+              : new Claim(new ClaimResult.Mismatch(r), null);
+    };
+  }
+
+  private static Claim claimed(
+      StoredRecord.ClaimContext c, long fence, boolean token, Instant tokenExpiresAt) {
+    String owner = UUID.randomUUID().toString();
+    StoredRecord next = StoredRecord.claimed(c, fence, owner, token, tokenExpiresAt);
+    Lease lease = new Lease(c.key(), fence, owner, next.record().leaseUntil());
+    return new Claim(new ClaimResult.Claimed(lease), next);
+  }
+}

@@ -1,0 +1,195 @@
+package dev.idem.core.memory;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.StoreCapability;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+/**
+ * A store in this process's memory: for tests, single-instance services and as the reference
+ * implementation of the contract. Thread-safe; every operation is one atomic {@code compute} on a
+ * {@link ConcurrentHashMap}. Time comes from the injected {@link Clock}.
+ *
+ * <p>Bounded: past {@code maxEntries} live records, a claim or issue of a new key first sweeps out
+ * expired records and then, if still full, fails with {@link IdempotencyStoreException}. It never
+ * evicts a live record, since that would let a duplicate through. Expired records are also swept a
+ * few at a time as new keys arrive, and by {@link #purgeExpired(int)}.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordChangeNotifier {
+
+  /** The default bound on live records: 100 000. */
+  public static final int DEFAULT_MAX_ENTRIES = 100_000;
+
+  private static final int SWEEP_EVERY = 256;
+  private static final int SWEEP_BATCH = 64;
+
+  private final ConcurrentMap<String, StoredRecord> records = new ConcurrentHashMap<>();
+  private final ChangeListeners listeners = new ChangeListeners();
+  private final AtomicInteger inserts = new AtomicInteger();
+  private final Clock clock;
+  private final int maxEntries;
+
+  /** A store on the system clock holding up to {@link #DEFAULT_MAX_ENTRIES} records. */
+  public InMemoryIdempotencyStore() {
+    this(Clock.systemUTC(), DEFAULT_MAX_ENTRIES);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param maxEntries the most records held at once; at least 1
+   */
+  public InMemoryIdempotencyStore(Clock clock, int maxEntries) {
+    if (maxEntries < 1) {
+      throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
+    }
+    this.clock = clock;
+    this.maxEntries = maxEntries;
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    String id = request.key().digest();
+    Instant now = clock.instant();
+    ClaimResult[] result = new ClaimResult[1];
+    makeRoomFor(id, now);
+    records.compute(
+        id,
+        (k, stored) -> {
+          StoredRecord live = stored == null || stored.isExpired(now) ? null : stored;
+          Claim decided = Claim.decide(live, stored, request, now);
+          result[0] = decided.result();
+          return decided.next() != null ? decided.next() : stored;
+        });
+    return result[0];
+  }
+
+  @Override
+  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    Instant now = clock.instant();
+    return changeIfOwned(lease, stored -> stored.completed(outcome, now.plus(retention)));
+  }
+
+  @Override
+  public boolean release(Lease lease) {
+    Instant now = clock.instant();
+    return changeIfOwned(lease, stored -> stored.released(now));
+  }
+
+  @Override
+  public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+    Instant until = clock.instant().plus(leaseDuration);
+    boolean renewed = changeIfOwned(lease, stored -> stored.renewed(until, leaseDuration), false);
+    return renewed ? Optional.of(lease.withUntil(until)) : Optional.empty();
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    StoredRecord stored = records.get(key.digest());
+    if (stored == null || stored.isExpired(clock.instant())) {
+      return Optional.empty();
+    }
+    return Optional.of(stored.record());
+  }
+
+  @Override
+  public boolean issue(IdempotencyKey key, Duration ttl) {
+    String id = key.digest();
+    Instant now = clock.instant();
+    boolean[] issued = new boolean[1];
+    makeRoomFor(id, now);
+    records.compute(
+        id,
+        (k, stored) -> {
+          if (stored != null && !stored.isExpired(now)) {
+            return stored;
+          }
+          issued[0] = true;
+          return StoredRecord.issued(
+              key, stored == null ? 0 : stored.record().fence(), now.plus(ttl));
+        });
+    return issued[0];
+  }
+
+  @Override
+  public int purgeExpired(int limit) {
+    Instant now = clock.instant();
+    int purged = 0;
+    Iterator<Map.Entry<String, StoredRecord>> it = records.entrySet().iterator();
+    while (it.hasNext() && purged < limit) {
+      Map.Entry<String, StoredRecord> e = it.next();
+      if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
+        purged++;
+        listeners.fire(e.getKey());
+      }
+    }
+    return purged;
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return Set.of(StoreCapability.CHANGE_NOTIFICATION);
+  }
+
+  @Override
+  public Subscription onChange(IdempotencyKey key, Runnable listener) {
+    return listeners.add(key.digest(), listener);
+  }
+
+  /** How many records are held, expired ones not yet swept included. */
+  public int size() {
+    return records.size();
+  }
+
+  private boolean changeIfOwned(Lease lease, UnaryOperator<StoredRecord> change) {
+    return changeIfOwned(lease, change, true);
+  }
+
+  private boolean changeIfOwned(Lease lease, UnaryOperator<StoredRecord> change, boolean notify) {
+    String id = lease.key().digest();
+    boolean[] changed = new boolean[1];
+    records.computeIfPresent(
+        id,
+        (k, stored) -> {
+          if (!stored.isOwnedBy(lease)) {
+            return stored;
+          }
+          changed[0] = true;
+          return change.apply(stored);
+        });
+    if (changed[0] && notify) {
+      listeners.fire(id);
+    }
+    return changed[0];
+  }
+
+  private void makeRoomFor(String id, Instant now) {
+    if (inserts.incrementAndGet() % SWEEP_EVERY == 0) {
+      purgeExpired(SWEEP_BATCH);
+    }
+    if (records.size() < maxEntries || records.containsKey(id)) {
+      return;
+    }
+    purgeExpired(Integer.MAX_VALUE);
+    if (records.size() >= maxEntries) {
+      throw new IdempotencyStoreException(
+          "in-memory idempotency store is full (" + maxEntries + " live records)");
+    }
+  }
+}
