@@ -1,0 +1,110 @@
+package dev.idem.core.consumer;
+
+import dev.idem.core.Executed;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.Work;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * Applies each message once per {@code (consumer group, message id)}, however often the broker
+ * delivers it (the article's question 4), on the same engine and store as request keys.
+ *
+ * <p>Acknowledge the message after {@link #process} returns, whatever it returns: {@link
+ * Delivery#DUPLICATE} means the effect already happened. If the handler throws, the key is released
+ * and the exception propagates, so the message should be redelivered. A delivery that arrives while
+ * another copy is being handled gets {@link dev.idem.core.RequestInProgressException} (or waits, if
+ * the config says WAIT); requeue it.
+ *
+ * <p>This class knows no broker and no database; the AMQP adapter and the JDBC inbox (where the
+ * dedup row commits with the effect) build on it.
+ */
+public final class IdempotentConsumer {
+
+  /** How long processed message ids are remembered: 7 days, longer than brokers redeliver. */
+  public static final IdempotencyConfig DEFAULT_CONFIG =
+      IdempotencyConfig.custom().retention(java.time.Duration.ofDays(7)).build();
+
+  private final Idempotency idempotency;
+  private final String scope;
+  private final IdempotencyConfig config;
+
+  /** A consumer with {@link #DEFAULT_CONFIG}. */
+  public IdempotentConsumer(Idempotency idempotency, String consumerGroup) {
+    this(idempotency, consumerGroup, DEFAULT_CONFIG);
+  }
+
+  /**
+   * @param consumerGroup names the consumer; two groups process the same message independently
+   */
+  public IdempotentConsumer(
+      Idempotency idempotency, String consumerGroup, IdempotencyConfig config) {
+    this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
+    if (consumerGroup == null || consumerGroup.isBlank()) {
+      throw new IllegalArgumentException("consumer group must not be blank");
+    }
+    this.scope = "consumer:" + consumerGroup;
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  /** What became of one delivery. */
+  public enum Delivery {
+    /** The handler ran now. */
+    PROCESSED,
+    /** The message was processed before; the handler did not run. */
+    DUPLICATE
+  }
+
+  /**
+   * Runs {@code handler} unless {@code messageId} was processed before by this group.
+   *
+   * @throws InvalidKeyException when the message has no id
+   * @throws E whatever the handler throws (the message was not processed)
+   */
+  public <E extends Exception> Delivery process(String messageId, Work<Void, E> handler) throws E {
+    return process(messageId, Fingerprint.NONE, handler);
+  }
+
+  /**
+   * As {@link #process(String, Work)}, and refuses with {@link dev.idem.core.KeyReuseException} a
+   * message whose id was seen with another {@code fingerprint} (a producer reusing ids).
+   */
+  public <E extends Exception> Delivery process(
+      String messageId, Fingerprint fingerprint, Work<Void, E> handler) throws E {
+    Executed<Void> executed =
+        idempotency.executeWithStatus(
+            keyOf(messageId), fingerprint, ResultCodec.none(), handler, config);
+    return executed.replayed() ? Delivery.DUPLICATE : Delivery.PROCESSED;
+  }
+
+  /**
+   * The key for a message id: the id itself when it is a valid key value, otherwise {@code
+   * "sha256:"} and the hex digest of its UTF-8 bytes (broker ids may be long or non-ASCII).
+   */
+  public IdempotencyKey keyOf(String messageId) {
+    if (messageId == null || messageId.isEmpty()) {
+      throw InvalidKeyException.missing("message has no id");
+    }
+    if (IdempotencyKey.isValidValue(messageId) && !messageId.startsWith("sha256:")) {
+      return IdempotencyKey.of(scope, messageId);
+    }
+    return IdempotencyKey.of(scope, "sha256:" + sha256Hex(messageId));
+  }
+
+  private static String sha256Hex(String text) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(sha.digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+}
