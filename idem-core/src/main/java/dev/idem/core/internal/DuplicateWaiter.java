@@ -3,6 +3,7 @@ package dev.idem.core.internal;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.StoreCapability;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +32,8 @@ public final class DuplicateWaiter {
   private final RecordChangeNotifier notifier;
 
   public DuplicateWaiter(IdempotencyStore store) {
-    this.notifier = store instanceof RecordChangeNotifier n ? n : null;
+    boolean notifies = store.capabilities().contains(StoreCapability.CHANGE_NOTIFICATION);
+    this.notifier = notifies && store instanceof RecordChangeNotifier n ? n : null;
   }
 
   /** Wakes every local waiter of {@code key}; called after completing or releasing it. */

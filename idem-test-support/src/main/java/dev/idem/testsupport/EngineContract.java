@@ -1,0 +1,386 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Executed;
+import dev.idem.core.ExecutionOutcome;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.KeyReuseException;
+import dev.idem.core.LeaseLostException;
+import dev.idem.core.Outcome;
+import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.RequestInProgressException;
+import dev.idem.core.ResultCodec;
+import dev.idem.testsupport.FaultInjectingStore.Operation;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's behaviour (DESIGN.md section 3) on a backend's store: replay, release on retryable
+ * failure, terminal failures, duplicates in flight (REJECT and WAIT), watchdog, fail closed and
+ * fail open. Runs in real time, since the watchdog renews by the wall clock.
+ */
+public abstract class EngineContract extends StoreContractSupport {
+
+  private final List<Idempotency> engines = new CopyOnWriteArrayList<>();
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  protected Idempotency engine(IdempotencyStore store) {
+    Idempotency engine = Idempotency.builder(store).build();
+    engines.add(engine);
+    return engine;
+  }
+
+  @AfterEach
+  void shutDown() {
+    pool.shutdownNow();
+    engines.forEach(Idempotency::close);
+  }
+
+  @Test
+  void runsTheWorkOnceAndReplaysTheFirstResult() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+    Executed<String> first = call(engine, key, "a", runs, IdempotencyConfig.ofDefaults());
+    Executed<String> again = call(engine, key, "a", runs, IdempotencyConfig.ofDefaults());
+    assertThat(first).isEqualTo(new Executed<>("result-1", false));
+    assertThat(again).isEqualTo(new Executed<>("result-1", true));
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void handsTheFenceToTheWork() {
+    long fence =
+        engine(store())
+            .execute(newKey(), Fingerprint.NONE, ResultCodec.utf8(), ctx -> "" + ctx.fence())
+            .length();
+    assertThat(fence).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryableFailureReachesTheCallerUnchangedAndFreesTheKey() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IOException("connection reset");
+                    }))
+        .isExactlyInstanceOf(IOException.class)
+        .hasMessage("connection reset");
+    assertThat(store().find(key)).isEmpty();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "retried"))
+        .isEqualTo("retried");
+  }
+
+  @Test
+  void aTerminalFailureIsStoredAndReplayed() {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
+    IdempotencyKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      runs.incrementAndGet();
+                      throw new IllegalArgumentException("card declined");
+                    },
+                    config))
+        .isExactlyInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "never", config))
+        .isInstanceOfSatisfying(
+            ReplayedFailureException.class,
+            e -> {
+              assertThat(e.originalType()).isEqualTo(IllegalArgumentException.class.getName());
+              assertThat(e.getMessage()).isEqualTo("card declined");
+            });
+    assertThat(runs).hasValue(1);
+    assertThat(store().find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
+  }
+
+  @Test
+  void aDifferentPayloadUnderTheSameKeyIsRefused() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "first");
+    assertThatThrownBy(
+            () -> engine.execute(key, fingerprint("b"), ResultCodec.utf8(), ctx -> "second"))
+        .isInstanceOf(KeyReuseException.class);
+  }
+
+  @Test
+  void aDuplicateInFlightIsRejectedWithRetryAfter() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      started.countDown();
+                      finish.await();
+                      return "first";
+                    }));
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThatThrownBy(
+            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup"))
+        .isInstanceOfSatisfying(
+            RequestInProgressException.class,
+            e -> assertThat(e.retryAfter()).isEqualTo(IdempotencyConfig.DEFAULT_RETRY_AFTER));
+    finish.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("first");
+  }
+
+  @Test
+  void aDuplicateInFlightCanWaitForTheFirstResult() throws Exception {
+    Idempotency engine = engine(store());
+    Idempotency otherNode = engine(store());
+    IdempotencyConfig waiting =
+        IdempotencyConfig.custom().waitInProgress(Duration.ofSeconds(20)).build();
+    IdempotencyKey key = newKey();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      started.countDown();
+                      finish.await();
+                      return "first";
+                    },
+                    waiting));
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    Future<Executed<String>> sameNode =
+        pool.submit(
+            () ->
+                engine.executeWithStatus(
+                    key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting));
+    Future<Executed<String>> remote =
+        pool.submit(
+            () ->
+                otherNode.executeWithStatus(
+                    key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting));
+    assertThat(sameNode.isDone()).isFalse();
+    finish.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("first");
+    assertThat(sameNode.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", true));
+    assertThat(remote.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", true));
+  }
+
+  @Test
+  void aWaitingDuplicateGivesUpAfterItsLimit() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyConfig waiting =
+        IdempotencyConfig.custom().waitInProgress(Duration.ofMillis(300)).build();
+    IdempotencyKey key = newKey();
+    claimOrFail(key, Fingerprint.NONE, longLease());
+    assertThatThrownBy(
+            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting))
+        .isInstanceOf(RequestInProgressException.class);
+  }
+
+  @Test
+  void fiftyConcurrentCallersGetOneExecutionAndTheSameAnswer() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyConfig waiting =
+        IdempotencyConfig.custom().waitInProgress(Duration.ofSeconds(30)).build();
+    IdempotencyKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<String>> answers = new java.util.ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      answers.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> "answer-" + runs.incrementAndGet(),
+                    waiting);
+              }));
+    }
+    go.countDown();
+    for (Future<String> answer : answers) {
+      assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("answer-1");
+    }
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void theWatchdogKeepsTheLeaseWhileWorkOutlivesIt() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
+    IdempotencyKey key = newKey();
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<Boolean> work =
+        pool.submit(
+            () ->
+                engine
+                    .execute(
+                        key,
+                        Fingerprint.NONE,
+                        ResultCodec.utf8(),
+                        ctx -> {
+                          finish.await();
+                          return "" + ctx.isLeaseLost();
+                        },
+                        config)
+                    .equals("true"));
+    long end = System.nanoTime() + shortLease().multipliedBy(4).toNanos();
+    await().atMost(Duration.ofSeconds(10)).until(() -> store().find(key).isPresent());
+    while (System.nanoTime() < end) {
+      assertThat(claim(key, Fingerprint.NONE, longLease()))
+          .isInstanceOf(ClaimResult.InProgress.class);
+      time().pass(shortLease().dividedBy(4));
+    }
+    finish.countDown();
+    assertThat(work.get(10, TimeUnit.SECONDS)).as("lease lost").isFalse();
+  }
+
+  @Test
+  void aLeaseThatCouldNotBeRenewedIsReportedLostAndItsResultNotStored() throws Exception {
+    FaultInjectingStore faulty =
+        new FaultInjectingStore(store()).failNext(Operation.RENEW, Integer.MAX_VALUE);
+    Idempotency engine = engine(faulty);
+    IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
+    IdempotencyKey key = newKey();
+    CountDownLatch takenOver = new CountDownLatch(1);
+    Future<String> stale =
+        pool.submit(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      ctx.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                      takenOver.await();
+                      return "stale";
+                    },
+                    config));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                claim(key, Fingerprint.NONE, longLease()) instanceof ClaimResult.Claimed c
+                    && store()
+                        .complete(c.lease(), Outcome.success("winner".getBytes()), longLease()));
+    takenOver.countDown();
+    assertThatThrownBy(() -> stale.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(LeaseLostException.class);
+    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo("winner".getBytes());
+  }
+
+  @Test
+  void failsClosedWhenTheStoreIsDownAtClaim() {
+    FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.CLAIM, 1);
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                engine(faulty)
+                    .execute(
+                        newKey(),
+                        Fingerprint.NONE,
+                        ResultCodec.utf8(),
+                        ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void failsOpenOnlyWhenAskedTo() {
+    FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.CLAIM, 1);
+    IdempotencyConfig open = IdempotencyConfig.custom().failOpen(true).build();
+    Executed<String> result =
+        engine(faulty)
+            .executeWithStatus(
+                newKey(), Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran unguarded", open);
+    assertThat(result).isEqualTo(new Executed<>("ran unguarded", false));
+  }
+
+  @Test
+  void retriesCompletionWhenTheStoreFailsBriefly() {
+    FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.COMPLETE, 2);
+    Idempotency engine = engine(faulty);
+    IdempotencyKey key = newKey();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done"))
+        .isEqualTo("done");
+    assertThat(
+            engine.executeWithStatus(
+                key,
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> "again",
+                IdempotencyConfig.ofDefaults()))
+        .isEqualTo(new Executed<>("done", true));
+  }
+
+  @Test
+  void tellsTheListenerHowEachCallEnded() {
+    List<ExecutionOutcome> seen = new CopyOnWriteArrayList<>();
+    Idempotency engine =
+        Idempotency.builder(store()).listener((k, outcome) -> seen.add(outcome)).build();
+    engines.add(engine);
+    IdempotencyKey key = newKey();
+    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "x");
+    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "x");
+    assertThatThrownBy(() -> engine.execute(key, fingerprint("b"), ResultCodec.utf8(), ctx -> "x"));
+    assertThat(seen)
+        .containsExactly(
+            ExecutionOutcome.EXECUTED, ExecutionOutcome.REPLAYED, ExecutionOutcome.MISMATCH);
+  }
+
+  private Executed<String> call(
+      Idempotency engine,
+      IdempotencyKey key,
+      String body,
+      AtomicInteger runs,
+      IdempotencyConfig config) {
+    return engine.executeWithStatus(
+        key,
+        fingerprint(body),
+        ResultCodec.utf8(),
+        ctx -> "result-" + runs.incrementAndGet(),
+        config);
+  }
+}

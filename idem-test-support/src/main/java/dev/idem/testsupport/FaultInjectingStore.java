@@ -1,0 +1,118 @@
+package dev.idem.testsupport;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.StoreCapability;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real store with failures injected in front of it: each operation can be made to throw {@link
+ * IdempotencyStoreException} a given number of times, as an unreachable server would, without
+ * touching the record. Everything else goes to the real store.
+ */
+public final class FaultInjectingStore implements IdempotencyStore, RecordChangeNotifier {
+
+  /** The operations that can be made to fail. */
+  public enum Operation {
+    CLAIM,
+    COMPLETE,
+    RELEASE,
+    RENEW,
+    FIND,
+    ISSUE,
+    PURGE
+  }
+
+  private final IdempotencyStore delegate;
+  private final Map<Operation, AtomicInteger> failures = new EnumMap<>(Operation.class);
+
+  public FaultInjectingStore(IdempotencyStore delegate) {
+    this.delegate = delegate;
+    for (Operation op : Operation.values()) {
+      failures.put(op, new AtomicInteger());
+    }
+  }
+
+  /**
+   * The next {@code times} calls of {@code op} fail; {@link Integer#MAX_VALUE} for "until healed".
+   */
+  public FaultInjectingStore failNext(Operation op, int times) {
+    failures.get(op).set(times);
+    return this;
+  }
+
+  /** Stops every injected failure. */
+  public void heal() {
+    failures.values().forEach(f -> f.set(0));
+  }
+
+  private void maybeFail(Operation op) {
+    if (failures.get(op).getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n) > 0) {
+      throw new IdempotencyStoreException("injected fault: " + op + " failed");
+    }
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    maybeFail(Operation.CLAIM);
+    return delegate.claim(request);
+  }
+
+  @Override
+  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    maybeFail(Operation.COMPLETE);
+    return delegate.complete(lease, outcome, retention);
+  }
+
+  @Override
+  public boolean release(Lease lease) {
+    maybeFail(Operation.RELEASE);
+    return delegate.release(lease);
+  }
+
+  @Override
+  public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+    maybeFail(Operation.RENEW);
+    return delegate.renew(lease, leaseDuration);
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    maybeFail(Operation.FIND);
+    return delegate.find(key);
+  }
+
+  @Override
+  public boolean issue(IdempotencyKey key, Duration ttl) {
+    maybeFail(Operation.ISSUE);
+    return delegate.issue(key, ttl);
+  }
+
+  @Override
+  public int purgeExpired(int limit) {
+    maybeFail(Operation.PURGE);
+    return delegate.purgeExpired(limit);
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return delegate.capabilities();
+  }
+
+  @Override
+  public Subscription onChange(IdempotencyKey key, Runnable listener) {
+    return delegate instanceof RecordChangeNotifier n ? n.onChange(key, listener) : () -> {};
+  }
+}

@@ -1,0 +1,334 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import dev.idem.core.StoreCapability;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time. Every
+ * backend extends this class (directly or through {@code @Nested} variants) and supplies its store.
+ */
+public abstract class IdempotencyStoreContract extends StoreContractSupport {
+
+  private static final Duration RETENTION = Duration.ofHours(1);
+
+  @Test
+  void claimsAnAbsentKeyWithFenceOne() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(lease.fence()).isEqualTo(1);
+    assertThat(lease.key()).isEqualTo(key);
+    IdempotencyRecord record = store().find(key).orElseThrow();
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
+    assertThat(record.token()).isFalse();
+  }
+
+  @Test
+  void reportsInProgressToADuplicateWhileTheLeaseRuns() {
+    IdempotencyKey key = newKey();
+    claimOrFail(key, fingerprint("a"), longLease());
+    ClaimResult second = claim(key, fingerprint("a"), longLease());
+    assertThat(second).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(((ClaimResult.InProgress) second).record().fence()).isEqualTo(1);
+  }
+
+  @Test
+  void replaysTheStoredOutcomeToARepeat() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(store().complete(lease, Outcome.success(bytes("receipt-1")), RETENTION)).isTrue();
+
+    ClaimResult repeat = claim(key, fingerprint("a"), longLease());
+    assertThat(repeat).isInstanceOf(ClaimResult.Completed.class);
+    IdempotencyRecord record = ((ClaimResult.Completed) repeat).record();
+    assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(record.outcome()).isEqualTo(Outcome.success(bytes("receipt-1")));
+    assertThat(record.fence()).isEqualTo(1);
+  }
+
+  @Test
+  void keepsATerminalFailureAsAFailure() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(store().complete(lease, Outcome.failure(bytes("declined")), RETENTION)).isTrue();
+    Outcome stored = store().find(key).orElseThrow().outcome();
+    assertThat(stored).isEqualTo(Outcome.failure(bytes("declined")));
+  }
+
+  @Test
+  void refusesAnotherFingerprintWhileInProgressAndAfterCompletion() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
+    store().complete(lease, Outcome.success(bytes("r")), RETENTION);
+    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void anUncheckedFingerprintMatchesAnyStoredOne() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    store().complete(lease, Outcome.success(bytes("r")), RETENTION);
+    assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void completesOnlyOnce() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(store().complete(lease, Outcome.success(bytes("first")), RETENTION)).isTrue();
+    assertThat(store().complete(lease, Outcome.success(bytes("second")), RETENTION)).isFalse();
+    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("first"));
+  }
+
+  @Test
+  void releaseFreesTheKeyForARetry() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(store().release(lease)).isTrue();
+    assertThat(store().find(key)).isEmpty();
+    assertThat(store().release(lease)).as("second release").isFalse();
+    Lease retry = claimOrFail(key, fingerprint("b"), longLease());
+    assertThat(retry.owner()).isNotEqualTo(lease.owner());
+  }
+
+  @Test
+  void anOwnerWhoseRecordWasReleasedAndReclaimedCannotTouchTheNewLease() {
+    IdempotencyKey key = newKey();
+    Lease old = claimOrFail(key, fingerprint("a"), longLease());
+    store().release(old);
+    Lease current = claimOrFail(key, fingerprint("a"), longLease());
+
+    assertThat(store().complete(old, Outcome.success(bytes("stale")), RETENTION)).isFalse();
+    assertThat(store().renew(old, longLease())).isEmpty();
+    assertThat(store().release(old)).isFalse();
+
+    assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(store().complete(current, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
+    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
+  }
+
+  @Test
+  void anExpiredLeaseIsTakenOverWithTheNextFence() {
+    IdempotencyKey key = newKey();
+    Lease first = claimOrFail(key, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    Lease second = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(second.fence()).isEqualTo(first.fence() + 1);
+    assertThat(second.owner()).isNotEqualTo(first.owner());
+  }
+
+  @Test
+  void aStaleOwnerCannotCompleteReleaseOrRenewAfterATakeover() {
+    IdempotencyKey key = newKey();
+    Lease stale = claimOrFail(key, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    Lease current = claimOrFail(key, fingerprint("a"), longLease());
+
+    assertThat(store().complete(stale, Outcome.success(bytes("stale")), RETENTION)).isFalse();
+    assertThat(store().release(stale)).isFalse();
+    assertThat(store().renew(stale, longLease())).isEmpty();
+
+    IdempotencyRecord record = store().find(key).orElseThrow();
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.fence()).isEqualTo(current.fence());
+    assertThat(store().complete(current, Outcome.success(bytes("mine")), RETENTION)).isTrue();
+  }
+
+  @Test
+  void anOwnerMayStillCompleteAfterItsLeaseEndedIfNobodyTookOver() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    assertThat(store().complete(lease, Outcome.success(bytes("late")), RETENTION)).isTrue();
+    assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void renewalKeepsTheLeaseAlive() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), shortLease());
+    Optional<Lease> renewed = store().renew(lease, longLease());
+    assertThat(renewed).isPresent();
+    assertThat(renewed.get().fence()).isEqualTo(lease.fence());
+    assertThat(renewed.get().until()).isAfter(lease.until());
+    passBeyond(shortLease());
+    assertThat(claim(key, fingerprint("a"), longLease()))
+        .isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(store().complete(renewed.get(), Outcome.success(bytes("r")), RETENTION)).isTrue();
+  }
+
+  @Test
+  void aCompletedRecordIsForgottenAfterItsRetention() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    store().complete(lease, Outcome.success(bytes("r")), shortLease());
+    assertThat(store().find(key)).isPresent();
+    passBeyond(shortLease());
+    assertThat(store().find(key)).isEmpty();
+    assertThat(claim(key, fingerprint("other"), longLease()))
+        .isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void purgeRemovesExpiredRecordsAndKeepsLiveOnes() {
+    IdempotencyKey expiring = newKey();
+    IdempotencyKey live = newKey();
+    store()
+        .complete(
+            claimOrFail(expiring, fingerprint("a"), longLease()),
+            Outcome.success(bytes("x")),
+            shortLease());
+    store()
+        .complete(
+            claimOrFail(live, fingerprint("a"), longLease()),
+            Outcome.success(bytes("y")),
+            RETENTION);
+    passBeyond(shortLease());
+    int purged = store().purgeExpired(10_000);
+    assertThat(purged).isGreaterThanOrEqualTo(0);
+    assertThat(store().find(expiring)).isEmpty();
+    assertThat(store().find(live).orElseThrow().outcome().payload()).isEqualTo(bytes("y"));
+  }
+
+  @Test
+  void keysWithTheSameValueInOtherScopesAreIndependent() {
+    String value = "shared-" + System.nanoTime();
+    IdempotencyKey alice = IdempotencyKey.of(scope + ":alice", value);
+    IdempotencyKey bob = IdempotencyKey.of(scope + ":bob", value);
+    Lease a = claimOrFail(alice, fingerprint("a"), longLease());
+    store().complete(a, Outcome.success(bytes("alice")), RETENTION);
+    Lease b = claimOrFail(bob, fingerprint("b"), longLease());
+    assertThat(b.fence()).isEqualTo(1);
+  }
+
+  @Test
+  void keyContentIsDataNeverSyntax() {
+    String[] scopes = {
+      scope + ":' OR 1=1; DROP TABLE idem_records; --",
+      scope + ":redis.call('FLUSHALL')",
+      scope + ":{tag}:\"quoted\" \\ ünïcödé 字",
+    };
+    for (String s : scopes) {
+      IdempotencyKey key = IdempotencyKey.of(s, "k'\";--{}*?[]");
+      Lease lease = claimOrFail(key, fingerprint(s), longLease());
+      store().complete(lease, Outcome.success(bytes(s)), RETENTION);
+      IdempotencyRecord record = store().find(key).orElseThrow();
+      assertThat(record.key()).isEqualTo(key);
+      assertThat(record.outcome().payload()).isEqualTo(bytes(s));
+    }
+  }
+
+  @Test
+  void storesAnyOutcomeBytesExactly() {
+    byte[][] payloads = {new byte[0], new byte[256], randomBytes(64 * 1024)};
+    for (int i = 0; i < 256; i++) {
+      payloads[1][i] = (byte) i;
+    }
+    for (byte[] payload : payloads) {
+      IdempotencyKey key = newKey();
+      store()
+          .complete(
+              claimOrFail(key, fingerprint("a"), longLease()), Outcome.success(payload), RETENTION);
+      ClaimResult repeat = claim(key, fingerprint("a"), longLease());
+      assertThat(((ClaimResult.Completed) repeat).record().outcome().payload()).isEqualTo(payload);
+    }
+  }
+
+  @Test
+  void racingCallersWithCrashesGetOneEffectPerKeyAndOneAnswer() throws Exception {
+    ConcurrencyFuzzer fuzzer =
+        new ConcurrencyFuzzer(
+            store(),
+            fuzzThreads(),
+            fuzzKeys(),
+            fuzzAttempts(),
+            0.02,
+            shortLease(),
+            () -> time().pass(shortLease().dividedBy(8)));
+    ConcurrencyFuzzer.Report report = fuzzer.run(scope + ":fuzz", Duration.ofMinutes(2));
+    assertThat(report.keysWithoutExactlyOneEffect()).isEmpty();
+    assertThat(report.keysWithDifferingAnswers()).isEmpty();
+    assertThat(report.crashes()).as("crashes simulated").isPositive();
+    assertThat(report.calls()).isGreaterThanOrEqualTo(fuzzThreads() * fuzzKeys() * fuzzAttempts());
+  }
+
+  @Test
+  void aRetryAfterTheClaimantWasKilledMidWorkCompletesExactlyOnce() throws Exception {
+    assumeCapability(StoreCapability.SHARED_BETWEEN_PROCESSES);
+    IdempotencyKey key = newKey();
+    int childFence;
+    try (ChildJvm child =
+        ChildJvm.start(
+            CrashingClaimant.class,
+            crashStoreFactory().getName(),
+            key.scope(),
+            key.value(),
+            Long.toString(shortLease().toMillis()))) {
+      String line = child.awaitLine("claimed ", Duration.ofSeconds(60));
+      childFence = Integer.parseInt(line.substring("claimed ".length()).trim());
+      assertThat(child.kill()).as("exit code after SIGKILL").isEqualTo(137);
+    }
+    assertThat(claim(key, Fingerprint.NONE, longLease()))
+        .isInstanceOf(ClaimResult.InProgress.class);
+    passBeyond(shortLease());
+    Lease retry = claimOrFail(key, Fingerprint.NONE, longLease());
+    assertThat(retry.fence()).isEqualTo(childFence + 1);
+    assertThat(store().complete(retry, Outcome.success(bytes("once")), RETENTION)).isTrue();
+    assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  /** Threads in the fuzzer; 16 unless a slow backend needs fewer. */
+  protected int fuzzThreads() {
+    return 16;
+  }
+
+  /** Keys in the fuzzer. */
+  protected int fuzzKeys() {
+    return 200;
+  }
+
+  /** How often each thread asks for each key. */
+  protected int fuzzAttempts() {
+    return 10;
+  }
+
+  /**
+   * For stores with {@link StoreCapability#SHARED_BETWEEN_PROCESSES}: a class with a public
+   * no-argument constructor that builds, in a child JVM, a store on the same storage.
+   */
+  protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+    throw new IllegalStateException("a shared store must name its crash store factory");
+  }
+
+  @Test
+  void findsNothingForAnUnknownKey() {
+    assertThat(store().find(newKey())).isEmpty();
+  }
+
+  protected static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    new Random(42).nextBytes(b);
+    return b;
+  }
+}

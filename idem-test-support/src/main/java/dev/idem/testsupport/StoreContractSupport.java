@@ -1,0 +1,76 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.Lease;
+import dev.idem.core.StoreCapability;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * What every store contract suite needs from a backend, and the small helpers they share. A
+ * backend's test extends a suite and supplies {@link #store()}; it may override the rest.
+ */
+public abstract class StoreContractSupport {
+
+  /**
+   * A fresh scope per test class instance, so tests never see each other's keys on a shared server.
+   */
+  protected final String scope = "contract:" + UUID.randomUUID();
+
+  /** The store under test. May be shared by all tests; keys never repeat across tests. */
+  protected abstract IdempotencyStore store();
+
+  /** How time passes for the store; real time unless overridden. */
+  protected TimeControl time() {
+    return TimeControl.realTime();
+  }
+
+  /** A lease short enough to wait out in a test, long enough not to end by accident. */
+  protected Duration shortLease() {
+    return Duration.ofMillis(400);
+  }
+
+  /** A lease no test outlives. */
+  protected Duration longLease() {
+    return Duration.ofSeconds(30);
+  }
+
+  /** Extra time past a deadline, for clocks that tick coarsely. */
+  protected Duration margin() {
+    return Duration.ofMillis(150);
+  }
+
+  protected IdempotencyKey newKey() {
+    return IdempotencyKey.of(scope, UUID.randomUUID().toString());
+  }
+
+  protected static Fingerprint fingerprint(String body) {
+    return Fingerprint.of("POST /contract", body);
+  }
+
+  protected ClaimResult claim(IdempotencyKey key, Fingerprint fp, Duration lease) {
+    return store().claim(ClaimRequest.of(key, fp, lease));
+  }
+
+  protected Lease claimOrFail(IdempotencyKey key, Fingerprint fp, Duration lease) {
+    ClaimResult result = claim(key, fp, lease);
+    assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+    return ((ClaimResult.Claimed) result).lease();
+  }
+
+  protected void passBeyond(Duration d) {
+    time().pass(d.plus(margin()));
+  }
+
+  protected void assumeCapability(StoreCapability capability) {
+    Assumptions.assumeTrue(
+        store().capabilities().contains(capability), "store lacks " + capability);
+  }
+}

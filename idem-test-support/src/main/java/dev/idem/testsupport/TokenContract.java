@@ -1,0 +1,229 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.TokenAlreadyUsedException;
+import dev.idem.core.TokenService;
+import dev.idem.core.UnknownTokenException;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Server-issued tokens on a store: the ISSUED state at the store level, and {@link TokenService} on
+ * top of it (issue, use once, replay, restore after a retryable failure, refuse the rest).
+ */
+public abstract class TokenContract extends StoreContractSupport {
+
+  private Idempotency engine;
+
+  protected Idempotency engine() {
+    if (engine == null) {
+      engine = Idempotency.builder(store()).build();
+    }
+    return engine;
+  }
+
+  @AfterEach
+  void closeEngine() {
+    if (engine != null) {
+      engine.close();
+    }
+  }
+
+  @Test
+  void anIssuedTokenIsAnIssuedRecordAndCannotBeIssuedTwice() {
+    IdempotencyKey key = newKey();
+    assertThat(store().issue(key, longLease())).isTrue();
+    assertThat(store().issue(key, longLease())).isFalse();
+    var record = store().find(key).orElseThrow();
+    assertThat(record.state()).isEqualTo(RecordState.ISSUED);
+    assertThat(record.token()).isTrue();
+  }
+
+  @Test
+  void aTokenClaimNeedsAnIssuedRecord() {
+    IdempotencyKey never = newKey();
+    assertThat(store().claim(tokenClaim(never))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(store().find(never)).as("a refused token leaves nothing behind").isEmpty();
+
+    IdempotencyKey plain = newKey();
+    claimOrFail(plain, fingerprint("a"), longLease());
+    assertThat(store().claim(tokenClaim(plain))).isInstanceOf(ClaimResult.UnknownToken.class);
+  }
+
+  @Test
+  void anIssuedTokenIsClaimedOnceThenReplayed() {
+    IdempotencyKey key = newKey();
+    store().issue(key, longLease());
+    ClaimResult first = store().claim(tokenClaim(key));
+    assertThat(first).isInstanceOf(ClaimResult.Claimed.class);
+    Lease lease = ((ClaimResult.Claimed) first).lease();
+    assertThat(store().claim(tokenClaim(key))).isInstanceOf(ClaimResult.InProgress.class);
+    store().complete(lease, Outcome.success(bytes("order-1")), longLease());
+    ClaimResult again = store().claim(tokenClaim(key));
+    assertThat(again).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(((ClaimResult.Completed) again).record().token()).isTrue();
+  }
+
+  @Test
+  void releasingAClaimedTokenRestoresItToIssued() {
+    IdempotencyKey key = newKey();
+    store().issue(key, longLease());
+    Lease lease = ((ClaimResult.Claimed) store().claim(tokenClaim(key))).lease();
+    assertThat(store().release(lease)).isTrue();
+    assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.ISSUED);
+    Lease retry = ((ClaimResult.Claimed) store().claim(tokenClaim(key))).lease();
+    assertThat(retry.fence()).isGreaterThan(lease.fence());
+  }
+
+  @Test
+  void anExpiredTokenIsUnknown() {
+    IdempotencyKey key = newKey();
+    store().issue(key, shortLease());
+    passBeyond(shortLease());
+    assertThat(store().claim(tokenClaim(key))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(store().issue(key, longLease())).as("an expired token's key is free").isTrue();
+  }
+
+  @Test
+  void theServiceRunsWorkOnceAndReplaysTheFirstResult() {
+    TokenService tokens = new TokenService(engine());
+    String token = tokens.issue(scope);
+    AtomicInteger runs = new AtomicInteger();
+    String first =
+        tokens.execute(
+            scope,
+            token,
+            fingerprint("o"),
+            ResultCodec.utf8(),
+            ctx -> "order-" + runs.incrementAndGet());
+    String second =
+        tokens.execute(
+            scope,
+            token,
+            fingerprint("o"),
+            ResultCodec.utf8(),
+            ctx -> "order-" + runs.incrementAndGet());
+    assertThat(first).isEqualTo("order-1");
+    assertThat(second).isEqualTo("order-1");
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void theServiceRefusesForgedUnknownAndExpiredTokens() {
+    TokenService tokens = new TokenService(engine(), shortLease(), true);
+    AtomicInteger runs = new AtomicInteger();
+    for (String forged :
+        new String[] {"", "not a token", "AAAAAAAAAAAAAAAAAAAAAA", UUID.randomUUID().toString()}) {
+      assertThatThrownBy(
+              () ->
+                  tokens.execute(
+                      scope,
+                      forged,
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> "x" + runs.incrementAndGet()))
+          .isInstanceOf(UnknownTokenException.class);
+    }
+    String expired = tokens.issue(scope);
+    passBeyond(shortLease());
+    assertThatThrownBy(
+            () ->
+                tokens.execute(
+                    scope,
+                    expired,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> "x" + runs.incrementAndGet()))
+        .isInstanceOf(UnknownTokenException.class);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void aTokenIssuedForOneScopeIsUnknownInAnother() {
+    TokenService tokens = new TokenService(engine());
+    String token = tokens.issue(scope + ":alice");
+    assertThatThrownBy(
+            () ->
+                tokens.execute(
+                    scope + ":bob", token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x"))
+        .isInstanceOf(UnknownTokenException.class);
+  }
+
+  @Test
+  void theServiceCanRefuseAUsedTokenAsTheArticleDoes() {
+    TokenService tokens = new TokenService(engine(), TokenService.DEFAULT_TTL, false);
+    String token = tokens.issue(scope);
+    tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "once");
+    assertThatThrownBy(
+            () ->
+                tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "twice"))
+        .isInstanceOf(TokenAlreadyUsedException.class);
+  }
+
+  @Test
+  void aRetryableFailureGivesTheTokenBack() {
+    TokenService tokens = new TokenService(engine());
+    String token = tokens.issue(scope);
+    assertThatThrownBy(
+            () ->
+                tokens.execute(
+                    scope,
+                    token,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("gateway down");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(
+            tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "second try"))
+        .isEqualTo("second try");
+  }
+
+  @Test
+  void aTerminalFailureUsesTheTokenUp() {
+    TokenService tokens = new TokenService(engine());
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
+    String token = tokens.issue(scope);
+    AtomicInteger runs = new AtomicInteger();
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(
+              () ->
+                  tokens.executeWithStatus(
+                      scope,
+                      token,
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> {
+                        runs.incrementAndGet();
+                        throw new IllegalArgumentException("out of stock");
+                      },
+                      config))
+          .hasMessageContaining("out of stock");
+    }
+    assertThat(runs).hasValue(1);
+  }
+
+  private ClaimRequest tokenClaim(IdempotencyKey key) {
+    return new ClaimRequest(key, Fingerprint.NONE, longLease(), true);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,52 @@
+package dev.idem.testsupport;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import java.time.Instant;
+import org.junit.jupiter.api.Nested;
+
+/** The whole store, token and engine contract on the in-memory store. */
+class InMemoryIdempotencyStoreTest {
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000_000);
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected TimeControl time() {
+      return TimeControl.of(clock);
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000_000);
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected TimeControl time() {
+      return TimeControl.of(clock);
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+}
