@@ -1,0 +1,155 @@
+package dev.idem.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CanonicalJsonTest {
+
+  @Test
+  void sortsMembersAndDropsWhiteSpace() {
+    assertThat(
+            CanonicalJson.canonicalize(
+                " { \"b\" : [1, 2 ,{\"z\":null,\"a\":true}],\n\t\"a\":\"x\" } "))
+        .isEqualTo("{\"a\":\"x\",\"b\":[1,2,{\"a\":true,\"z\":null}]}");
+  }
+
+  @Test
+  void spellsNumbersByValue() {
+    assertThat(CanonicalJson.canonicalize("[1.0, 1e0, 10E-1, -0, 0.0, 1.50, 100, 1e2]"))
+        .isEqualTo("[1,1,1,0,0,1.5,100,100]");
+    assertThat(CanonicalJson.canonicalize("1e400")).isEqualTo("1E+400");
+    assertThat(CanonicalJson.canonicalize("12345678901234567890.5"))
+        .isEqualTo("12345678901234567890.5");
+  }
+
+  @Test
+  void escapesStringsOneWayOnly() {
+    assertThat(CanonicalJson.canonicalize("\"\\u0041\\/\\n\\u001f\\\"\""))
+        .isEqualTo("\"A/\\n\\u001f\\\"\"");
+    assertThat(CanonicalJson.canonicalize("\"字\""))
+        .isEqualTo(CanonicalJson.canonicalize("\"\\u5b57\""));
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "",
+        "{",
+        "[1,]",
+        "{\"a\":1,}",
+        "{\"a\" 1}",
+        "01",
+        "1.",
+        "-",
+        "1e",
+        "+1",
+        "tru",
+        "nul",
+        "\"unterminated",
+        "\"bad \\x escape\"",
+        "\"\\u12\"",
+        "[1] 2",
+        "{\"a\":1,\"a\":2}",
+        "'single'",
+        "NaN",
+        "\"tab\tinside\""
+      })
+  void refusesWhatIsNotJson(String text) {
+    assertThatThrownBy(() -> CanonicalJson.canonicalize(text))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("at offset");
+  }
+
+  @Test
+  void refusesNestingPastTheLimit() {
+    String deep = "[".repeat(CanonicalJson.MAX_DEPTH + 1) + "]".repeat(CanonicalJson.MAX_DEPTH + 1);
+    assertThatThrownBy(() -> CanonicalJson.canonicalize(deep))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("nesting");
+    String ok = "[".repeat(CanonicalJson.MAX_DEPTH) + "]".repeat(CanonicalJson.MAX_DEPTH);
+    assertThat(CanonicalJson.canonicalize(ok)).isEqualTo(ok);
+  }
+
+  @Property
+  void reorderedMembersAndWhiteSpaceGiveTheSameFingerprint(
+      @ForAll("objects") List<String[]> members, @ForAll long seed) {
+    String ordered = render(members, "", new Random(seed), false);
+    List<String[]> shuffled = new ArrayList<>(members);
+    Collections.shuffle(shuffled, new Random(seed));
+    String spaced = render(shuffled, " \n\t", new Random(seed), true);
+    assertThat(Fingerprint.ofJson("POST /x", spaced))
+        .isEqualTo(Fingerprint.ofJson("POST /x", ordered));
+  }
+
+  @Property
+  void canonicalFormIsAFixedPoint(@ForAll("objects") List<String[]> members) {
+    String once = CanonicalJson.canonicalize(render(members, " ", new Random(1), true));
+    assertThat(CanonicalJson.canonicalize(once)).isEqualTo(once);
+  }
+
+  @Property
+  void differentValuesGiveDifferentFingerprints(
+      @ForAll("objects") List<String[]> members, @ForAll("scalars") String other) {
+    if (members.isEmpty() || members.get(0)[1].equals(other)) {
+      return;
+    }
+    List<String[]> changed = new ArrayList<>(members);
+    changed.set(0, new String[] {members.get(0)[0], other});
+    String a = render(members, "", new Random(1), false);
+    String b = render(changed, "", new Random(1), false);
+    if (!CanonicalJson.canonicalize(a).equals(CanonicalJson.canonicalize(b))) {
+      assertThat(Fingerprint.ofJson("", a)).isNotEqualTo(Fingerprint.ofJson("", b));
+    }
+  }
+
+  @Provide
+  Arbitrary<List<String[]>> objects() {
+    Arbitrary<String> names = Arbitraries.strings().alpha().numeric().ofMinLength(1).ofMaxLength(8);
+    return Arbitraries.maps(names, scalars())
+        .ofMaxSize(8)
+        .map(m -> m.entrySet().stream().map(e -> new String[] {e.getKey(), e.getValue()}).toList());
+  }
+
+  @Provide
+  Arbitrary<String> scalars() {
+    return Arbitraries.oneOf(
+        Arbitraries.integers().map(String::valueOf),
+        Arbitraries.doubles().between(-1e6, 1e6).ofScale(3).map(d -> String.valueOf(d)),
+        Arbitraries.strings().withCharRange(' ', '~').ofMaxLength(10).map(s -> quote(s)),
+        Arbitraries.of("true", "false", "null", "[]", "{}", "[1,\"a\",null]"));
+  }
+
+  private static String render(List<String[]> members, String space, Random random, boolean pad) {
+    StringBuilder out = new StringBuilder("{");
+    for (int i = 0; i < members.size(); i++) {
+      if (i > 0) {
+        out.append(',');
+      }
+      out.append(pad ? pick(space, random) : "").append(quote(members.get(i)[0]));
+      out.append(pad ? pick(space, random) : "").append(':').append(pad ? pick(space, random) : "");
+      out.append(members.get(i)[1]);
+    }
+    return out.append(pad ? pick(space, random) : "").append('}').toString();
+  }
+
+  private static String pick(String space, Random random) {
+    return space.isEmpty() ? "" : String.valueOf(space.charAt(random.nextInt(space.length())));
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+}
