@@ -61,9 +61,12 @@ final class FullJitterBackoff {
    */
   Duration delay(int retry) {
     long ceiling = ceilingNanos(retry);
-    // nextLong(bound) excludes the bound; ceiling == Long.MAX_VALUE cannot take the +1.
+    // nextLong(bound) excludes the bound, and ceiling + 1 would overflow at the very top; there,
+    // clearing the sign bit of a full draw is uniform over [0, Long.MAX_VALUE].
     long drawn =
-        ceiling == Long.MAX_VALUE ? random.nextLong(0, ceiling) : random.nextLong(ceiling + 1);
+        ceiling == Long.MAX_VALUE
+            ? random.nextLong() & Long.MAX_VALUE
+            : random.nextLong(ceiling + 1);
     return Duration.ofNanos(drawn);
   }
 
