@@ -2,6 +2,7 @@ package dev.idem.core.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import net.jqwik.api.ForAll;
@@ -38,9 +39,9 @@ class FullJitterBackoffTest {
 
     // BigInteger keeps base * 2^retry exact where long arithmetic would overflow.
     long expected =
-        java.math.BigInteger.valueOf(baseNanos)
+        BigInteger.valueOf(baseNanos)
             .shiftLeft(retry)
-            .min(java.math.BigInteger.valueOf(maxNanos))
+            .min(BigInteger.valueOf(maxNanos))
             .longValueExact();
 
     assertThat(backoff.ceiling(retry)).isEqualTo(Duration.ofNanos(expected));
