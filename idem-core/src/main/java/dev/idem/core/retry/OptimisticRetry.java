@@ -82,7 +82,8 @@ public final class OptimisticRetry {
   public <T> T execute(Attempt<T> attempt) {
     Objects.requireNonNull(attempt, "attempt");
     for (int made = 1; ; made++) {
-      Optional<T> result = attempt.run();
+      Optional<T> result =
+          Objects.requireNonNull(attempt.run(), "an attempt must return an Optional, not null");
       if (result.isPresent()) {
         return result.get();
       }

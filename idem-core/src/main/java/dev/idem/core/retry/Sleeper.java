@@ -17,7 +17,10 @@ public interface Sleeper {
    */
   void sleep(Duration duration) throws InterruptedException;
 
-  /** Returns a sleeper backed by {@link Thread#sleep(long, int)}. */
+  /**
+   * Returns a sleeper backed by {@link Thread#sleep(long, int)}. Its resolution is the JDK's: on
+   * Java 17 a sub-millisecond delay sleeps for about a millisecond.
+   */
   static Sleeper threadSleep() {
     return duration -> {
       long nanos = duration.toNanos();

@@ -139,6 +139,13 @@ class OptimisticRetryTest {
   }
 
   @Test
+  void rejectsAnAttemptThatReturnsNull() {
+    assertThatThrownBy(() -> retry(3).execute(() -> null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("an attempt must return an Optional, not null");
+  }
+
+  @Test
   void doesNotSleepOrDrawWhenAttemptsWin() {
     OptimisticRetry retry =
         OptimisticRetry.custom().random(EdgeRandom.bottom()).sleeper(sleeper).build();
