@@ -37,6 +37,9 @@ import org.junit.jupiter.api.Test;
  * The engine's behaviour (DESIGN.md section 3) on a backend's store: replay, release on retryable
  * failure, terminal failures, duplicates in flight (REJECT and WAIT), watchdog, fail closed and
  * fail open. Runs in real time, since the watchdog renews by the wall clock.
+ *
+ * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
+ * short and stands alone.
  */
 public abstract class EngineContract extends StoreContractSupport {
 

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time. Every
  * backend extends this class (directly or through {@code @Nested} variants) and supplies its store.
+ *
+ * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
+ * short and stands alone.
  */
 public abstract class IdempotencyStoreContract extends StoreContractSupport {
 
