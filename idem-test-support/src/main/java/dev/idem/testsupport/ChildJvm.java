@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildJvm implements AutoCloseable {
 
+  // Put on the queue when the child's output ends, so a waiter stops instead of timing out.
+  private static final String END = new String("<end of output>");
+
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final List<String> seen = new ArrayList<>();
@@ -37,6 +40,7 @@ public final class ChildJvm implements AutoCloseable {
               } catch (IOException e) {
                 lines.add("<output closed: " + e.getMessage() + ">");
               }
+              lines.add(END);
             },
             "child-jvm-output");
     reader.setDaemon(true);
@@ -68,6 +72,10 @@ public final class ChildJvm implements AutoCloseable {
     for (long left = timeout.toNanos(); left > 0; left = end - System.nanoTime()) {
       String line = lines.poll(left, TimeUnit.NANOSECONDS);
       if (line == null) {
+        break;
+      }
+      if (line == END) {
+        lines.add(END);
         break;
       }
       seen.add(line);
