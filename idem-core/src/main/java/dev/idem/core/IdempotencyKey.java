@@ -14,10 +14,11 @@ import java.util.HexFormat;
  * other's records. Stores index {@link #digest()}, never the raw text, so the content of a key can
  * never reach SQL text or Redis key syntax.
  *
- * @param scope 1..512 characters, any content except control characters
- * @param value 1..255 visible ASCII characters ({@code '!'} to {@code '~'})
+ * <p>A value object: two keys are equal when scope and value are. The scope is 1..512 characters of
+ * any content but control characters; the value is 1..255 visible ASCII characters ({@code '!'} to
+ * {@code '~'}). A class rather than a record only so that it can keep its digest.
  */
-public record IdempotencyKey(String scope, String value) {
+public final class IdempotencyKey {
 
   /** The longest value accepted, as in the IETF Idempotency-Key draft and Stripe. */
   public static final int MAX_VALUE_LENGTH = 255;
@@ -25,19 +26,36 @@ public record IdempotencyKey(String scope, String value) {
   /** The longest scope accepted. */
   public static final int MAX_SCOPE_LENGTH = 512;
 
+  private final String scope;
+  private final String value;
+  // Computed on first use; a race only computes the same string twice.
+  private String digest;
+
   /**
    * Checks both parts.
    *
    * @throws InvalidKeyException when a part is null, empty, too long or holds disallowed characters
    */
-  public IdempotencyKey {
+  public IdempotencyKey(String scope, String value) {
     checkScope(scope);
     checkValue(value);
+    this.scope = scope;
+    this.value = value;
   }
 
   /** Same as the constructor; reads better at call sites. */
   public static IdempotencyKey of(String scope, String value) {
     return new IdempotencyKey(scope, value);
+  }
+
+  /** The operation and caller this key belongs to. */
+  public String scope() {
+    return scope;
+  }
+
+  /** What the client sent, or the issued token. */
+  public String value() {
+    return value;
   }
 
   /** True when {@code value} would be accepted as a key value. */
@@ -59,6 +77,15 @@ public record IdempotencyKey(String scope, String value) {
    * two different keys share a digest input. This is what stores use as the record's identity.
    */
   public String digest() {
+    String d = digest;
+    if (d == null) {
+      d = computeDigest();
+      digest = d;
+    }
+    return d;
+  }
+
+  private String computeDigest() {
     MessageDigest sha = sha256();
     byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
     sha.update(Integer.toString(scopeBytes.length).getBytes(StandardCharsets.US_ASCII));
@@ -67,6 +94,18 @@ public record IdempotencyKey(String scope, String value) {
     sha.update((byte) ':');
     sha.update(value.getBytes(StandardCharsets.US_ASCII));
     return HexFormat.of().formatHex(sha.digest());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof IdempotencyKey other
+        && scope.equals(other.scope)
+        && value.equals(other.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * scope.hashCode() + value.hashCode();
   }
 
   @Override
