@@ -1,8 +1,8 @@
 package dev.idem.core.lock;
 
+import dev.idem.core.lock.internal.Durations;
 import dev.idem.core.lock.internal.LockArguments;
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -52,7 +52,7 @@ public final class InMemoryLockProvider implements LockProvider {
       throws InterruptedException {
     LockArguments.check(name, wait, lease);
     long start = System.nanoTime();
-    long waitNanos = saturatedNanos(wait);
+    long waitNanos = Durations.toNanosSaturated(wait);
     mutex.lockInterruptibly();
     try {
       Entry entry = entryFor(name);
@@ -62,14 +62,15 @@ public final class InMemoryLockProvider implements LockProvider {
           Instant now = clock.instant();
           if (!entry.heldAt(now)) {
             entry.owner = UUID.randomUUID().toString();
-            entry.expiresAt = plus(now, lease);
+            entry.expiresAt = Durations.plusSaturated(now, lease);
             return Optional.of(new Handle(name, ++lastFence, entry.owner));
           }
           long left = waitNanos - (System.nanoTime() - start);
           if (left <= 0) {
             return Optional.empty();
           }
-          long untilExpiry = Math.max(1, saturatedNanos(Duration.between(now, entry.expiresAt)));
+          long untilExpiry =
+              Math.max(1, Durations.toNanosSaturated(Duration.between(now, entry.expiresAt)));
           entry.released.awaitNanos(Math.min(left, untilExpiry));
         }
       } finally {
@@ -108,22 +109,6 @@ public final class InMemoryLockProvider implements LockProvider {
   private void dropIfIdle(Entry entry) {
     if (entry.visitors == 0 && !entry.heldAt(clock.instant())) {
       entries.remove(entry.name, entry);
-    }
-  }
-
-  private static long saturatedNanos(Duration duration) {
-    try {
-      return duration.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
-    }
-  }
-
-  private static Instant plus(Instant instant, Duration duration) {
-    try {
-      return instant.plus(duration);
-    } catch (ArithmeticException | DateTimeException tooLong) {
-      return Instant.MAX;
     }
   }
 
@@ -181,7 +166,7 @@ public final class InMemoryLockProvider implements LockProvider {
         if (entry == null || !owner.equals(entry.owner) || !entry.heldAt(now)) {
           return false;
         }
-        entry.expiresAt = plus(now, lease);
+        entry.expiresAt = Durations.plusSaturated(now, lease);
         return true;
       } finally {
         mutex.unlock();

@@ -1,5 +1,6 @@
 package dev.idem.core.lock;
 
+import dev.idem.core.lock.internal.Durations;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,7 +41,7 @@ public final class WatchedLock implements LockHandle {
     this.lease = lease;
     this.onLost = onLost;
     this.scheduler = scheduler;
-    this.leaseNanos = saturatedNanos(lease);
+    this.leaseNanos = Durations.toNanosSaturated(lease);
     this.periodNanos = Math.max(MIN_PERIOD_NANOS, leaseNanos / 3);
   }
 
@@ -127,14 +128,6 @@ public final class WatchedLock implements LockHandle {
       next = scheduler.schedule(this::renewOnce, periodNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       // The watchdog was closed: renewal ends and the lease runs out, as its close() promises.
-    }
-  }
-
-  private static long saturatedNanos(Duration duration) {
-    try {
-      return duration.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
     }
   }
 
