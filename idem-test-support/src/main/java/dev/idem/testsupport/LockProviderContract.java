@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
  * <p>Leases are a few hundred milliseconds, so against a real server the suite takes a few seconds.
  * A backend whose provider reads a clock the test controls (such as {@link MutableClock#ticking()})
  * overrides {@link #letTimePass} to advance that clock instead of sleeping. The watchdog tests
- * always run in real time, because the watchdog renews in real time.
+ * always run in real time, because the watchdog renews in real time; the provider's leases must
+ * therefore follow real time as well (a ticking clock does, a stopped one does not).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 public abstract class LockProviderContract {
@@ -254,6 +255,7 @@ public abstract class LockProviderContract {
   @Test
   void aWatchdogKeepsTheLockPastItsFirstLease() throws InterruptedException {
     assumeTrue(supportsWatchdog(), "handles cannot be renewed");
+    assumeTrue(supportsLeaseExpiry(), "leases do not expire, so there is nothing to keep alive");
     try (LockWatchdog watchdog = LockWatchdog.create()) {
       WatchedLock watched = watchdog.watch(acquire(name, SHORT_LEASE), SHORT_LEASE);
 

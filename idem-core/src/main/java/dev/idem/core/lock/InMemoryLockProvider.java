@@ -118,6 +118,8 @@ public final class InMemoryLockProvider implements LockProvider {
     final Condition released;
     String owner;
     Instant expiresAt = Instant.MIN;
+    // Threads inside tryLock for this name. While any is, the entry stays in the table: a waiter
+    // sleeps on this entry's condition and would miss the release of a replacement entry.
     int visitors;
 
     Entry(String name, Condition released) {
