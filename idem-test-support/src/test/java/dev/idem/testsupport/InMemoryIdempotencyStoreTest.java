@@ -10,7 +10,8 @@ class InMemoryIdempotencyStoreTest {
 
   @Nested
   class Store extends IdempotencyStoreContract {
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock =
+        MutableClock.stoppedAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000_000);
 
     @Override
@@ -26,7 +27,8 @@ class InMemoryIdempotencyStoreTest {
 
   @Nested
   class Tokens extends TokenContract {
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final MutableClock clock =
+        MutableClock.stoppedAt(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000_000);
 
     @Override
