@@ -66,7 +66,7 @@ final class LeasedRun {
   }
 
   private LeaseWatchdog.Watch startWatchdog(RunningLease running, IdempotencyConfig config) {
-    return config.watchdog() ? watchdog.watch(store, running, config.lease()) : () -> {};
+    return config.watchdog() ? watchdog.watch(store, running, config.lease()) : null;
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,12 +38,16 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   /** The default bound on live records: 100 000. */
   public static final int DEFAULT_MAX_ENTRIES = 100_000;
 
-  private static final int SWEEP_EVERY = 256;
-  private static final int SWEEP_BATCH = 64;
+  // Every SWEEP_EVERY new keys, the sweep looks at SWEEP_BATCH more records, resuming where it
+  // stopped: two looks per new key, so expired records go at least as fast as new ones come.
+  private static final int SWEEP_EVERY = 64;
+  private static final int SWEEP_BATCH = 128;
 
   private final ConcurrentMap<String, StoredRecord> records = new ConcurrentHashMap<>();
   private final ChangeListeners listeners = new ChangeListeners();
   private final AtomicInteger inserts = new AtomicInteger();
+  private final ReentrantLock sweepLock = new ReentrantLock();
+  private Iterator<Map.Entry<String, StoredRecord>> sweepCursor;
   private final Clock clock;
   private final int maxEntries;
 
@@ -179,9 +184,31 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     return changed[0];
   }
 
+  private void sweepSome(Instant now) {
+    if (!sweepLock.tryLock()) {
+      return;
+    }
+    try {
+      for (int i = 0; i < SWEEP_BATCH; i++) {
+        if (sweepCursor == null || !sweepCursor.hasNext()) {
+          sweepCursor = records.entrySet().iterator();
+          if (!sweepCursor.hasNext()) {
+            return;
+          }
+        }
+        Map.Entry<String, StoredRecord> e = sweepCursor.next();
+        if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
+          listeners.fire(e.getKey());
+        }
+      }
+    } finally {
+      sweepLock.unlock();
+    }
+  }
+
   private void makeRoomFor(String id, Instant now) {
     if (inserts.incrementAndGet() % SWEEP_EVERY == 0) {
-      purgeExpired(SWEEP_BATCH);
+      sweepSome(now);
     }
     if (records.size() < maxEntries || records.containsKey(id)) {
       return;
