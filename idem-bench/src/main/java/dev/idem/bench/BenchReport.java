@@ -55,8 +55,9 @@ public final class BenchReport {
     Machine machine = Machine.current();
     Instant started = Instant.now();
     Collection<RunResult> results = new Runner(options(quick)).run();
+    String loadAfter = Machine.current().loadAverage();
     OverheadTable table = table(results);
-    List<String> lines = section(table, machine, started, quick);
+    List<String> lines = section(table, machine, loadAfter, started, quick);
     new GeneratedSection(doc, "engine-overhead", DOC_INTRO).write(String.join("\n", lines));
     System.out.println();
     table.markdown().forEach(System.out::println);
@@ -114,7 +115,7 @@ public final class BenchReport {
   }
 
   private static List<String> section(
-      OverheadTable table, Machine machine, Instant started, boolean quick) {
+      OverheadTable table, Machine machine, String loadAfter, Instant started, boolean quick) {
     List<String> lines = new ArrayList<>();
     lines.add("## Engine overhead: `execute` on the in-memory store");
     lines.add("");
@@ -122,16 +123,28 @@ public final class BenchReport {
     lines.add("");
     lines.add(
         "What `Idempotency.execute` adds to one call, single-threaded, with the default config"
-            + " (watchdog on), `ResultCodec.utf8()` and `Fingerprint.NONE`. `direct` calls the work"
-            + " (a short string built from a counter) without the engine; `firstCall` uses a new"
-            + " key every call (claim, watchdog, work, complete); `replay` repeats a completed key;"
-            + " `firstCallJsonFingerprint` is `firstCall` plus `Fingerprint.ofJson` of a 70-byte"
-            + " body on every call. Building the `IdempotencyKey` is counted, as a caller builds"
-            + " one per request. Added cost is the difference from `direct` in the same run; its"
-            + " error combines both 99.9% confidence half-widths.");
+            + " (watchdog on), `ResultCodec.utf8()` and `Fingerprint.NONE` unless said otherwise."
+            + " Each iteration starts with an empty store and a new engine.");
+    lines.add("");
+    lines.add("- `direct`: the work alone (a short string built from a counter), no engine.");
+    lines.add(
+        "- `firstCall`: a new key every call: claim, watchdog, work, complete. The store keeps"
+            + " every record for its 24 h retention, so it grows through the iteration.");
+    lines.add("- `replay`: a key completed in setup, so every call replays the stored result.");
+    lines.add(
+        "- `firstCallJsonFingerprint`: `firstCall` plus `Fingerprint.ofJson` of a 67-byte body.");
+    lines.add(
+        "- `firstCallShortRetention`: `firstCall` with a 1 ms retention, so that the store's"
+            + " periodic sweep finds expired records at once instead of walking the live ones.");
+    lines.add("");
+    lines.add(
+        "Building the `IdempotencyKey` is counted, as a caller builds one per request. Added cost"
+            + " is the difference from `direct` in the same run; its error combines both 99.9%"
+            + " confidence half-widths. The aim applies to `firstCall` and `replay`.");
     lines.add("");
     lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
     lines.addAll(machine.markdown());
+    lines.add("- Load average after the run: " + loadAfter);
     lines.add(
         "- JMH: 1 fork, %s warmup and %s measurement iterations of %s, -Xmx2g, GC between iterations"
             .formatted(quick ? 2 : 3, quick ? 3 : 5, quick ? "0.5 s" : "1 s"));
