@@ -37,6 +37,10 @@ public final class BenchReport {
       """;
 
   private static final double AIM_NANOS = 2_000;
+  // Five seconds of warmup: with three, the replay and direct scores were still falling in the
+  // measured iterations on a two-core machine, where the JIT competes with the benchmark.
+  private static final int WARMUP_ITERATIONS = 5;
+  private static final int MEASUREMENT_ITERATIONS = 5;
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
@@ -70,9 +74,9 @@ public final class BenchReport {
     return new OptionsBuilder()
         .include(EngineOverheadBenchmark.class.getName() + "\\.")
         .forks(1)
-        .warmupIterations(quick ? 2 : 3)
+        .warmupIterations(quick ? 2 : WARMUP_ITERATIONS)
         .warmupTime(time)
-        .measurementIterations(quick ? 3 : 5)
+        .measurementIterations(quick ? 3 : MEASUREMENT_ITERATIONS)
         .measurementTime(time)
         // A first call keeps its record for the whole iteration: give the heap room for a second
         // of them and collect between iterations, so one iteration's garbage is not the next's.
@@ -147,7 +151,10 @@ public final class BenchReport {
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(
         "- JMH: 1 fork, %s warmup and %s measurement iterations of %s, -Xmx2g, GC between iterations"
-            .formatted(quick ? 2 : 3, quick ? 3 : 5, quick ? "0.5 s" : "1 s"));
+            .formatted(
+                quick ? 2 : WARMUP_ITERATIONS,
+                quick ? 3 : MEASUREMENT_ITERATIONS,
+                quick ? "0.5 s" : "1 s"));
     lines.add("- Reproduce: `scripts/bench" + (quick ? " --quick" : "") + "`");
     lines.add("");
     lines.addAll(table.markdown());

@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +59,7 @@ record OverheadTable(Score baseline, List<Score> others, double aimNanos, List<S
         default -> {}
       }
     }
-    String aim = "under " + number(aimNanos / 1000) + " µs added per call";
+    String aim = "under " + plain(aimNanos / 1000) + " µs added per call";
     if (!over.isEmpty()) {
       return "**Aim missed** (" + aim + "): " + String.join("; ", over) + ".";
     }
@@ -99,14 +100,29 @@ record OverheadTable(Score baseline, List<Score> others, double aimNanos, List<S
   }
 
   private static String plusMinus(double value, double error) {
-    return Double.isNaN(error) ? number(value) : number(value) + " ± " + number(error);
+    String pattern = pattern(value);
+    return Double.isNaN(error)
+        ? format(pattern, value)
+        : format(pattern, value) + " ± " + format(pattern, error);
   }
 
-  // Three significant digits at least, never scientific notation.
   private static String number(double value) {
+    return format(pattern(value), value);
+  }
+
+  // At least three significant digits for the value, never scientific notation; an error is
+  // shown to the same decimals as its value.
+  private static String pattern(double value) {
     double magnitude = Math.abs(value);
-    String pattern = magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.3f";
+    return magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.3f";
+  }
+
+  private static String format(String pattern, double value) {
     return String.format(Locale.ROOT, pattern, value);
+  }
+
+  private static String plain(double value) {
+    return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
   private static List<String> quoted(List<String> names) {
