@@ -37,10 +37,9 @@ public final class BenchReport {
       """;
 
   private static final double AIM_NANOS = 2_000;
-  // Five seconds of warmup: with three, the replay and direct scores were still falling in the
-  // measured iterations on a two-core machine, where the JIT competes with the benchmark.
-  private static final int WARMUP_ITERATIONS = 5;
+  private static final int WARMUP_ITERATIONS = 3;
   private static final int MEASUREMENT_ITERATIONS = 5;
+  private static final List<String> HEAP_ARGS = List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
@@ -80,7 +79,9 @@ public final class BenchReport {
         .measurementTime(time)
         // A first call keeps its record for the whole iteration: give the heap room for a second
         // of them and collect between iterations, so one iteration's garbage is not the next's.
-        .jvmArgsAppend("-Xms2g", "-Xmx2g")
+        // Without pre-touching, the first pass over each heap page costs a page fault, and on a
+        // virtual machine those faults kept the scores falling for ten seconds.
+        .jvmArgsAppend(HEAP_ARGS.toArray(String[]::new))
         .shouldDoGC(true)
         .shouldFailOnError(true)
         .build();
@@ -150,11 +151,12 @@ public final class BenchReport {
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(
-        "- JMH: 1 fork, %s warmup and %s measurement iterations of %s, -Xmx2g, GC between iterations"
+        "- JMH: 1 fork, %s warmup and %s measurement iterations of %s, GC between iterations, %s"
             .formatted(
                 quick ? 2 : WARMUP_ITERATIONS,
                 quick ? 3 : MEASUREMENT_ITERATIONS,
-                quick ? "0.5 s" : "1 s"));
+                quick ? "0.5 s" : "1 s",
+                String.join(" ", HEAP_ARGS)));
     lines.add("- Reproduce: `scripts/bench" + (quick ? " --quick" : "") + "`");
     lines.add("");
     lines.addAll(table.markdown());
