@@ -22,9 +22,22 @@ public record Fingerprint(String value) {
    * @throws IllegalArgumentException unless {@code value} is empty or 64 lowercase hex digits
    */
   public Fingerprint {
-    if (value == null || !(value.isEmpty() || value.matches("[0-9a-f]{64}"))) {
+    if (value == null || !(value.isEmpty() || isDigest(value))) {
       throw new IllegalArgumentException("a fingerprint is 64 lowercase hex digits or empty");
     }
+  }
+
+  private static boolean isDigest(String value) {
+    if (value.length() != 64) {
+      return false;
+    }
+    for (int i = 0; i < 64; i++) {
+      char c = value.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
