@@ -27,7 +27,7 @@ public final class DuplicateWaiter {
   private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-  private final ConcurrentMap<String, Set<CompletableFuture<Void>>> local =
+  private final ConcurrentMap<IdempotencyKey, Set<CompletableFuture<Void>>> local =
       new ConcurrentHashMap<>();
   private final RecordChangeNotifier notifier;
 
@@ -38,7 +38,7 @@ public final class DuplicateWaiter {
 
   /** Wakes every local waiter of {@code key}; called after completing or releasing it. */
   public void signal(IdempotencyKey key) {
-    Set<CompletableFuture<Void>> waiters = local.remove(key.digest());
+    Set<CompletableFuture<Void>> waiters = local.remove(key);
     if (waiters != null) {
       waiters.forEach(f -> f.complete(null));
     }
@@ -50,15 +50,14 @@ public final class DuplicateWaiter {
    */
   public Ticket subscribe(IdempotencyKey key, Duration lease) {
     CompletableFuture<Void> woken = new CompletableFuture<>();
-    String digest = key.digest();
-    local.computeIfAbsent(digest, k -> ConcurrentHashMap.newKeySet()).add(woken);
+    local.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(woken);
     RecordChangeNotifier.Subscription storeSub =
         notifier == null ? () -> {} : notifier.onChange(key, () -> woken.complete(null));
     RecordChangeNotifier.Subscription sub =
         () -> {
           storeSub.close();
           local.computeIfPresent(
-              digest,
+              key,
               (k, set) -> {
                 set.remove(woken);
                 return set.isEmpty() ? null : set;

@@ -1,5 +1,6 @@
 package dev.idem.core.memory;
 
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.RecordChangeNotifier.Subscription;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -7,14 +8,14 @@ import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One-shot listeners per record id, fired and dropped at the record's next change. */
+/** One-shot listeners per key, fired and dropped at the record's next change. */
 final class ChangeListeners {
 
   private static final Logger log = LoggerFactory.getLogger(ChangeListeners.class);
 
-  private final ConcurrentMap<String, Set<Runnable>> byId = new ConcurrentHashMap<>();
+  private final ConcurrentMap<IdempotencyKey, Set<Runnable>> byId = new ConcurrentHashMap<>();
 
-  Subscription add(String id, Runnable listener) {
+  Subscription add(IdempotencyKey id, Runnable listener) {
     Runnable once = new OnceRunnable(listener);
     byId.computeIfAbsent(id, k -> ConcurrentHashMap.newKeySet()).add(once);
     return () ->
@@ -26,7 +27,7 @@ final class ChangeListeners {
             });
   }
 
-  void fire(String id) {
+  void fire(IdempotencyKey id) {
     Set<Runnable> fired = byId.remove(id);
     if (fired == null) {
       return;

@@ -25,8 +25,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * A store in this process's memory: for tests, single-instance services and as the reference
- * implementation of the contract. Thread-safe; every operation is one atomic {@code compute} on a
- * {@link ConcurrentHashMap}. Time comes from the injected {@link Clock}.
+ * implementation of the contract. Records are held by key rather than by digest: nothing here
+ * parses key text, and hashing every key would only cost time. Thread-safe; every operation is one
+ * atomic {@code compute} on a {@link ConcurrentHashMap}. Time comes from the injected {@link
+ * Clock}.
  *
  * <p>Bounded: past {@code maxEntries} live records, a claim or issue of a new key first sweeps out
  * expired records and then, if still full, fails with {@link IdempotencyStoreException}. It never
@@ -43,11 +45,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private static final int SWEEP_EVERY = 64;
   private static final int SWEEP_BATCH = 128;
 
-  private final ConcurrentMap<String, StoredRecord> records = new ConcurrentHashMap<>();
+  private final ConcurrentMap<IdempotencyKey, StoredRecord> records = new ConcurrentHashMap<>();
   private final ChangeListeners listeners = new ChangeListeners();
   private final AtomicInteger inserts = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
-  private Iterator<Map.Entry<String, StoredRecord>> sweepCursor;
+  private Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
   private final Clock clock;
   private final int maxEntries;
 
@@ -70,7 +72,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    String id = request.key().digest();
+    IdempotencyKey id = request.key();
     Instant now = clock.instant();
     ClaimResult[] result = new ClaimResult[1];
     makeRoomFor(id, now);
@@ -106,7 +108,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-    StoredRecord stored = records.get(key.digest());
+    StoredRecord stored = records.get(key);
     if (stored == null || stored.isExpired(clock.instant())) {
       return Optional.empty();
     }
@@ -115,7 +117,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public boolean issue(IdempotencyKey key, Duration ttl) {
-    String id = key.digest();
+    IdempotencyKey id = key;
     Instant now = clock.instant();
     boolean[] issued = new boolean[1];
     makeRoomFor(id, now);
@@ -136,9 +138,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   public int purgeExpired(int limit) {
     Instant now = clock.instant();
     int purged = 0;
-    Iterator<Map.Entry<String, StoredRecord>> it = records.entrySet().iterator();
+    Iterator<Map.Entry<IdempotencyKey, StoredRecord>> it = records.entrySet().iterator();
     while (it.hasNext() && purged < limit) {
-      Map.Entry<String, StoredRecord> e = it.next();
+      Map.Entry<IdempotencyKey, StoredRecord> e = it.next();
       if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
         purged++;
         listeners.fire(e.getKey());
@@ -154,7 +156,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public Subscription onChange(IdempotencyKey key, Runnable listener) {
-    return listeners.add(key.digest(), listener);
+    return listeners.add(key, listener);
   }
 
   /** How many records are held, expired ones not yet swept included. */
@@ -167,7 +169,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   private boolean changeIfOwned(Lease lease, UnaryOperator<StoredRecord> change, boolean notify) {
-    String id = lease.key().digest();
+    IdempotencyKey id = lease.key();
     boolean[] changed = new boolean[1];
     records.computeIfPresent(
         id,
@@ -196,7 +198,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
             return;
           }
         }
-        Map.Entry<String, StoredRecord> e = sweepCursor.next();
+        Map.Entry<IdempotencyKey, StoredRecord> e = sweepCursor.next();
         if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
           listeners.fire(e.getKey());
         }
@@ -206,7 +208,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     }
   }
 
-  private void makeRoomFor(String id, Instant now) {
+  private void makeRoomFor(IdempotencyKey id, Instant now) {
     if (inserts.incrementAndGet() % SWEEP_EVERY == 0) {
       sweepSome(now);
     }
