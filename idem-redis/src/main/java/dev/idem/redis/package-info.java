@@ -1,0 +1,2 @@
+/** The Redis backend: store, tokens and locks on Redis standalone and Cluster, with Lettuce. */
+package dev.idem.redis;
