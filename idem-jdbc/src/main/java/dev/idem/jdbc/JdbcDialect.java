@@ -1,0 +1,101 @@
+package dev.idem.jdbc;
+
+import dev.idem.jdbc.internal.Dialects;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
+
+/**
+ * What differs between databases, as one small strategy object per database: the clock expression,
+ * the one-statement claim, and how errors are told apart. Everything else Idem runs is portable SQL
+ * built from these pieces.
+ */
+public interface JdbcDialect {
+
+  /** A short name: {@code postgresql}, {@code mysql} or {@code h2}. */
+  String name();
+
+  /**
+   * An SQL expression for the database's current time in milliseconds since the epoch, constant
+   * within one statement (so that every comparison in a statement sees the same instant) and not
+   * frozen at the start of a transaction.
+   */
+  String now();
+
+  /**
+   * The claim of an absent, expired or claimable key as one atomic statement (an upsert that only
+   * updates a row the rules allow to be claimed). Parameters: id, scope, value, fingerprint, owner,
+   * lease ms, lease ms.
+   */
+  String claim(String table);
+
+  /**
+   * True when {@link #claim} is a query that returns {@code fence, lease_until} of the row it
+   * claimed (and no row otherwise); false when it is an update whose result is read back.
+   */
+  boolean claimReturnsRow();
+
+  /**
+   * An insert that does nothing when a row with the same id exists (update count 0). A dialect
+   * without such a statement may return a plain insert: its duplicate-key error is taken as 0.
+   *
+   * @param columns the parenthesised column list
+   * @param values the parenthesised values, with parameters
+   */
+  String insertIfAbsent(String table, String columns, String values);
+
+  /** Deletes at most {@code ?} expired rows in one statement that holds no long locks. */
+  String purge(String table);
+
+  /** The schema resource in this jar, with {@code idem_records} as the table name. */
+  String schemaResource();
+
+  /** True when {@code e} says a unique key was violated. */
+  default boolean isDuplicateKey(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.equals("23505") || state.equals("23000"));
+  }
+
+  /** True when {@code e} is a deadlock or serialization failure that a retry resolves. */
+  default boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.equals("40001") || state.equals("40P01"));
+  }
+
+  /** PostgreSQL 9.5 and later. */
+  static JdbcDialect postgresql() {
+    return Dialects.POSTGRESQL;
+  }
+
+  /** MariaDB 10.5 and later, and MySQL 8. */
+  static JdbcDialect mysql() {
+    return Dialects.MYSQL;
+  }
+
+  /** H2 2.x. */
+  static JdbcDialect h2() {
+    return Dialects.H2;
+  }
+
+  /**
+   * Picks the dialect from the database's product name.
+   *
+   * @throws IllegalArgumentException for a database Idem has no dialect for
+   */
+  static JdbcDialect detect(DataSource dataSource) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+      if (product.contains("postgres")) {
+        return postgresql();
+      }
+      if (product.contains("mariadb") || product.contains("mysql")) {
+        return mysql();
+      }
+      if (product.contains("h2")) {
+        return h2();
+      }
+      throw new IllegalArgumentException("no Idem dialect for database '" + product + "'");
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.idem.jdbc;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.StoreCapability;
+import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.RecordRow;
+import dev.idem.jdbc.internal.StoreSql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+
+/**
+ * Records in a database table: the article's unique-index strategy. The primary key on the key's
+ * digest is what makes a claim atomic; each claim is one conditional upsert (PostgreSQL {@code
+ * INSERT ... ON CONFLICT ... RETURNING}, MariaDB/MySQL {@code INSERT ... ON DUPLICATE KEY UPDATE},
+ * H2 {@code MERGE}), never a check followed by an insert, and never raises a duplicate-key error
+ * that would abort a PostgreSQL transaction. Time is the database's clock, in milliseconds.
+ *
+ * <p>Key text, fingerprints and outcomes are bound as parameters; the table name is validated by
+ * {@link JdbcStoreConfig}. Create the table with {@link JdbcSchema} or the {@code schema-*.sql}
+ * files in this jar.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+
+  private static final int CLAIM_ATTEMPTS = 8;
+
+  private final Jdbc jdbc;
+  private final JdbcDialect dialect;
+  private final StoreSql sql;
+  private final Set<StoreCapability> capabilities;
+
+  /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
+  public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
+    this.jdbc = new Jdbc(dataSource);
+    this.dialect = config.dialect();
+    this.sql = StoreSql.of(dialect, config.table());
+    this.capabilities =
+        config.sharedBetweenProcesses()
+            ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES)
+            : Set.of();
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    return jdbc.run(
+        "claim",
+        c -> {
+          for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+            String owner = newOwner();
+            ClaimResult result = tryClaim(c, request, owner);
+            if (result != null) {
+              return result;
+            }
+          }
+          throw new IdempotencyStoreException(
+              "claim of " + request.key() + " kept racing with other claims; try again");
+        });
+  }
+
+  private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner)
+      throws SQLException {
+    String id = request.key().digest();
+    long leaseMs = Math.max(1, request.lease().toMillis());
+    if (request.requireIssued()) {
+      update(c, sql.claimToken(), request.fingerprint().value(), owner, leaseMs, leaseMs, id);
+    } else if (sql.claimReturnsRow()) {
+      try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
+        bindClaim(ps, request, id, owner, leaseMs);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            Instant until = Instant.ofEpochMilli(rs.getLong("lease_until"));
+            return new ClaimResult.Claimed(
+                new Lease(request.key(), rs.getLong("fence"), owner, until));
+          }
+        }
+      }
+    } else {
+      try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
+        bindClaim(ps, request, id, owner, leaseMs);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        if (!dialect.isDuplicateKey(e) && !dialect.isTransient(e)) {
+          throw e;
+        }
+        return null;
+      }
+    }
+    return RecordRow.classify(select(c, id), request, owner);
+  }
+
+  private static void bindClaim(
+      PreparedStatement ps, ClaimRequest request, String id, String owner, long leaseMs)
+      throws SQLException {
+    IdempotencyKey key = request.key();
+    bind(ps, id, key.scope(), key.value(), request.fingerprint().value(), owner, leaseMs, leaseMs);
+  }
+
+  @Override
+  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    return jdbc.run(
+        "complete",
+        c ->
+            update(
+                    c,
+                    sql.complete(),
+                    outcome.kind().name(),
+                    outcome.payload(),
+                    Math.max(1, retention.toMillis()),
+                    lease.key().digest(),
+                    lease.fence(),
+                    lease.owner())
+                == 1);
+  }
+
+  @Override
+  public boolean release(Lease lease) {
+    Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
+    return jdbc.run(
+        "release",
+        c ->
+            update(c, sql.releaseToIssued(), owned) == 1
+                || update(c, sql.deleteOwned(), owned) == 1);
+  }
+
+  @Override
+  public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+    long ms = Math.max(1, leaseDuration.toMillis());
+    Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
+    return jdbc.run(
+        "renew",
+        c -> {
+          if (update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
+            return Optional.empty();
+          }
+          try (PreparedStatement ps = c.prepareStatement(sql.selectLeaseUntil())) {
+            bind(ps, owned);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next()
+                  ? Optional.of(lease.withUntil(Instant.ofEpochMilli(rs.getLong(1))))
+                  : Optional.<Lease>empty();
+            }
+          }
+        });
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    return jdbc.run(
+        "find",
+        c -> {
+          RecordRow row = select(c, key.digest());
+          return row != null && row.isLive() ? Optional.of(row.record()) : Optional.empty();
+        });
+  }
+
+  @Override
+  public boolean issue(IdempotencyKey key, Duration ttl) {
+    long ms = Math.max(1, ttl.toMillis());
+    String id = key.digest();
+    return jdbc.run(
+        "issue",
+        c -> {
+          update(c, sql.deleteExpired(), id);
+          try {
+            return update(c, sql.issue(), id, key.scope(), key.value(), ms, ms) == 1;
+          } catch (SQLException e) {
+            if (dialect.isDuplicateKey(e)) {
+              return false;
+            }
+            throw e;
+          }
+        });
+  }
+
+  @Override
+  public int purgeExpired(int limit) {
+    return jdbc.run("purge", c -> update(c, sql.purge(), limit));
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return capabilities;
+  }
+
+  private RecordRow select(Connection c, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.select())) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? RecordRow.read(rs) : null;
+      }
+    }
+  }
+
+  private static int update(Connection c, String statement, Object... params) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      bind(ps, params);
+      return ps.executeUpdate();
+    }
+  }
+
+  private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    for (int i = 0; i < params.length; i++) {
+      Object p = params[i];
+      if (p instanceof byte[] bytes) {
+        ps.setBytes(i + 1, bytes);
+      } else if (p instanceof Long n) {
+        ps.setLong(i + 1, n);
+      } else if (p instanceof Integer n) {
+        ps.setInt(i + 1, n);
+      } else {
+        ps.setString(i + 1, (String) p);
+      }
+    }
+  }
+
+  // Owners tell claims apart and are never shown to clients; they need not be unguessable.
+  private static String newOwner() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return new UUID(random.nextLong(), random.nextLong()).toString();
+  }
+}

@@ -1,0 +1,64 @@
+package dev.idem.jdbc;
+
+import dev.idem.core.IdempotencyStoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/**
+ * Creates the records table from the dialect's {@code schema-*.sql} file in this jar, under the
+ * configured table name. Safe to run more than once. Applications that manage their schema with
+ * Flyway or Liquibase copy the same file into their migrations instead.
+ */
+public final class JdbcSchema {
+
+  private JdbcSchema() {}
+
+  /** Creates the table and its index if they are missing. */
+  public static void createIfMissing(DataSource dataSource, JdbcStoreConfig config) {
+    String script = read(config.dialect().schemaResource());
+    String table = config.table();
+    String indexName = table.replace('.', '_') + "_expires_at";
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String statement : script.split(";")) {
+        String body = stripComments(statement);
+        if (body.isBlank()) {
+          continue;
+        }
+        s.execute(
+            body.replace("idem_records_expires_at", indexName).replace("idem_records", table));
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("could not create table " + table, e);
+    }
+  }
+
+  private static String stripComments(String sql) {
+    StringBuilder out = new StringBuilder();
+    for (String line : sql.split("\n")) {
+      if (!line.trim().startsWith("--")) {
+        out.append(line).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = JdbcSchema.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+  }
+}

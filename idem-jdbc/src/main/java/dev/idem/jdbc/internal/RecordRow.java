@@ -1,0 +1,82 @@
+package dev.idem.jdbc.internal;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/** One row of the records table as read, with the database's "now" of the same statement. */
+public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
+
+  /** Reads the current row of {@code rs} (the columns of {@link StoreSql#select()}). */
+  public static RecordRow read(ResultSet rs) throws SQLException {
+    IdempotencyKey key = IdempotencyKey.of(rs.getString("scope"), rs.getString("key_value"));
+    RecordState state = RecordState.valueOf(rs.getString("state"));
+    long leaseUntil = rs.getLong("lease_until");
+    boolean hasLease = !rs.wasNull();
+    String kind = rs.getString("outcome_kind");
+    byte[] payload = rs.getBytes("outcome");
+    Outcome outcome = kind == null ? null : new Outcome(Outcome.Kind.valueOf(kind), payload);
+    IdempotencyRecord record =
+        new IdempotencyRecord(
+            key,
+            state,
+            new Fingerprint(rs.getString("fingerprint").trim()),
+            rs.getLong("fence"),
+            hasLease ? Instant.ofEpochMilli(leaseUntil) : null,
+            Instant.ofEpochMilli(rs.getLong("expires_at")),
+            rs.getBoolean("token"),
+            state == RecordState.COMPLETED ? outcome : null);
+    return new RecordRow(record, rs.getString("owner"), rs.getLong("now_ms"));
+  }
+
+  /** True unless the row has expired by the database's clock. */
+  public boolean isLive() {
+    return record.expiresAt().toEpochMilli() > nowMs;
+  }
+
+  /**
+   * What a claim that did not win (or whose result is read back) means, per the rules of {@link
+   * dev.idem.core.IdempotencyStore#claim}. Returns null when the row is claimable again by now
+   * (released, expired or its lease ended since the claim statement ran): the caller claims again.
+   *
+   * @param row the row after the claim statement, or null if there is none
+   * @param owner the owner token the claim statement tried to write
+   */
+  public static ClaimResult classify(RecordRow row, ClaimRequest request, String owner) {
+    if (row != null && owner.equals(row.owner) && row.record.state() == RecordState.IN_PROGRESS) {
+      IdempotencyRecord r = row.record;
+      return new ClaimResult.Claimed(new Lease(request.key(), r.fence(), owner, r.leaseUntil()));
+    }
+    boolean live = row != null && row.isLive();
+    if (request.requireIssued() && !(live && row.record.token())) {
+      return new ClaimResult.UnknownToken();
+    }
+    if (!live) {
+      return null;
+    }
+    IdempotencyRecord r = row.record;
+    return switch (r.state()) {
+      case ISSUED -> null;
+      case IN_PROGRESS -> {
+        if (r.leaseUntil().toEpochMilli() <= row.nowMs) {
+          yield null;
+        }
+        yield request.fingerprint().matches(r.fingerprint())
+            ? new ClaimResult.InProgress(r)
+            : new ClaimResult.Mismatch(r);
+      }
+      case COMPLETED ->
+          request.fingerprint().matches(r.fingerprint())
+              ? new ClaimResult.Completed(r)
+              : new ClaimResult.Mismatch(r);
+    };
+  }
+}

@@ -1,0 +1,97 @@
+package dev.idem.jdbc.internal;
+
+import dev.idem.jdbc.JdbcDialect;
+
+/**
+ * Every statement the JDBC store runs, built once from a dialect and a validated table name. All
+ * values are bound as parameters; only the table name and the dialect's clock are spliced in.
+ */
+public record StoreSql(
+    String claim,
+    boolean claimReturnsRow,
+    String claimToken,
+    String select,
+    String complete,
+    String releaseToIssued,
+    String deleteOwned,
+    String renew,
+    String selectLeaseUntil,
+    String deleteExpired,
+    String issue,
+    String purge) {
+
+  private static final String OWNED =
+      " WHERE id = ? AND state = 'IN_PROGRESS' AND fence = ? AND owner = ?";
+
+  /** Builds the statements for {@code table} in {@code dialect}. */
+  public static StoreSql of(JdbcDialect dialect, String table) {
+    String n = dialect.now();
+    return new StoreSql(
+        dialect.claim(table),
+        dialect.claimReturnsRow(),
+        "UPDATE "
+            + table
+            + " SET state = 'IN_PROGRESS', fingerprint = ?, fence = fence + 1,"
+            + " owner = ?, lease_until = "
+            + n
+            + " + ?,"
+            + " expires_at = GREATEST("
+            + n
+            + " + 2 * ?, COALESCE(token_expires_at, 0)),"
+            + " updated_at = "
+            + n
+            + " WHERE id = ? AND token = TRUE AND expires_at > "
+            + n
+            + " AND (state = 'ISSUED' OR (state = 'IN_PROGRESS' AND lease_until <= "
+            + n
+            + "))",
+        "SELECT scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+            + " outcome_kind, outcome, "
+            + n
+            + " AS now_ms FROM "
+            + table
+            + " WHERE id = ?",
+        "UPDATE "
+            + table
+            + " SET state = 'COMPLETED', outcome_kind = ?, outcome = ?,"
+            + " expires_at = "
+            + n
+            + " + ?, lease_until = NULL, owner = NULL, updated_at = "
+            + n
+            + OWNED,
+        "UPDATE "
+            + table
+            + " SET state = 'ISSUED', fingerprint = '', owner = NULL,"
+            + " lease_until = NULL, expires_at = token_expires_at, updated_at = "
+            + n
+            + OWNED
+            + " AND token = TRUE AND token_expires_at > "
+            + n,
+        "DELETE FROM " + table + OWNED,
+        "UPDATE "
+            + table
+            + " SET lease_until = "
+            + n
+            + " + ?,"
+            + " expires_at = GREATEST("
+            + n
+            + " + 2 * ?, COALESCE(token_expires_at, 0)),"
+            + " updated_at = "
+            + n
+            + OWNED,
+        "SELECT lease_until FROM " + table + OWNED,
+        "DELETE FROM " + table + " WHERE id = ? AND expires_at <= " + n,
+        dialect.insertIfAbsent(
+            table,
+            Dialects.COLUMNS,
+            "(?, ?, ?, 'ISSUED', '', 0, NULL, NULL, "
+                + n
+                + " + ?, TRUE, "
+                + n
+                + " + ?, NULL,"
+                + " NULL, "
+                + n
+                + ")"),
+        dialect.purge(table));
+  }
+}
