@@ -48,6 +48,14 @@ public interface JdbcDialect {
   /** Deletes at most {@code ?} expired rows in one statement that holds no long locks. */
   String purge(String table);
 
+  /**
+   * Appended to the read that follows a claim, so that it sees the latest committed row even in a
+   * transaction whose snapshot is older (MySQL's REPEATABLE READ); empty where plain reads do.
+   */
+  default String lockingRead() {
+    return "";
+  }
+
   /** The schema resource in this jar, with {@code idem_records} as the table name. */
   String schemaResource();
 

@@ -31,6 +31,13 @@ import javax.sql.DataSource;
  * H2 {@code MERGE}), never a check followed by an insert, and never raises a duplicate-key error
  * that would abort a PostgreSQL transaction. Time is the database's clock, in milliseconds.
  *
+ * <p><b>Join mode</b> ({@link JdbcStoreConfig.Builder#joinTransactions}): inside a transaction the
+ * claim, and then the outcome, are written in that transaction. Business writes and record commit
+ * or roll back together, which is the only way to get exactly-once effects for local database work;
+ * a duplicate waits on the primary key until the first transaction ends and then replays (or
+ * claims, if it rolled back). A terminal failure stored in a transaction that then rolls back is
+ * gone with it, so its retry runs again. Outside a transaction the store works as in plain mode.
+ *
  * <p>Key text, fingerprints and outcomes are bound as parameters; the table name is validated by
  * {@link JdbcStoreConfig}. Create the table with {@link JdbcSchema} or the {@code schema-*.sql}
  * files in this jar.
@@ -39,6 +46,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   private static final int CLAIM_ATTEMPTS = 8;
 
+  // Marks the owner of a claim written in the caller's transaction. Until that transaction ends
+  // its row is locked and invisible to others, so the lease needs no renewal from another thread
+  // (the watchdog's own connection would only block on that lock); by the time the transaction
+  // ends the outcome is written in it. A renewal asked for inside a transaction is carried out.
+  private static final String JOINED = "tx:";
+
   private final Jdbc jdbc;
   private final JdbcDialect dialect;
   private final StoreSql sql;
@@ -46,7 +59,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
-    this.jdbc = new Jdbc(dataSource);
+    this.jdbc = new Jdbc(dataSource, config.transactions());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect, config.table());
     this.capabilities =
@@ -60,8 +73,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "claim",
         c -> {
+          String prefix = jdbc.joined() ? JOINED : "";
           for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
-            String owner = newOwner();
+            String owner = prefix + newOwner();
             ClaimResult result = tryClaim(c, request, owner);
             if (result != null) {
               return result;
@@ -139,6 +153,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+    if (lease.owner().startsWith(JOINED) && !jdbc.joined()) {
+      return Optional.of(lease);
+    }
     long ms = Math.max(1, leaseDuration.toMillis());
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
     return jdbc.run(

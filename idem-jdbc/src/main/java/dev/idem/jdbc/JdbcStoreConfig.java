@@ -19,8 +19,10 @@ public final class JdbcStoreConfig {
   private final JdbcDialect dialect;
   private final String table;
   private final boolean sharedBetweenProcesses;
+  private final TransactionConnection transactions;
 
   private JdbcStoreConfig(Builder b) {
+    this.transactions = b.transactions;
     this.dialect = b.dialect;
     this.table = b.table;
     this.sharedBetweenProcesses = b.sharedBetweenProcesses;
@@ -54,11 +56,17 @@ public final class JdbcStoreConfig {
     return sharedBetweenProcesses;
   }
 
+  /** Where the thread's transaction is found in join mode; null in plain mode. */
+  public TransactionConnection transactions() {
+    return transactions;
+  }
+
   /** Checks and builds a {@link JdbcStoreConfig}. */
   public static final class Builder {
     private final JdbcDialect dialect;
     private String table = DEFAULT_TABLE;
     private boolean sharedBetweenProcesses = true;
+    private TransactionConnection transactions;
 
     private Builder(JdbcDialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -73,6 +81,17 @@ public final class JdbcStoreConfig {
     /** Whether other processes share the table; true by default. */
     public Builder sharedBetweenProcesses(boolean shared) {
       this.sharedBetweenProcesses = shared;
+      return this;
+    }
+
+    /**
+     * Join mode: when {@code transactions} reports a transaction on the calling thread, claims and
+     * outcomes are written in it, so they commit or roll back with the business writes, and a
+     * concurrent duplicate waits on the primary key until the first commits, then replays. Its
+     * DataSource must be the store's DataSource.
+     */
+    public Builder joinTransactions(TransactionConnection transactions) {
+      this.transactions = Objects.requireNonNull(transactions, "transactions");
       return this;
     }
 

@@ -9,6 +9,9 @@ import org.junit.jupiter.api.Nested;
 /** The store, token and engine contracts on an embedded H2 database. */
 class H2JdbcStoreTest {
 
+  private static final String URL = Databases.H2_URL;
+  private static final JdbcDialect DIALECT = JdbcDialect.h2();
+
   private static final JdbcIdempotencyStore STORE =
       Databases.store(Databases.H2_URL, JdbcDialect.h2(), false);
 
@@ -34,5 +37,50 @@ class H2JdbcStoreTest {
     protected IdempotencyStore store() {
       return STORE;
     }
+  }
+
+  @Nested
+  class JoinedStore extends IdempotencyStoreContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class JoinedTokens extends TokenContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class JoinMode extends JoinModeTests {
+    @Override
+    protected String url() {
+      return URL;
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return DIALECT;
+    }
+
+    @Override
+    protected boolean shared() {
+      return false;
+    }
+  }
+
+  private static IdempotencyStore joined() {
+    JdbcTransactions tx = new JdbcTransactions(Databases.pool(URL));
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(DIALECT).joinTransactions(tx).sharedBetweenProcesses(false).build();
+    return new TransactionPerCall(new JdbcIdempotencyStore(Databases.pool(URL), config), tx);
   }
 }

@@ -10,6 +10,11 @@ import org.junit.jupiter.api.Nested;
 /** The store, token and engine contracts on a real PostgreSQL server. */
 class PostgresJdbcStoreIT {
 
+  private static final String URL = Databases.POSTGRES_URL;
+  private static final JdbcDialect DIALECT = JdbcDialect.postgresql();
+  private static final Class<? extends Supplier<IdempotencyStore>> STORE_FACTORY =
+      Databases.PostgresStore.class;
+
   private static final JdbcIdempotencyStore STORE =
       Databases.store(Databases.POSTGRES_URL, JdbcDialect.postgresql(), true);
 
@@ -40,5 +45,50 @@ class PostgresJdbcStoreIT {
     protected IdempotencyStore store() {
       return STORE;
     }
+  }
+
+  @Nested
+  class JoinedStore extends IdempotencyStoreContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return STORE_FACTORY;
+    }
+  }
+
+  @Nested
+  class JoinedTokens extends TokenContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class JoinMode extends JoinModeTests {
+    @Override
+    protected String url() {
+      return URL;
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return DIALECT;
+    }
+  }
+
+  private static IdempotencyStore joined() {
+    JdbcTransactions tx = new JdbcTransactions(Databases.pool(URL));
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(DIALECT).joinTransactions(tx).sharedBetweenProcesses(true).build();
+    return new TransactionPerCall(new JdbcIdempotencyStore(Databases.pool(URL), config), tx);
   }
 }

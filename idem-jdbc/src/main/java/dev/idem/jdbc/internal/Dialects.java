@@ -158,6 +158,11 @@ public final class Dialects {
         public String schemaResource() {
           return "dev/idem/jdbc/schema-mysql.sql";
         }
+
+        @Override
+        public String lockingRead() {
+          return " LOCK IN SHARE MODE";
+        }
       };
 
   public static final JdbcDialect H2 =

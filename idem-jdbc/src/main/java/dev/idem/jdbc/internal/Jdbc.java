@@ -1,6 +1,7 @@
 package dev.idem.jdbc.internal;
 
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.jdbc.TransactionConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -20,13 +21,35 @@ public final class Jdbc {
   }
 
   private final DataSource dataSource;
+  private final TransactionConnection transactions;
 
-  public Jdbc(DataSource dataSource) {
+  /**
+   * @param transactions where the thread's transaction is found (join mode), or null for none
+   */
+  public Jdbc(DataSource dataSource, TransactionConnection transactions) {
     this.dataSource = dataSource;
+    this.transactions = transactions;
   }
 
-  /** Runs {@code work}; {@code what} names the operation in the error message. */
+  /** True when a transaction is active on this thread and the store writes in it. */
+  public boolean joined() {
+    return transactions != null && transactions.current() != null;
+  }
+
+  /**
+   * Runs {@code work} on the thread's transaction connection when there is one (neither committed
+   * nor closed here: the transaction's owner decides), else on a pooled connection committed at
+   * once. {@code what} names the operation in the error message.
+   */
   public <T> T run(String what, Work<T> work) {
+    Connection joined = transactions == null ? null : transactions.current();
+    if (joined != null) {
+      try {
+        return work.run(joined);
+      } catch (SQLException e) {
+        throw failure(what, e);
+      }
+    }
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
       try {
@@ -42,8 +65,12 @@ public final class Jdbc {
         throw e;
       }
     } catch (SQLException e) {
-      throw new IdempotencyStoreException(
-          "idempotency store failed at " + what + ": " + e.getMessage(), e);
+      throw failure(what, e);
     }
+  }
+
+  private static IdempotencyStoreException failure(String what, SQLException e) {
+    return new IdempotencyStoreException(
+        "idempotency store failed at " + what + ": " + e.getMessage(), e);
   }
 }

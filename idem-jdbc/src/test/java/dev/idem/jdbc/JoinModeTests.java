@@ -1,0 +1,232 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.ResultCodec;
+import dev.idem.testsupport.ChildJvm;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Join mode on a real database: the record and the business rows commit or roll back together, and
+ * a duplicate waits for the first transaction, then replays. Each database runs these through a
+ * {@code @Nested} subclass.
+ */
+abstract class JoinModeTests {
+
+  static final String ORDERS = "idem_test_orders";
+
+  protected abstract String url();
+
+  protected abstract JdbcDialect dialect();
+
+  /** Whether a child JVM can reach the same database (for the SIGKILL test). */
+  protected boolean shared() {
+    return true;
+  }
+
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+  private final String scope = "join:" + UUID.randomUUID();
+  private DataSource ds;
+  private JdbcTransactions tx;
+  private JdbcIdempotencyStore store;
+  private Idempotency engine;
+
+  @BeforeEach
+  void setUp() throws SQLException {
+    ds = Databases.pool(url());
+    tx = new JdbcTransactions(ds);
+    JdbcStoreConfig config = JdbcStoreConfig.custom(dialect()).joinTransactions(tx).build();
+    JdbcSchema.createIfMissing(ds, config);
+    store = new JdbcIdempotencyStore(ds, config);
+    engine = Idempotency.builder(store).build();
+    createOrdersTable(ds);
+  }
+
+  @AfterEach
+  void tearDown() {
+    pool.shutdownNow();
+    engine.close();
+  }
+
+  @Test
+  void aRollbackLeavesNeitherTheBusinessRowNorTheRecord() throws SQLException {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k1");
+    assertThatThrownBy(
+            () ->
+                tx.inTransaction(
+                    c ->
+                        engine.execute(
+                            key,
+                            Fingerprint.NONE,
+                            ResultCodec.utf8(),
+                            ctx -> {
+                              insertOrder(c, key, "first");
+                              throw new IllegalStateException("crash after the insert");
+                            })))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(orders(key)).isZero();
+    assertThat(store.find(key)).isEmpty();
+  }
+
+  @Test
+  void aDuplicateWaitsForTheFirstTransactionThenReplaysItsAnswer() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k2");
+    CountDownLatch inserted = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                order(
+                    key,
+                    "first",
+                    () -> {
+                      inserted.countDown();
+                      finish.await();
+                    }));
+    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+    Future<String> duplicate = pool.submit(() -> order(key, "duplicate", () -> {}));
+    finish.countDown();
+    assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
+    assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicateOfARolledBackTransactionRunsTheWorkItself() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k3");
+    CountDownLatch inserted = new CountDownLatch(1);
+    CountDownLatch fail = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                order(
+                    key,
+                    "first",
+                    () -> {
+                      inserted.countDown();
+                      fail.await();
+                      throw new IllegalStateException("rolled back");
+                    }));
+    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+    Future<String> duplicate = pool.submit(() -> order(key, "duplicate", () -> {}));
+    fail.countDown();
+    assertThatThrownBy(() -> first.get(20, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IllegalStateException.class);
+    assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo("order-duplicate");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void thirtyTwoConcurrentRequestsMakeOneRowAndGetOneAnswer() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k4");
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<String>> answers = new ArrayList<>();
+    for (int i = 0; i < 32; i++) {
+      String who = "t" + i;
+      answers.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return order(key, who, runs::incrementAndGet);
+              }));
+    }
+    go.countDown();
+    String first = answers.get(0).get(60, TimeUnit.SECONDS);
+    for (Future<String> answer : answers) {
+      assertThat(answer.get(60, TimeUnit.SECONDS)).isEqualTo(first);
+    }
+    assertThat(orders(key)).isEqualTo(1);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aProcessKilledMidTransactionLeavesNeitherRowNorRecord() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(shared(), "database is private to this JVM");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k5");
+    try (ChildJvm child =
+        ChildJvm.start(JoinModeChild.class, url(), dialect().name(), key.scope(), key.value())) {
+      child.awaitLine("inserted", Duration.ofSeconds(60));
+      assertThat(child.kill()).isEqualTo(137);
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> "order-retry".equals(order(key, "retry", () -> {})));
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  interface Step {
+    void run() throws Exception;
+  }
+
+  private String order(IdempotencyKey key, String who, Step during) throws Exception {
+    IdempotencyConfig config = IdempotencyConfig.ofDefaults();
+    return tx.inTransaction(
+        c ->
+            engine.execute(
+                key,
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> {
+                  insertOrder(c, key, who);
+                  during.run();
+                  return "order-" + who;
+                },
+                config));
+  }
+
+  static void insertOrder(Connection c, IdempotencyKey key, String who) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + ORDERS + " (order_no, placed_by) VALUES (?, ?)")) {
+      ps.setString(1, key.scope() + "/" + key.value() + "/" + UUID.randomUUID());
+      ps.setString(2, who);
+      ps.executeUpdate();
+    }
+  }
+
+  private int orders(IdempotencyKey key) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
+      ps.setString(1, key.scope() + "/" + key.value() + "/%");
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  static void createOrdersTable(DataSource ds) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + ORDERS
+              + " (order_no VARCHAR(200) PRIMARY KEY, placed_by VARCHAR(64) NOT NULL)");
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.idem.jdbc;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.StoreCapability;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A join-mode store whose every call runs in its own application transaction, so that the contract
+ * suites exercise the joined code path (the thread's connection, no commit by the store) with the
+ * same rules as plain mode.
+ */
+final class TransactionPerCall implements IdempotencyStore {
+
+  private final IdempotencyStore joined;
+  private final JdbcTransactions tx;
+
+  TransactionPerCall(IdempotencyStore joined, JdbcTransactions tx) {
+    this.joined = joined;
+    this.tx = tx;
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    return tx.inTransaction(c -> joined.claim(request));
+  }
+
+  @Override
+  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    return tx.inTransaction(c -> joined.complete(lease, outcome, retention));
+  }
+
+  @Override
+  public boolean release(Lease lease) {
+    return tx.inTransaction(c -> joined.release(lease));
+  }
+
+  @Override
+  public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+    return tx.inTransaction(c -> joined.renew(lease, leaseDuration));
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    return tx.inTransaction(c -> joined.find(key));
+  }
+
+  @Override
+  public boolean issue(IdempotencyKey key, Duration ttl) {
+    return tx.inTransaction(c -> joined.issue(key, ttl));
+  }
+
+  @Override
+  public int purgeExpired(int limit) {
+    return tx.inTransaction(c -> joined.purgeExpired(limit));
+  }
+
+  @Override
+  public Set<StoreCapability> capabilities() {
+    return joined.capabilities();
+  }
+}
