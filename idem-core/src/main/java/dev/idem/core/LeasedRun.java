@@ -47,8 +47,12 @@ final class LeasedRun {
     } catch (Exception | Error failure) {
       if (failure instanceof Exception e && config.isTerminal(e)) {
         byte[] encoded = codec.encodeFailure(e);
-        if (!storeOutcome(running, Outcome.failure(encoded), config)) {
-          log.warn("lease on {} was lost; terminal failure not stored", lease.key());
+        try {
+          if (!storeOutcome(running, Outcome.failure(encoded), config)) {
+            log.warn("lease on {} was lost; terminal failure not stored", lease.key());
+          }
+        } catch (OutcomeTooLargeException tooLarge) {
+          log.warn("terminal failure of {} too large to store; key released", lease.key());
         }
       } else {
         release(running);
@@ -72,7 +76,8 @@ final class LeasedRun {
   /**
    * Stores the outcome, trying again while the store fails. Returns false only when the store says
    * the lease no longer matches; when the store keeps failing the failure is logged and true is
-   * returned, because the work did run and its caller should get its answer.
+   * returned, because the work did run and its caller should get its answer. An outcome the store
+   * refuses as too large releases the key and is thrown.
    */
   private boolean storeOutcome(RunningLease running, Outcome outcome, IdempotencyConfig config) {
     IdempotencyKey key = running.key();
@@ -82,6 +87,9 @@ final class LeasedRun {
         boolean stored = store.complete(running.lease(), outcome, config.retention());
         waiter.signal(key);
         return stored;
+      } catch (OutcomeTooLargeException e) {
+        release(running);
+        throw e;
       } catch (RuntimeException e) {
         last = e;
         if (attempt < config.completionAttempts()) {

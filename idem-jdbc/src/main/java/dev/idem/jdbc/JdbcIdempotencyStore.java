@@ -8,6 +8,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.StoreCapability;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.RecordRow;
@@ -56,12 +57,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final JdbcDialect dialect;
   private final StoreSql sql;
   private final Set<StoreCapability> capabilities;
+  private final int maxOutcomeBytes;
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
     this.jdbc = new Jdbc(dataSource, config.transactions());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect, config.table());
+    this.maxOutcomeBytes = config.maxOutcomeBytes();
     this.capabilities =
         config.sharedBetweenProcesses()
             ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES)
@@ -126,6 +129,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    if (outcome.payload().length > maxOutcomeBytes) {
+      throw new OutcomeTooLargeException(outcome.payload().length, maxOutcomeBytes);
+    }
     return jdbc.run(
         "complete",
         c ->

@@ -9,6 +9,9 @@ import java.util.regex.Pattern;
  */
 public final class JdbcStoreConfig {
 
+  /** The default limit on a stored outcome: 1 MiB. */
+  public static final int DEFAULT_MAX_OUTCOME_BYTES = 1024 * 1024;
+
   /** The default table name. */
   public static final String DEFAULT_TABLE = "idem_records";
 
@@ -20,8 +23,10 @@ public final class JdbcStoreConfig {
   private final String table;
   private final boolean sharedBetweenProcesses;
   private final TransactionConnection transactions;
+  private final int maxOutcomeBytes;
 
   private JdbcStoreConfig(Builder b) {
+    this.maxOutcomeBytes = b.maxOutcomeBytes;
     this.transactions = b.transactions;
     this.dialect = b.dialect;
     this.table = b.table;
@@ -56,6 +61,11 @@ public final class JdbcStoreConfig {
     return sharedBetweenProcesses;
   }
 
+  /** The largest outcome stored; a larger one is refused before anything is written. */
+  public int maxOutcomeBytes() {
+    return maxOutcomeBytes;
+  }
+
   /** Where the thread's transaction is found in join mode; null in plain mode. */
   public TransactionConnection transactions() {
     return transactions;
@@ -67,6 +77,7 @@ public final class JdbcStoreConfig {
     private String table = DEFAULT_TABLE;
     private boolean sharedBetweenProcesses = true;
     private TransactionConnection transactions;
+    private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
 
     private Builder(JdbcDialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -81,6 +92,12 @@ public final class JdbcStoreConfig {
     /** Whether other processes share the table; true by default. */
     public Builder sharedBetweenProcesses(boolean shared) {
       this.sharedBetweenProcesses = shared;
+      return this;
+    }
+
+    /** The largest outcome stored, in bytes; at least 0. */
+    public Builder maxOutcomeBytes(int maxOutcomeBytes) {
+      this.maxOutcomeBytes = maxOutcomeBytes;
       return this;
     }
 
@@ -105,6 +122,10 @@ public final class JdbcStoreConfig {
                 + " was '"
                 + table
                 + "'");
+      }
+      if (maxOutcomeBytes < 0) {
+        throw new IllegalArgumentException(
+            "maxOutcomeBytes must not be negative, was " + maxOutcomeBytes);
       }
       return new JdbcStoreConfig(this);
     }

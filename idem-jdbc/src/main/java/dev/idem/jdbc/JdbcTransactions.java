@@ -53,18 +53,27 @@ public final class JdbcTransactions implements TransactionConnection {
     Connection c = open();
     bound.set(c);
     try {
-      T result = work.run(c);
-      c.commit();
+      T result;
+      try {
+        result = work.run(c);
+      } catch (Exception | Error e) {
+        rollback(c);
+        throw e;
+      }
+      commit(c);
       return result;
-    } catch (SQLException e) {
-      rollback(c);
-      throw new IdempotencyStoreException("commit failed: " + e.getMessage(), e);
-    } catch (Exception | Error e) {
-      rollback(c);
-      throw e;
     } finally {
       bound.remove();
       close(c);
+    }
+  }
+
+  private static void commit(Connection c) {
+    try {
+      c.commit();
+    } catch (SQLException e) {
+      rollback(c);
+      throw new IdempotencyStoreException("commit failed: " + e.getMessage(), e);
     }
   }
 

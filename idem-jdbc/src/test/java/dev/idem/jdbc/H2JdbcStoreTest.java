@@ -60,6 +60,19 @@ class H2JdbcStoreTest {
   }
 
   @Nested
+  class Specific extends JdbcStoreTests {
+    @Override
+    protected String url() {
+      return URL;
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return DIALECT;
+    }
+  }
+
+  @Nested
   class JoinMode extends JoinModeTests {
     @Override
     protected String url() {

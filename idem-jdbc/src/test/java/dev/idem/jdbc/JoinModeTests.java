@@ -9,6 +9,7 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.testsupport.ChildJvm;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -177,6 +178,71 @@ abstract class JoinModeTests {
         .atMost(Duration.ofSeconds(30))
         .until(() -> "order-retry".equals(order(key, "retry", () -> {})));
     assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void anInboxAppliesAMessageDeliveredTwiceOnce() throws Exception {
+    try (JdbcInbox inbox = inbox()) {
+      String id = "msg-" + UUID.randomUUID();
+      IdempotencyKey effect = IdempotencyKey.of(scope, id);
+      assertThat(inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
+          .isEqualTo(IdempotentConsumer.Delivery.PROCESSED);
+      assertThat(inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
+          .isEqualTo(IdempotentConsumer.Delivery.DUPLICATE);
+      assertThat(orders(effect)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anInboxCommitsNothingWhenTheHandlerFails() throws Exception {
+    try (JdbcInbox inbox = inbox()) {
+      String id = "msg-" + UUID.randomUUID();
+      IdempotencyKey effect = IdempotencyKey.of(scope, id);
+      assertThatThrownBy(
+              () ->
+                  inbox.receive(
+                      id,
+                      c -> {
+                        insertOrder(c, effect, "inbox");
+                        throw new SQLException("constraint failed further on");
+                      }))
+          .isInstanceOf(SQLException.class);
+      assertThat(orders(effect)).isZero();
+      assertThat(inbox.receive(id, c -> insertOrder(c, effect, "redelivered")))
+          .isEqualTo(IdempotentConsumer.Delivery.PROCESSED);
+      assertThat(orders(effect)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anInboxAppliesCopiesDeliveredAtOnceOnce() throws Exception {
+    try (JdbcInbox inbox = inbox()) {
+      String id = "msg-" + UUID.randomUUID();
+      IdempotencyKey effect = IdempotencyKey.of(scope, id);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<IdempotentConsumer.Delivery>> deliveries = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        deliveries.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return inbox.receive(id, c -> insertOrder(c, effect, "copy"));
+                }));
+      }
+      go.countDown();
+      int processed = 0;
+      for (Future<IdempotentConsumer.Delivery> d : deliveries) {
+        processed += d.get(60, TimeUnit.SECONDS) == IdempotentConsumer.Delivery.PROCESSED ? 1 : 0;
+      }
+      assertThat(processed).isEqualTo(1);
+      assertThat(orders(effect)).isEqualTo(1);
+    }
+  }
+
+  private JdbcInbox inbox() {
+    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
+    JdbcSchema.createIfMissing(ds, config.build());
+    return new JdbcInbox(ds, config, "loyalty-" + scope);
   }
 
   interface Step {

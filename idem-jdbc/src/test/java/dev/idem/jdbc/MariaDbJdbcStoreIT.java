@@ -73,6 +73,19 @@ class MariaDbJdbcStoreIT {
   }
 
   @Nested
+  class Specific extends JdbcStoreTests {
+    @Override
+    protected String url() {
+      return URL;
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return DIALECT;
+    }
+  }
+
+  @Nested
   class JoinMode extends JoinModeTests {
     @Override
     protected String url() {

@@ -1,0 +1,125 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.ResultCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/** What the JDBC store does beyond the shared contract, on each database. */
+abstract class JdbcStoreTests {
+
+  protected abstract String url();
+
+  protected abstract JdbcDialect dialect();
+
+  private final String scope = "jdbc:" + UUID.randomUUID();
+
+  private JdbcIdempotencyStore store(int maxOutcomeBytes) {
+    DataSource ds = Databases.pool(url());
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(dialect()).maxOutcomeBytes(maxOutcomeBytes).build();
+    JdbcSchema.createIfMissing(ds, config);
+    return new JdbcIdempotencyStore(ds, config);
+  }
+
+  @Test
+  void refusesAnOutcomeOverTheLimitBeforeWritingIt() {
+    JdbcIdempotencyStore store = store(16);
+    IdempotencyKey key = IdempotencyKey.of(scope, "big");
+    ClaimResult.Claimed claimed =
+        (ClaimResult.Claimed)
+            store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
+    assertThatThrownBy(
+            () ->
+                store.complete(claimed.lease(), Outcome.success(new byte[17]), Duration.ofHours(1)))
+        .isInstanceOfSatisfying(
+            OutcomeTooLargeException.class,
+            e -> {
+              assertThat(e.size()).isEqualTo(17);
+              assertThat(e.limit()).isEqualTo(16);
+            });
+    assertThat(store.find(key).orElseThrow().outcome()).isNull();
+    assertThat(store.complete(claimed.lease(), Outcome.success(new byte[16]), Duration.ofHours(1)))
+        .isTrue();
+  }
+
+  @Test
+  void theEngineReleasesTheKeyAndReportsAnOutcomeOverTheLimit() {
+    JdbcIdempotencyStore store = store(8);
+    try (Idempotency engine = Idempotency.builder(store).build()) {
+      IdempotencyKey key = IdempotencyKey.of(scope, "too-big");
+      assertThatThrownBy(
+              () ->
+                  engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "a long answer"))
+          .isInstanceOf(OutcomeTooLargeException.class);
+      assertThat(store.find(key)).isEmpty();
+      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "short"))
+          .isEqualTo("short");
+    }
+  }
+
+  @Test
+  void purgingFromSeveralNodesAtOnceDeletesEachExpiredRecordOnce() throws Exception {
+    JdbcIdempotencyStore store = store(JdbcStoreConfig.DEFAULT_MAX_OUTCOME_BYTES);
+    List<IdempotencyKey> keys = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      IdempotencyKey key = IdempotencyKey.of(scope, "purge-" + i);
+      ClaimResult.Claimed claimed =
+          (ClaimResult.Claimed)
+              store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
+      store.complete(claimed.lease(), Outcome.success(new byte[1]), Duration.ofMillis(1));
+      keys.add(key);
+    }
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> store.find(keys.get(119)).isEmpty());
+    ExecutorService nodes = Executors.newFixedThreadPool(4);
+    AtomicInteger purged = new AtomicInteger();
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int n = 0; n < 4; n++) {
+        running.add(
+            nodes.submit(
+                () -> {
+                  for (int batch = store.purgeExpired(25);
+                      batch > 0;
+                      batch = store.purgeExpired(25)) {
+                    purged.addAndGet(batch);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      nodes.shutdownNow();
+    }
+    assertThat(purged.get()).isGreaterThanOrEqualTo(keys.size());
+    assertThat(store.purgeExpired(1000)).isZero();
+    for (IdempotencyKey key : keys) {
+      assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+          .isInstanceOfSatisfying(
+              ClaimResult.Claimed.class, c -> assertThat(c.lease().fence()).isEqualTo(1));
+    }
+  }
+}
