@@ -1,0 +1,93 @@
+package dev.idem.redis;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.EngineContract;
+import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.LockProviderContract;
+import dev.idem.testsupport.TokenContract;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The store, token, engine and lock contracts on a Redis Cluster of three primaries: the one named
+ * by {@code IDEM_REDIS_CLUSTER_URI}, or else one this class starts on free local ports.
+ */
+class RedisClusterIT {
+
+  private static RedisClusterHarness harness;
+  private static RedisClusterClient client;
+  private static RedisIdempotencyStore store;
+  private static RedisLockProvider locks;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    String seed = RedisTestServers.CLUSTER_URI;
+    if (seed == null) {
+      harness = RedisClusterHarness.start();
+      seed = harness.seedUri();
+    }
+    client = RedisTestServers.clusterClient(seed);
+    store = RedisIdempotencyStore.create(client);
+    locks = RedisLockProvider.create(client);
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    try {
+      if (locks != null) {
+        locks.close();
+      }
+      if (store != null) {
+        store.close();
+      }
+      if (client != null) {
+        client.shutdown();
+      }
+    } finally {
+      if (harness != null) {
+        harness.close();
+      }
+    }
+  }
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return ClusterStoreFactory.class;
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Locks extends LockProviderContract {
+    @Override
+    protected LockProvider provider() {
+      return locks;
+    }
+  }
+}
