@@ -26,8 +26,12 @@ final class RedisTestServers {
   }
 
   static RedisClusterClient clusterClient(String seedUri) {
+    return clusterClient(seedUri, TIMEOUT);
+  }
+
+  static RedisClusterClient clusterClient(String seedUri, Duration timeout) {
     RedisURI uri = RedisURI.create(seedUri);
-    uri.setTimeout(TIMEOUT);
+    uri.setTimeout(timeout);
     return RedisClusterClient.create(uri);
   }
 }
