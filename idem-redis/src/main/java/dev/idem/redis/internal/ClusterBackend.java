@@ -1,0 +1,50 @@
+package dev.idem.redis.internal;
+
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@link RedisBackend} on a Redis Cluster. Lettuce routes each script call to the primary of its
+ * key's slot and follows MOVED and ASK redirections.
+ */
+public final class ClusterBackend implements RedisBackend {
+
+  private final RedisClusterClient client;
+  private final StatefulRedisClusterConnection<byte[], byte[]> connection;
+
+  public ClusterBackend(RedisClusterClient client) {
+    this.client = client;
+    this.connection = client.connect(ByteArrayCodec.INSTANCE);
+  }
+
+  @Override
+  public RedisScriptingCommands<byte[], byte[]> scripting() {
+    return connection.sync();
+  }
+
+  @Override
+  public StatefulRedisPubSubConnection<byte[], byte[]> openPubSub() {
+    return client.connectPubSub(ByteArrayCodec.INSTANCE);
+  }
+
+  @Override
+  public List<String> evictionPolicies() {
+    List<String> policies = new ArrayList<>();
+    for (Map<String, String> config :
+        connection.sync().upstream().commands().configGet("maxmemory-policy")) {
+      policies.add(String.valueOf(config.get("maxmemory-policy")));
+    }
+    return policies;
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+  }
+}

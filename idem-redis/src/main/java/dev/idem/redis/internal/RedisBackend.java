@@ -1,0 +1,26 @@
+package dev.idem.redis.internal;
+
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
+
+/**
+ * What the store and the lock provider need from Redis, the same for a standalone server and a
+ * Cluster: scripting commands, a pub/sub connection, and each primary's eviction policy. Owns the
+ * connections it opens; the Lettuce client stays the caller's.
+ */
+public interface RedisBackend extends AutoCloseable {
+
+  /** Commands that route each script call by its key (in Cluster, to the slot's primary). */
+  RedisScriptingCommands<byte[], byte[]> scripting();
+
+  /** Opens a pub/sub connection; in Cluster a PUBLISH from any node reaches it. */
+  StatefulRedisPubSubConnection<byte[], byte[]> openPubSub();
+
+  /** The {@code maxmemory-policy} of each primary. */
+  List<String> evictionPolicies();
+
+  /** Closes the connections this backend opened. */
+  @Override
+  void close();
+}

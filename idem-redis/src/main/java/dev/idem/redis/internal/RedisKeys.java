@@ -1,0 +1,84 @@
+package dev.idem.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/**
+ * Names of the Redis keys and channels of one store or lock provider. Every key is {@code
+ * <prefix>...{<sha-256 hex>}}: only the digest is inside the braces, so it is the Cluster hash tag
+ * and a record's key sits in one slot, while no byte of the caller's text reaches key syntax.
+ */
+public final class RedisKeys {
+
+  /** The prefix used when none is given. */
+  public static final String DEFAULT_PREFIX = "idem:";
+
+  // Lua numbers are doubles: 10^15 ms (about 31 000 years) keeps every sum exact.
+  private static final long MAX_MILLIS = 1_000_000_000_000_000L;
+
+  private final String prefix;
+
+  /**
+   * @param prefix put in front of every key and channel; must not contain braces, which would move
+   *     the Cluster hash tag into the prefix and put every record into one slot
+   */
+  public RedisKeys(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("key prefix must not contain '{' or '}': " + prefix);
+    }
+    this.prefix = prefix;
+  }
+
+  /** The hash of one record, by the key's digest. */
+  public byte[] record(String digest) {
+    return bytes(prefix + "{" + digest + "}");
+  }
+
+  /** The hash of one lock, by the digest of its name. */
+  public byte[] lock(String nameDigest) {
+    return bytes(prefix + "lock:{" + nameDigest + "}");
+  }
+
+  /** The channel that carries the digests of records that changed while someone waited. */
+  public byte[] changeChannel() {
+    return bytes(prefix + "changes");
+  }
+
+  /** The channel that carries the digests of released locks that someone waited for. */
+  public byte[] lockChannel() {
+    return bytes(prefix + "lock-released");
+  }
+
+  /** The lowercase hex SHA-256 of a lock name. */
+  public static String digest(String name) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(sha.digest(name.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+
+  /** {@code d} in whole milliseconds (at least 1), capped where Lua arithmetic stays exact. */
+  public static long millis(Duration d) {
+    if (d.compareTo(Duration.ofMillis(MAX_MILLIS)) > 0) {
+      return MAX_MILLIS;
+    }
+    return Math.max(1, d.toMillis());
+  }
+
+  /** UTF-8 bytes. */
+  public static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The decimal form of {@code n} as bytes, as Redis arguments carry numbers. */
+  public static byte[] bytes(long n) {
+    return bytes(Long.toString(n));
+  }
+}

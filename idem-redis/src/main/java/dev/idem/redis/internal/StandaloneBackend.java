@@ -1,0 +1,41 @@
+package dev.idem.redis.internal;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
+
+/** A {@link RedisBackend} on one Redis server (or a primary behind a proxy). */
+public final class StandaloneBackend implements RedisBackend {
+
+  private final RedisClient client;
+  private final StatefulRedisConnection<byte[], byte[]> connection;
+
+  public StandaloneBackend(RedisClient client) {
+    this.client = client;
+    this.connection = client.connect(ByteArrayCodec.INSTANCE);
+  }
+
+  @Override
+  public RedisScriptingCommands<byte[], byte[]> scripting() {
+    return connection.sync();
+  }
+
+  @Override
+  public StatefulRedisPubSubConnection<byte[], byte[]> openPubSub() {
+    return client.connectPubSub(ByteArrayCodec.INSTANCE);
+  }
+
+  @Override
+  public List<String> evictionPolicies() {
+    String policy = connection.sync().configGet("maxmemory-policy").get("maxmemory-policy");
+    return List.of(String.valueOf(policy));
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+  }
+}

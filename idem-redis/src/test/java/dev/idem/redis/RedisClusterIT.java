@@ -1,0 +1,130 @@
+package dev.idem.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.EngineContract;
+import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.LockProviderContract;
+import dev.idem.testsupport.TokenContract;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store, token, engine and lock contracts on a Redis Cluster of three primaries: the one named
+ * by {@code IDEM_REDIS_CLUSTER_URI}, or else one this class starts on free local ports.
+ */
+class RedisClusterIT {
+
+  private static RedisClusterHarness harness;
+  private static RedisClusterClient client;
+  private static RedisIdempotencyStore store;
+  private static RedisLockProvider locks;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    String seed = RedisTestServers.CLUSTER_URI;
+    if (seed == null) {
+      harness = RedisClusterHarness.start();
+      seed = harness.seedUri();
+    }
+    client = RedisTestServers.clusterClient(seed);
+    store = RedisIdempotencyStore.create(client);
+    locks = RedisLockProvider.create(client);
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    try {
+      if (locks != null) {
+        locks.close();
+      }
+      if (store != null) {
+        store.close();
+      }
+      if (client != null) {
+        client.shutdown();
+      }
+    } finally {
+      if (harness != null) {
+        harness.close();
+      }
+    }
+  }
+
+  @Test
+  void aClusterThatStopsAnsweringIsAStoreFailure() {
+    assumeTrue(harness != null, "only on the cluster these tests started");
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
+    RedisClusterClient impatient =
+        RedisTestServers.clusterClient(harness.seedUri(), Duration.ofMillis(200));
+    try (RedisIdempotencyStore slow = RedisIdempotencyStore.create(impatient);
+        StatefulRedisClusterConnection<String, String> admin = client.connect()) {
+      admin.sync().upstream().commands().clientPause(1_000);
+      assertThatThrownBy(() -> slow.claim(request))
+          .isInstanceOf(IdempotencyStoreException.class)
+          .hasRootCauseInstanceOf(RedisCommandTimeoutException.class);
+    } finally {
+      impatient.shutdown();
+    }
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class));
+  }
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return ClusterStoreFactory.class;
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Locks extends LockProviderContract {
+    @Override
+    protected LockProvider provider() {
+      return locks;
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package dev.idem.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.EngineContract;
+import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.LockProviderContract;
+import dev.idem.testsupport.TokenContract;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The store, token, engine and lock contracts on a standalone Redis, plus Redis specifics. */
+class RedisStandaloneIT {
+
+  private static RedisClient client;
+  private static RedisIdempotencyStore store;
+  private static RedisLockProvider locks;
+
+  @BeforeAll
+  static void connect() {
+    client = RedisTestServers.standaloneClient();
+    store = RedisIdempotencyStore.create(client);
+    locks = RedisLockProvider.create(client);
+  }
+
+  @AfterAll
+  static void disconnect() {
+    locks.close();
+    store.close();
+    client.shutdown();
+  }
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return StandaloneStoreFactory.class;
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Locks extends LockProviderContract {
+    @Override
+    protected LockProvider provider() {
+      return locks;
+    }
+  }
+
+  @Test
+  void aRecordIsOneHashUnderAHashTaggedDigestThatExpires() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      String name = "idem:{" + key.digest() + "}";
+      assertThat(raw.sync().type(name)).isEqualTo("hash");
+      assertThat(raw.sync().pttl(name)).isBetween(30_000L, 60_000L);
+      assertThat(raw.sync().hget(name, "s")).isEqualTo(key.scope());
+    }
+  }
+
+  @Test
+  void anotherStoreThatWaitsHearsOfTheCompletion() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
+    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    try (RedisIdempotencyStore otherNode = RedisIdempotencyStore.create(client)) {
+      CountDownLatch changed = new CountDownLatch(1);
+      try (RecordChangeNotifier.Subscription sub = otherNode.onChange(key, changed::countDown)) {
+        assertThat(otherNode.claim(request)).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(changed.getCount()).isEqualTo(1);
+        store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1));
+        assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void scriptsAreSentAgainWhenRedisForgotThem() {
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      raw.sync().scriptFlush();
+    }
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+        .isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void anUnreachableRedisIsAStoreFailure() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = socket.getLocalPort();
+    }
+    RedisURI uri = RedisURI.create("redis://127.0.0.1:" + closedPort);
+    uri.setTimeout(Duration.ofSeconds(1));
+    RedisClient nowhere = RedisClient.create(uri);
+    try {
+      assertThatThrownBy(() -> RedisIdempotencyStore.create(nowhere))
+          .isInstanceOf(IdempotencyStoreException.class);
+      assertThatThrownBy(() -> RedisLockProvider.create(nowhere))
+          .isInstanceOf(IdempotencyStoreException.class);
+    } finally {
+      nowhere.shutdown();
+    }
+  }
+
+  @Test
+  void rejectsAKeyPrefixThatWouldMoveTheHashTag() {
+    assertThatThrownBy(() -> RedisIdempotencyStore.create(client, "app:{x}:"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}

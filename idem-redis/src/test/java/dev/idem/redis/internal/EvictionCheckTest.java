@@ -1,0 +1,61 @@
+package dev.idem.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+class EvictionCheckTest {
+
+  @Test
+  void acceptsNoevictionOnEveryPrimary() {
+    assertThat(EvictionCheck.warnUnlessNoEviction(backend(() -> List.of("noeviction")), "test"))
+        .isTrue();
+  }
+
+  @Test
+  void warnsWhenAnyPrimaryMayEvict() {
+    assertThat(
+            EvictionCheck.warnUnlessNoEviction(
+                backend(() -> List.of("noeviction", "allkeys-lru")), "test"))
+        .isFalse();
+  }
+
+  @Test
+  void warnsWhenThePolicyCannotBeRead() {
+    assertThat(
+            EvictionCheck.warnUnlessNoEviction(
+                backend(
+                    () -> {
+                      throw new RedisException("ERR unknown command 'CONFIG'");
+                    }),
+                "test"))
+        .isFalse();
+  }
+
+  private static RedisBackend backend(Supplier<List<String>> policies) {
+    return new RedisBackend() {
+      @Override
+      public RedisScriptingCommands<byte[], byte[]> scripting() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public StatefulRedisPubSubConnection<byte[], byte[]> openPubSub() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public List<String> evictionPolicies() {
+        return policies.get();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}
