@@ -207,9 +207,11 @@ public final class JdbcLockProvider implements LockProvider {
     public boolean renew(Duration lease) {
       LockArguments.checkLease(lease);
       long ms = millis(lease);
-      return jdbc.run(
-              "renew", c -> Params.update(c, sql.renew(), ms, ms + retentionMs, name, owner, fence))
-          == 1;
+      int renewed =
+          jdbc.run(
+              "renew",
+              c -> Params.update(c, sql.renew(), ms, ms + retentionMs, name, owner, fence));
+      return renewed == 1;
     }
 
     /**

@@ -68,6 +68,18 @@ abstract class JdbcLockChecks {
     held.close();
   }
 
+  @Test
+  void namesThatDifferOnlyInCaseOrTrailingSpaceAreDifferentLocks() throws Exception {
+    JdbcLockProvider provider = LockFixtures.provider(url(), dialect());
+    try (LockHandle lower = provider.tryLock(name + "-a", Duration.ZERO, LONG).orElseThrow();
+        LockHandle upper = provider.tryLock(name + "-A", Duration.ZERO, LONG).orElseThrow();
+        LockHandle padded = provider.tryLock(name + "-a ", Duration.ZERO, LONG).orElseThrow()) {
+      assertThat(lower.isHeld()).isTrue();
+      assertThat(upper.isHeld()).isTrue();
+      assertThat(padded.isHeld()).isTrue();
+    }
+  }
+
   private Optional<LockHandle> lock(JdbcLockProvider provider, Duration wait) {
     try {
       return provider.tryLock(name, wait, LONG);
