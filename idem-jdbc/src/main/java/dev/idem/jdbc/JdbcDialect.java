@@ -8,8 +8,8 @@ import javax.sql.DataSource;
 
 /**
  * What differs between databases, as one small strategy object per database: the clock expression,
- * the one-statement claim, and how errors are told apart. Everything else Idem runs is portable SQL
- * built from these pieces.
+ * the one-statement claim and lock acquisition, and how errors are told apart. Everything else Idem
+ * runs is portable SQL built from these pieces.
  */
 public interface JdbcDialect {
 
@@ -58,6 +58,26 @@ public interface JdbcDialect {
 
   /** The schema resource in this jar, with {@code idem_records} as the table name. */
   String schemaResource();
+
+  /**
+   * The acquisition of a lock as one atomic statement (an upsert that inserts the lock's row, or
+   * takes over a row that was released or whose lease has ended, with a fresh owner and {@code
+   * fence + 1}, and leaves a row held by someone else alone). Parameters: name, owner, lease ms,
+   * lease ms plus fence retention ms.
+   */
+  String acquireLock(String table);
+
+  /**
+   * True when {@link #acquireLock} is a query that returns {@code fence, lease_until} of the row it
+   * took (and no row otherwise); false when it is an update whose result is read back.
+   */
+  boolean acquireLockReturnsRow();
+
+  /** Deletes at most {@code ?} lock rows whose {@code expires_at} has passed, in one statement. */
+  String purgeLocks(String table);
+
+  /** The lock table's schema resource in this jar, with {@code idem_locks} as the table name. */
+  String lockSchemaResource();
 
   /** True when {@code e} says a unique key was violated. */
   default boolean isDuplicateKey(SQLException e) {

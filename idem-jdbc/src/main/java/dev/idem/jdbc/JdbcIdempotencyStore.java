@@ -11,6 +11,7 @@ import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.StoreCapability;
 import dev.idem.jdbc.internal.Jdbc;
+import dev.idem.jdbc.internal.Params;
 import dev.idem.jdbc.internal.RecordRow;
 import dev.idem.jdbc.internal.StoreSql;
 import java.sql.Connection;
@@ -94,7 +95,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
     if (request.requireIssued()) {
-      update(c, sql.claimToken(), request.fingerprint().value(), owner, leaseMs, leaseMs, id);
+      Params.update(
+          c, sql.claimToken(), request.fingerprint().value(), owner, leaseMs, leaseMs, id);
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);
@@ -124,7 +126,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       PreparedStatement ps, ClaimRequest request, String id, String owner, long leaseMs)
       throws SQLException {
     IdempotencyKey key = request.key();
-    bind(ps, id, key.scope(), key.value(), request.fingerprint().value(), owner, leaseMs, leaseMs);
+    Params.bind(
+        ps, id, key.scope(), key.value(), request.fingerprint().value(), owner, leaseMs, leaseMs);
   }
 
   @Override
@@ -135,7 +138,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "complete",
         c ->
-            update(
+            Params.update(
                     c,
                     sql.complete(),
                     outcome.kind().name(),
@@ -153,8 +156,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "release",
         c ->
-            update(c, sql.releaseToIssued(), owned) == 1
-                || update(c, sql.deleteOwned(), owned) == 1);
+            Params.update(c, sql.releaseToIssued(), owned) == 1
+                || Params.update(c, sql.deleteOwned(), owned) == 1);
   }
 
   @Override
@@ -167,11 +170,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "renew",
         c -> {
-          if (update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
+          if (Params.update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
             return Optional.empty();
           }
           try (PreparedStatement ps = c.prepareStatement(sql.selectLeaseUntil())) {
-            bind(ps, owned);
+            Params.bind(ps, owned);
             try (ResultSet rs = ps.executeQuery()) {
               return rs.next()
                   ? Optional.of(lease.withUntil(Instant.ofEpochMilli(rs.getLong(1))))
@@ -198,9 +201,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "issue",
         c -> {
-          update(c, sql.deleteExpired(), id);
+          Params.update(c, sql.deleteExpired(), id);
           try {
-            return update(c, sql.issue(), id, key.scope(), key.value(), ms, ms) == 1;
+            return Params.update(c, sql.issue(), id, key.scope(), key.value(), ms, ms) == 1;
           } catch (SQLException e) {
             if (dialect.isDuplicateKey(e)) {
               return false;
@@ -212,7 +215,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public int purgeExpired(int limit) {
-    return jdbc.run("purge", c -> update(c, sql.purge(), limit));
+    return jdbc.run("purge", c -> Params.update(c, sql.purge(), limit));
   }
 
   @Override
@@ -225,28 +228,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? RecordRow.read(rs) : null;
-      }
-    }
-  }
-
-  private static int update(Connection c, String statement, Object... params) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statement)) {
-      bind(ps, params);
-      return ps.executeUpdate();
-    }
-  }
-
-  private static void bind(PreparedStatement ps, Object... params) throws SQLException {
-    for (int i = 0; i < params.length; i++) {
-      Object p = params[i];
-      if (p instanceof byte[] bytes) {
-        ps.setBytes(i + 1, bytes);
-      } else if (p instanceof Long n) {
-        ps.setLong(i + 1, n);
-      } else if (p instanceof Integer n) {
-        ps.setInt(i + 1, n);
-      } else {
-        ps.setString(i + 1, (String) p);
       }
     }
   }

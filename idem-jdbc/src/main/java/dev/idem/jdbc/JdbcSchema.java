@@ -10,9 +10,10 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * Creates the records table from the dialect's {@code schema-*.sql} file in this jar, under the
- * configured table name. Safe to run more than once. Applications that manage their schema with
- * Flyway or Liquibase copy the same file into their migrations instead.
+ * Creates the records table from the dialect's {@code schema-*.sql} file in this jar, and the locks
+ * table from its {@code locks-*.sql} file, under the configured table names. Safe to run more than
+ * once. Applications that manage their schema with Flyway or Liquibase copy the same file into
+ * their migrations instead.
  */
 public final class JdbcSchema {
 
@@ -20,8 +21,18 @@ public final class JdbcSchema {
 
   /** Creates the table and its index if they are missing. */
   public static void createIfMissing(DataSource dataSource, JdbcStoreConfig config) {
-    String script = read(config.dialect().schemaResource());
-    String table = config.table();
+    run(dataSource, config.dialect().schemaResource(), "idem_records", config.table());
+  }
+
+  /** Creates the locks table of {@link JdbcLockProvider} and its index if they are missing. */
+  public static void createIfMissing(DataSource dataSource, JdbcLockConfig config) {
+    run(dataSource, config.dialect().lockSchemaResource(), "idem_locks", config.table());
+  }
+
+  // The scripts name their table `placeholder` and its index `placeholder_expires_at`.
+  private static void run(
+      DataSource dataSource, String resource, String placeholder, String table) {
+    String script = read(resource);
     String indexName = table.replace('.', '_') + "_expires_at";
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
@@ -30,8 +41,7 @@ public final class JdbcSchema {
         if (body.isBlank()) {
           continue;
         }
-        s.execute(
-            body.replace("idem_records_expires_at", indexName).replace("idem_records", table));
+        s.execute(body.replace(placeholder + "_expires_at", indexName).replace(placeholder, table));
       }
       if (!c.getAutoCommit()) {
         c.commit();

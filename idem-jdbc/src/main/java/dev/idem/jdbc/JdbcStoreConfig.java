@@ -1,7 +1,7 @@
 package dev.idem.jdbc;
 
+import dev.idem.jdbc.internal.SqlIdentifiers;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Where and how the JDBC store keeps its records. Immutable; {@link #custom(JdbcDialect)} builds
@@ -14,10 +14,6 @@ public final class JdbcStoreConfig {
 
   /** The default table name. */
   public static final String DEFAULT_TABLE = "idem_records";
-
-  // A plain or schema-qualified SQL identifier: it is spliced into statements, so nothing else.
-  private static final Pattern IDENTIFIER =
-      Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
   private final JdbcDialect dialect;
   private final String table;
@@ -116,13 +112,7 @@ public final class JdbcStoreConfig {
      * @throws IllegalArgumentException when the table name is not a plain SQL identifier
      */
     public JdbcStoreConfig build() {
-      if (table == null || !IDENTIFIER.matcher(table).matches()) {
-        throw new IllegalArgumentException(
-            "table name must be an SQL identifier (letters, digits, '_', optionally schema.table),"
-                + " was '"
-                + table
-                + "'");
-      }
+      SqlIdentifiers.table(table);
       if (maxOutcomeBytes < 0) {
         throw new IllegalArgumentException(
             "maxOutcomeBytes must not be negative, was " + maxOutcomeBytes);

@@ -28,7 +28,10 @@ public final class Dialects {
   }
 
   public static final JdbcDialect POSTGRESQL =
-      new Base("postgresql", "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::BIGINT") {
+      new Base(
+          "postgresql",
+          "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::BIGINT",
+          LockStatements.POSTGRESQL) {
         @Override
         public String claim(String t) {
           String n = now();
@@ -87,7 +90,10 @@ public final class Dialects {
       };
 
   public static final JdbcDialect MYSQL =
-      new Base("mysql", "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)") {
+      new Base(
+          "mysql",
+          "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)",
+          LockStatements.MYSQL) {
         @Override
         public String claim(String t) {
           String n = now();
@@ -166,7 +172,8 @@ public final class Dialects {
       };
 
   public static final JdbcDialect H2 =
-      new Base("h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)") {
+      new Base(
+          "h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", LockStatements.H2) {
         @Override
         public String claim(String t) {
           String n = "s.now_ms";
@@ -231,10 +238,12 @@ public final class Dialects {
   private abstract static class Base implements JdbcDialect {
     private final String name;
     private final String now;
+    private final LockStatements locks;
 
-    Base(String name, String now) {
+    Base(String name, String now, LockStatements locks) {
       this.name = name;
       this.now = now;
+      this.locks = locks;
     }
 
     @Override
@@ -255,6 +264,26 @@ public final class Dialects {
     @Override
     public String schemaResource() {
       return "dev/idem/jdbc/schema-postgresql.sql";
+    }
+
+    @Override
+    public String acquireLock(String table) {
+      return locks.acquire(table, now);
+    }
+
+    @Override
+    public boolean acquireLockReturnsRow() {
+      return locks.returnsRow();
+    }
+
+    @Override
+    public String purgeLocks(String table) {
+      return locks.purge(table, now);
+    }
+
+    @Override
+    public String lockSchemaResource() {
+      return "dev/idem/jdbc/locks-" + name + ".sql";
     }
 
     @Override
