@@ -1,0 +1,61 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The Flyway migrations in the jar hold exactly the schema files' statements, and they run. */
+class MigrationFilesTest {
+
+  @ParameterizedTest
+  @ValueSource(strings = {"postgresql", "mysql", "h2"})
+  void migrationEqualsTheSchemaFilesItIsMadeOf(String db) throws IOException {
+    String migration = read("db/migration/idem/" + db + "/V1__idem_tables.sql");
+    String body = migration.substring(migration.indexOf("\n\n") + 2);
+    String expected =
+        read("dev/idem/jdbc/schema-" + db + ".sql")
+            + "\n"
+            + read("dev/idem/jdbc/locks-" + db + ".sql");
+    assertThat(body).isEqualTo(expected);
+  }
+
+  @Test
+  void theH2MigrationCreatesBothTables() throws Exception {
+    String script = read("db/migration/idem/h2/V1__idem_tables.sql");
+    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:migration-test");
+        Statement s = c.createStatement()) {
+      for (String statement : script.split(";")) {
+        String sql =
+            statement.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + b + "\n");
+        if (!sql.isBlank()) {
+          s.execute(sql);
+        }
+      }
+      assertThat(tableExists(c, "IDEM_RECORDS")).isTrue();
+      assertThat(tableExists(c, "IDEM_LOCKS")).isTrue();
+    }
+  }
+
+  private static boolean tableExists(Connection c, String table) throws SQLException {
+    try (ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
+      return rs.next();
+    }
+  }
+
+  private static String read(String resource) throws IOException {
+    try (InputStream in = MigrationFilesTest.class.getClassLoader().getResourceAsStream(resource)) {
+      assertThat(in).as(resource).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
