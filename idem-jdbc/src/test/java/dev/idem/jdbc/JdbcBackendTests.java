@@ -1,0 +1,135 @@
+package dev.idem.jdbc;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.testsupport.EngineContract;
+import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.TokenContract;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * Everything the JDBC store runs on one database: the shared store, token and engine contracts in
+ * plain mode, the store and token contracts again in join mode, the join-mode tests and the
+ * JDBC-specific ones. A database's test class only says which database.
+ */
+abstract class JdbcBackendTests {
+
+  private static final Map<String, JdbcIdempotencyStore> PLAIN = new ConcurrentHashMap<>();
+
+  /** The JDBC URL of the database. */
+  protected abstract String url();
+
+  protected abstract JdbcDialect dialect();
+
+  /**
+   * For a database other processes can reach: a factory the crash test's child JVM builds the same
+   * store with; null for a database private to this JVM.
+   */
+  protected abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
+
+  private boolean shared() {
+    return crashStoreFactory() != null;
+  }
+
+  private IdempotencyStore plain() {
+    return PLAIN.computeIfAbsent(url(), u -> Databases.store(u, dialect(), shared()));
+  }
+
+  private IdempotencyStore joined() {
+    JdbcTransactions tx = new JdbcTransactions(Databases.pool(url()));
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(dialect())
+            .joinTransactions(tx)
+            .sharedBetweenProcesses(shared())
+            .build();
+    plain();
+    return new TransactionPerCall(new JdbcIdempotencyStore(Databases.pool(url()), config), tx);
+  }
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return JdbcBackendTests.this.crashStoreFactory();
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+  }
+
+  @Nested
+  class JoinedStore extends IdempotencyStoreContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return JdbcBackendTests.this.crashStoreFactory();
+    }
+  }
+
+  @Nested
+  class JoinedTokens extends TokenContract {
+    private final IdempotencyStore store = joined();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
+  class Specific extends JdbcStoreTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
+    }
+  }
+
+  @Nested
+  class JoinMode extends JoinModeTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
+    }
+
+    @Override
+    protected boolean shared() {
+      return JdbcBackendTests.this.shared();
+    }
+  }
+}
