@@ -3,38 +3,34 @@ package dev.idem.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
- * Throughput of the JDBC store on PostgreSQL and MariaDB with {@value #THREADS} threads on a pool
- * of {@value #THREADS} connections, beside a raw insert-if-absent of random keys on the same pool
- * in the same run; writes the {@code jdbc-store} section of {@code docs/benchmarks.md}.
+ * Throughput of the JDBC store on PostgreSQL and MariaDB with {@value JdbcStoreSettings#THREADS}
+ * threads on a pool of as many connections, beside a raw insert-if-absent of random keys on the
+ * same pool in the same run; writes the {@code jdbc-store} section of {@code docs/benchmarks.md}.
  *
- * <p>Each scenario gets empty tables, a warmup and a measured window under load, then a counted run
- * of single operations one after another, in which the pool counts statements, commits and
- * connections per operation. The raw insert runs first and again last, so that a drift in the
- * machine's speed during the run shows, and its mean is the baseline.
+ * <p>After a warmup of every scenario, the scenarios take turns in rounds, each with emptied tables
+ * and a short measured window, so that a change in the machine's load during the run falls on all
+ * of them alike rather than on whichever ran then. Last, each scenario runs single operations one
+ * after another while the pool counts statements, commits and connections per operation.
  *
  * <p>Arguments: {@code --quick} for a short, rough run; {@code --doc=PATH} to write elsewhere.
  */
 public final class JdbcStoreBench {
 
-  static final int THREADS = 8;
+  /** One scenario: its name and the operation every thread repeats. */
+  private record Scenario(String name, LoadDriver.Operation operation) {}
 
-  private final LoadDriver driver;
-  private final int replayKeys;
-  private final int countedOps;
+  private final JdbcStoreSettings settings;
 
-  private JdbcStoreBench(boolean quick) {
-    this.driver =
-        quick
-            ? new LoadDriver(THREADS, Duration.ofSeconds(1), Duration.ofSeconds(2))
-            : new LoadDriver(THREADS, Duration.ofSeconds(5), Duration.ofSeconds(10));
-    this.replayKeys = quick ? 1_000 : 10_000;
-    this.countedOps = quick ? 200 : 1_000;
+  private JdbcStoreBench(JdbcStoreSettings settings) {
+    this.settings = settings;
   }
 
   public static void main(String[] args) throws Exception {
@@ -49,14 +45,14 @@ public final class JdbcStoreBench {
     }
     Machine machine = Machine.current();
     Instant started = Instant.now();
-    JdbcStoreBench bench = new JdbcStoreBench(quick);
+    JdbcStoreSettings settings = quick ? JdbcStoreSettings.quickRun() : JdbcStoreSettings.full();
+    JdbcStoreBench bench = new JdbcStoreBench(settings);
     List<JdbcStoreTable> tables = new ArrayList<>();
     for (BenchDatabase database : List.of(BenchDatabase.postgresql(), BenchDatabase.mariadb())) {
       tables.add(bench.run(database));
     }
     String loadAfter = Machine.current().loadAverage();
-    JdbcStoreSection section =
-        new JdbcStoreSection(tables, machine, loadAfter, started, quick, bench.driver);
+    JdbcStoreSection section = new JdbcStoreSection(tables, machine, loadAfter, started, settings);
     new GeneratedSection(doc, "jdbc-store", BenchReport.DOC_INTRO)
         .write(String.join("\n", section.lines()));
     System.out.println();
@@ -72,62 +68,59 @@ public final class JdbcStoreBench {
   private JdbcStoreTable run(BenchDatabase database) throws Exception {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(database.url());
-    config.setMaximumPoolSize(THREADS);
-    config.setMinimumIdle(THREADS);
+    config.setMaximumPoolSize(JdbcStoreSettings.THREADS);
+    config.setMinimumIdle(JdbcStoreSettings.THREADS);
     config.setPoolName("idem-bench-" + database.name());
-    List<JdbcStoreTable.Row> rows = new ArrayList<>();
     try (HikariDataSource pool = new HikariDataSource(config)) {
       CountingDataSource counting = new CountingDataSource(pool);
       try (StoreScenarios s = new StoreScenarios(database, counting)) {
         s.createTables();
-        rows.add(measure(database, JdbcStoreTable.RAW_FIRST, s, counting, s::rawInsert));
-        rows.add(
-            measure(database, JdbcStoreTable.CLAIM_COMPLETE, s, counting, s::claimAndComplete));
-        s.truncateAll();
-        s.completeReplayKeys(replayKeys, THREADS);
-        rows.add(measureOnly(database, JdbcStoreTable.REPLAY, counting, s::replay));
-        rows.add(measure(database, JdbcStoreTable.BUSINESS, s, counting, s::businessTransaction));
-        rows.add(
-            measure(
-                database,
-                JdbcStoreTable.BUSINESS_JOINED,
-                s,
-                counting,
-                s::businessTransactionWithIdempotency));
-        rows.add(measure(database, JdbcStoreTable.RAW_LAST, s, counting, s::rawInsert));
+        s.completeReplayKeys(settings.replayKeys(), JdbcStoreSettings.THREADS);
+        List<Scenario> scenarios =
+            List.of(
+                new Scenario(JdbcStoreTable.RAW, s::rawInsert),
+                new Scenario(JdbcStoreTable.CLAIM_COMPLETE, s::claimAndComplete),
+                new Scenario(JdbcStoreTable.REPLAY, s::replay),
+                new Scenario(JdbcStoreTable.BUSINESS, s::businessTransaction),
+                new Scenario(
+                    JdbcStoreTable.BUSINESS_JOINED, s::businessTransactionWithIdempotency));
+        for (Scenario scenario : scenarios) {
+          System.out.printf("%s: warming up %s%n", database.name(), scenario.name());
+          s.truncateWrittenTables();
+          settings.warmup().run(scenario.operation());
+        }
+        Map<String, List<LoadDriver.Result>> windows = new LinkedHashMap<>();
+        for (int r = 1; r <= settings.rounds(); r++) {
+          StringBuilder line = new StringBuilder(database.name() + ": round " + r + ":");
+          for (Scenario scenario : scenarios) {
+            s.truncateWrittenTables();
+            LoadDriver.Result result = settings.round().run(scenario.operation());
+            windows.computeIfAbsent(scenario.name(), n -> new ArrayList<>()).add(result);
+            line.append(String.format(Locale.ROOT, " %.0f", result.perSecond()));
+          }
+          System.out.println(line + " ops/s");
+        }
+        List<JdbcStoreTable.Row> rows = new ArrayList<>();
+        for (Scenario scenario : scenarios) {
+          s.truncateWrittenTables();
+          rows.add(row(scenario, windows.get(scenario.name()), counting));
+        }
+        return new JdbcStoreTable(database.name(), s.serverVersion(), rows);
       }
     }
-    return new JdbcStoreTable(database.name(), rows);
   }
 
-  private JdbcStoreTable.Row measure(
-      BenchDatabase database,
-      String scenario,
-      StoreScenarios scenarios,
-      CountingDataSource counting,
-      LoadDriver.Operation operation)
+  // Counted on their own, after the load has stopped, so that only these operations are seen.
+  private JdbcStoreTable.Row row(
+      Scenario scenario, List<LoadDriver.Result> windows, CountingDataSource counting)
       throws Exception {
-    scenarios.truncateAll();
-    return measureOnly(database, scenario, counting, operation);
-  }
-
-  private JdbcStoreTable.Row measureOnly(
-      BenchDatabase database,
-      String scenario,
-      CountingDataSource counting,
-      LoadDriver.Operation operation)
-      throws Exception {
-    System.out.printf("%s: %s ...%n", database.name(), scenario);
-    LoadDriver.Result load = driver.run(operation);
-    // Counted on their own, after the load has stopped, so that only these operations are seen.
     CountingDataSource.Counts before = counting.snapshot();
-    for (int i = 0; i < countedOps; i++) {
-      operation.run();
+    for (int i = 0; i < settings.countedOps(); i++) {
+      scenario.operation().run();
     }
     CountingDataSource.Counts counted = counting.snapshot().minus(before);
-    System.out.printf(
-        "  %.0f ops/s, p50 %.2f ms, p99 %.2f ms; in %d counted ops: %s%n",
-        load.perSecond(), load.p50Nanos() / 1e6, load.p99Nanos() / 1e6, countedOps, counted);
-    return new JdbcStoreTable.Row(scenario, load, counted, countedOps);
+    List<Double> rates = windows.stream().map(LoadDriver.Result::perSecond).toList();
+    return new JdbcStoreTable.Row(
+        scenario.name(), LoadDriver.Result.combine(windows), rates, counted, settings.countedOps());
   }
 }

@@ -15,22 +15,22 @@ import java.util.List;
  * @param machine the machine, with its load before the run
  * @param loadAfter the load average after the run
  * @param started when the run began
- * @param quick whether this was a short, rough run
- * @param driver the load's threads, warmup and window
+ * @param settings how long and how often it measured
  */
 record JdbcStoreSection(
     List<JdbcStoreTable> tables,
     Machine machine,
     String loadAfter,
     Instant started,
-    boolean quick,
-    LoadDriver driver) {
+    JdbcStoreSettings settings) {
 
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The section's Markdown lines. */
   List<String> lines() {
+    LoadDriver round = settings.round();
+    boolean quick = settings.quick();
     List<String> lines = new ArrayList<>();
     lines.add("## JDBC store: claims per second on PostgreSQL and MariaDB");
     lines.add("");
@@ -38,16 +38,20 @@ record JdbcStoreSection(
     lines.add("");
     lines.add(
         "%d threads in a closed loop (each starts its next operation when the last one returns)"
-                .formatted(driver.threads())
-            + " on one HikariCP pool of %d connections per database.".formatted(driver.threads())
-            + " Every scenario of a database runs on the same pool in the same run, on empty"
-            + " tables, with a warmup of %s and a measured window of %s."
-                .formatted(seconds(driver.warmup()), seconds(driver.window())));
+                .formatted(round.threads())
+            + " on one HikariCP pool of %d connections per database.".formatted(round.threads())
+            + " Every scenario of a database runs on the same pool in the same run: first a warmup"
+            + " of %s each, then %d rounds in which the scenarios take turns,"
+                .formatted(seconds(settings.warmup().window()), settings.rounds())
+            + " each turn on emptied tables with %s to settle and a measured window of %s."
+                .formatted(seconds(round.warmup()), seconds(round.window()))
+            + " Taking turns spreads changes in the machine's load over all scenarios alike;"
+            + " a figure is all of a scenario's windows taken together.");
     lines.add("");
     lines.add(
         "- `raw insert`: the baseline, one `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or"
             + " `INSERT IGNORE` (MariaDB) of a random 64-character hex id into a one-column table."
-            + " Run first and again last; the ratio column divides by the mean of the two.");
+            + " The ratio column divides by its rate.");
     lines.add(
         "- `claim + complete`: `JdbcIdempotencyStore.claim` of a new key, then `complete` with a"
             + " "
@@ -56,8 +60,10 @@ record JdbcStoreSection(
             + " `INSERT ... ON CONFLICT ... RETURNING`, MariaDB with an upsert and a read-back"
             + " `SELECT`; `complete` is one `UPDATE`.");
     lines.add(
-        "- `replay`: `claim` of a key picked at random from keys completed in setup; the store"
-            + " answers `Completed` with the stored outcome.");
+        "- `replay`: `claim` of a key picked at random from %d keys completed in setup (in a"
+                .formatted(settings.replayKeys())
+            + " table of their own, kept through the rounds); the store answers `Completed` with"
+            + " the stored outcome.");
     lines.add(
         "- `business tx`: `JdbcTransactions.inTransaction` around one insert of an order row.");
     lines.add(
@@ -76,15 +82,15 @@ record JdbcStoreSection(
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(
-        "- The servers run on the same machine: the benchmark's threads, PostgreSQL and MariaDB"
-            + " share its %d processors, so these rates are what the machine does as a whole,"
+        "- The database servers run on the same machine as the benchmark: its threads and both servers share the %d processors, so each statement's client"
                 .formatted(machine.cpus())
-            + " not what a server on its own hardware would do. Both the baseline and the store"
-            + " pay the same client cost per statement, which the ratios cancel only in part.");
+            + " work takes CPU from the server. The rates are what this machine does as a whole,"
+            + " not what a server on its own hardware would do; the load averages show how busy"
+            + " it was with other work meanwhile.");
     lines.add("- Reproduce: `scripts/bench" + (quick ? " --quick" : "") + "`");
     for (JdbcStoreTable table : tables) {
       lines.add("");
-      lines.add("### " + table.database());
+      lines.add("### " + table.database() + " " + table.version());
       lines.add("");
       lines.addAll(table.markdown());
       lines.add("");

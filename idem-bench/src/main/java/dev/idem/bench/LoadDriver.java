@@ -26,18 +26,47 @@ record LoadDriver(int threads, Duration warmup, Duration window) {
   }
 
   /**
-   * What one measured window gave.
+   * What one or more measured windows gave.
    *
-   * @param operations operations that ended inside the window
-   * @param seconds the window's length
-   * @param p50Nanos median latency
-   * @param p99Nanos 99th percentile latency
+   * @param operations operations that ended inside the windows
+   * @param seconds the windows' total length
+   * @param latencies every counted operation's latency in nanoseconds, sorted
    */
-  record Result(long operations, double seconds, long p50Nanos, long p99Nanos) {
+  record Result(long operations, double seconds, long[] latencies) {
+
+    /** The windows of {@code results} taken together, as if they were one. */
+    static Result combine(List<Result> results) {
+      long[] all = results.stream().flatMapToLong(r -> Arrays.stream(r.latencies)).toArray();
+      Arrays.sort(all);
+      return new Result(
+          results.stream().mapToLong(Result::operations).sum(),
+          results.stream().mapToDouble(Result::seconds).sum(),
+          all);
+    }
 
     /** Operations per second. */
     double perSecond() {
       return operations / seconds;
+    }
+
+    /** The median latency in nanoseconds. */
+    long p50Nanos() {
+      return percentile(0.50);
+    }
+
+    /** The 99th percentile latency in nanoseconds. */
+    long p99Nanos() {
+      return percentile(0.99);
+    }
+
+    // Nearest rank: the smallest sample that at least the fraction p of all samples do not
+    // exceed.
+    private long percentile(double p) {
+      if (latencies.length == 0) {
+        return 0;
+      }
+      int rank = (int) Math.ceil(p * latencies.length);
+      return latencies[Math.max(0, rank - 1)];
     }
   }
 
@@ -66,11 +95,7 @@ record LoadDriver(int threads, Duration warmup, Duration window) {
     }
     long[] latencies = merge(workers);
     Arrays.sort(latencies);
-    return new Result(
-        latencies.length,
-        window.toNanos() / 1e9,
-        percentile(latencies, 0.50),
-        percentile(latencies, 0.99));
+    return new Result(latencies.length, window.toNanos() / 1e9, latencies);
   }
 
   private static long[] merge(List<Worker> workers) {
@@ -82,15 +107,6 @@ record LoadDriver(int threads, Duration warmup, Duration window) {
       at += w.count;
     }
     return all;
-  }
-
-  // Nearest rank: the smallest sample that at least the fraction p of all samples do not exceed.
-  private static long percentile(long[] sorted, double p) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    int rank = (int) Math.ceil(p * sorted.length);
-    return sorted[Math.max(0, rank - 1)];
   }
 
   private static final class Worker implements Runnable {

@@ -35,6 +35,9 @@ final class StoreScenarios implements AutoCloseable {
   /** The store's table in this benchmark, apart from the tests' {@code idem_records}. */
   static final String STORE_TABLE = "idem_bench_records";
 
+  /** The store's table for replays: filled once in setup, kept through every round. */
+  static final String REPLAY_TABLE = "idem_bench_replays";
+
   private static final String SCOPE = "bench:orders:create";
   private static final Duration LEASE = IdempotencyConfig.DEFAULT_LEASE;
   private static final Duration RETENTION = IdempotencyConfig.DEFAULT_RETENTION;
@@ -48,6 +51,7 @@ final class StoreScenarios implements AutoCloseable {
   private final BenchDatabase database;
   private final DataSource dataSource;
   private final JdbcIdempotencyStore store;
+  private final JdbcIdempotencyStore replayStore;
   private final JdbcTransactions transactions;
   private final Idempotency joined;
   private List<IdempotencyKey> completedKeys = List.of();
@@ -55,8 +59,9 @@ final class StoreScenarios implements AutoCloseable {
   StoreScenarios(BenchDatabase database, DataSource dataSource) {
     this.database = database;
     this.dataSource = dataSource;
-    JdbcStoreConfig plain = JdbcStoreConfig.custom(database.dialect()).table(STORE_TABLE).build();
+    JdbcStoreConfig plain = plainConfig(STORE_TABLE);
     this.store = new JdbcIdempotencyStore(dataSource, plain);
+    this.replayStore = new JdbcIdempotencyStore(dataSource, plainConfig(REPLAY_TABLE));
     this.transactions = new JdbcTransactions(dataSource);
     JdbcStoreConfig join =
         JdbcStoreConfig.custom(database.dialect())
@@ -68,8 +73,8 @@ final class StoreScenarios implements AutoCloseable {
 
   /** Creates the benchmark's tables if missing. */
   void createTables() throws SQLException {
-    JdbcSchema.createIfMissing(
-        dataSource, JdbcStoreConfig.custom(database.dialect()).table(STORE_TABLE).build());
+    JdbcSchema.createIfMissing(dataSource, plainConfig(STORE_TABLE));
+    JdbcSchema.createIfMissing(dataSource, plainConfig(REPLAY_TABLE));
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       for (String ddl : database.createTables()) {
@@ -78,19 +83,27 @@ final class StoreScenarios implements AutoCloseable {
     }
   }
 
-  /** Empties every benchmark table, so that each scenario starts from the same state. */
-  void truncateAll() throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        Statement s = c.createStatement()) {
-      for (String table :
-          List.of(STORE_TABLE, BenchDatabase.RAW_TABLE, BenchDatabase.BUSINESS_TABLE)) {
-        s.execute("TRUNCATE TABLE " + table);
-      }
+  /** The server's version, as the driver reports it. */
+  String serverVersion() throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return c.getMetaData().getDatabaseProductVersion();
     }
   }
 
-  /** Completes {@code count} keys through the store, on {@code threads} threads, for replays. */
-  void completeReplayKeys(int count, int threads) throws InterruptedException {
+  /**
+   * Empties the tables the scenarios write to, so that each window starts from the same state; the
+   * replayed keys stay.
+   */
+  void truncateWrittenTables() throws SQLException {
+    truncate(STORE_TABLE, BenchDatabase.RAW_TABLE, BenchDatabase.BUSINESS_TABLE);
+  }
+
+  /**
+   * Completes {@code count} new keys through the store into the replay table, on {@code threads}
+   * threads, for {@link #replay} to claim again.
+   */
+  void completeReplayKeys(int count, int threads) throws SQLException, InterruptedException {
+    truncate(REPLAY_TABLE);
     List<IdempotencyKey> keys = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       keys.add(newKey());
@@ -103,7 +116,7 @@ final class StoreScenarios implements AutoCloseable {
           new Thread(
               () -> {
                 try {
-                  share.forEach(this::claimAndComplete);
+                  share.forEach(key -> claimAndComplete(replayStore, key));
                 } catch (RuntimeException e) {
                   synchronized (failures) {
                     failures.add(e);
@@ -134,10 +147,10 @@ final class StoreScenarios implements AutoCloseable {
 
   /** A claim of a key never seen before, then the completion of its lease. */
   void claimAndComplete() {
-    claimAndComplete(newKey());
+    claimAndComplete(store, newKey());
   }
 
-  private void claimAndComplete(IdempotencyKey key) {
+  private static void claimAndComplete(JdbcIdempotencyStore store, IdempotencyKey key) {
     ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
     if (!(result instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("a new key was not claimed: " + result);
@@ -151,10 +164,23 @@ final class StoreScenarios implements AutoCloseable {
   void replay() {
     IdempotencyKey key =
         completedKeys.get(ThreadLocalRandom.current().nextInt(completedKeys.size()));
-    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    ClaimResult result = replayStore.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
     if (!(result instanceof ClaimResult.Completed)) {
       throw new IllegalStateException("a completed key did not replay: " + result);
     }
+  }
+
+  private void truncate(String... tables) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String table : tables) {
+        s.execute("TRUNCATE TABLE " + table);
+      }
+    }
+  }
+
+  private JdbcStoreConfig plainConfig(String table) {
+    return JdbcStoreConfig.custom(database.dialect()).table(table).build();
   }
 
   /** A business transaction that inserts one order row, without Idempotency. */
