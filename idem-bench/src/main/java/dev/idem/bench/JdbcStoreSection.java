@@ -76,7 +76,13 @@ record JdbcStoreSection(
             + " single operations one after another, through a DataSource wrapper that counts what"
             + " reaches the pool: statements executed, explicit `commit()` calls, statements run in"
             + " auto-commit mode (each commits on its own), and connections borrowed. A join-mode"
-            + " commit of the store's own would show in one of the two commit columns.");
+            + " commit of the store's own would show in one of the two commit columns. Statements"
+            + " are `execute` calls only: `setAutoCommit` and `commit` are round trips too.");
+    lines.add("");
+    lines.add(
+        "The claim + complete aim counts as met when the rate over all rounds and the median of"
+            + " the rounds' own ratios both reach it, missed when neither does, and on the line"
+            + " when they disagree.");
     lines.add("");
     lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
     lines.addAll(machine.markdown());

@@ -89,8 +89,24 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
     return (with.commits() + with.autoCommits()) - (without.commits() + without.autoCommits());
   }
 
-  boolean ratioAimMet() {
-    return claimCompleteRatio() >= AIM_RATIO;
+  /**
+   * "met" when both the pooled ratio and the median of the rounds' ratios reach the aim, "missed"
+   * when neither does, and "on the line" when they disagree: on a busy machine one figure alone
+   * does not settle a ratio that close to the aim.
+   */
+  String ratioVerdict() {
+    boolean pooled = claimCompleteRatio() >= AIM_RATIO;
+    boolean median = median(claimCompleteRatioByRound()) >= AIM_RATIO;
+    return pooled && median ? "met" : !pooled && !median ? "missed" : "on the line";
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
   boolean joinAimMet() {
@@ -131,8 +147,11 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
     return List.of(
         "- claim + complete at ≥ %.0f %% of the raw insert rate: %s"
                 .formatted(100 * AIM_RATIO, format("%.1f %%", 100 * claimCompleteRatio()))
-            + (ratioAimMet() ? " — **met**" : " — **missed**")
-            + " (round by round: %s)".formatted(rounds),
+            + " — **%s** (median of the rounds %s; round by round: %s)"
+                .formatted(
+                    ratioVerdict(),
+                    format("%.1f %%", 100 * median(claimCompleteRatioByRound())),
+                    rounds),
         "- join mode adds no commit: %s commits per business transaction with Idempotency, %s"
                 .formatted(
                     format("%.2f", joined.commits() + joined.autoCommits()),
