@@ -1,0 +1,63 @@
+package dev.idem.bench;
+
+import dev.idem.jdbc.JdbcDialect;
+import java.util.List;
+
+/**
+ * A database server the JDBC store benchmark runs against, with the SQL of its baseline: the
+ * cheapest statement that does the one thing a claim must do, insert a key unless it is there.
+ *
+ * @param name what the report calls it
+ * @param url the JDBC URL, from an environment variable or the loopback default the tests use
+ * @param dialect the store's dialect for it
+ * @param createTables creates the raw-insert table and the business table if missing
+ * @param rawInsert inserts one id into {@code bench_raw}, doing nothing if it is there
+ */
+record BenchDatabase(
+    String name, String url, JdbcDialect dialect, List<String> createTables, String rawInsert) {
+
+  /** The table the raw inserts go to. */
+  static final String RAW_TABLE = "bench_raw";
+
+  /** The table the business transactions insert into. */
+  static final String BUSINESS_TABLE = "bench_orders";
+
+  /** The business row each business transaction inserts: an order id and an amount. */
+  static final String BUSINESS_INSERT =
+      "INSERT INTO " + BUSINESS_TABLE + " (id, amount) VALUES (?, ?)";
+
+  static BenchDatabase postgresql() {
+    return new BenchDatabase(
+        "PostgreSQL",
+        env("IDEM_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"),
+        JdbcDialect.postgresql(),
+        List.of(
+            "CREATE TABLE IF NOT EXISTS " + RAW_TABLE + " (id CHAR(64) NOT NULL PRIMARY KEY)",
+            "CREATE TABLE IF NOT EXISTS "
+                + BUSINESS_TABLE
+                + " (id CHAR(64) NOT NULL PRIMARY KEY, amount BIGINT NOT NULL)"),
+        "INSERT INTO " + RAW_TABLE + " (id) VALUES (?) ON CONFLICT DO NOTHING");
+  }
+
+  static BenchDatabase mariadb() {
+    // ASCII ids, as in the store's own MariaDB schema, so both tables index the same bytes.
+    return new BenchDatabase(
+        "MariaDB",
+        env("IDEM_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
+        JdbcDialect.mysql(),
+        List.of(
+            "CREATE TABLE IF NOT EXISTS "
+                + RAW_TABLE
+                + " (id CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY) ENGINE = InnoDB",
+            "CREATE TABLE IF NOT EXISTS "
+                + BUSINESS_TABLE
+                + " (id CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,"
+                + " amount BIGINT NOT NULL) ENGINE = InnoDB"),
+        "INSERT IGNORE INTO " + RAW_TABLE + " (id) VALUES (?)");
+  }
+
+  private static String env(String name, String fallback) {
+    String value = System.getenv(name);
+    return value == null || value.isBlank() ? fallback : value;
+  }
+}
