@@ -44,7 +44,7 @@ record BenchDatabase(
     return new BenchDatabase(
         "MariaDB",
         env("IDEM_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
-        JdbcDialect.mysql(),
+        JdbcDialect.mariadb(),
         List.of(
             "CREATE TABLE IF NOT EXISTS "
                 + RAW_TABLE

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
  */
 public interface JdbcDialect {
 
-  /** A short name: {@code postgresql}, {@code mysql} or {@code h2}. */
+  /** A short name: {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}. */
   String name();
 
   /**
@@ -31,8 +31,9 @@ public interface JdbcDialect {
   String claim(String table);
 
   /**
-   * True when {@link #claim} is a query that returns {@code fence, lease_until} of the row it
-   * claimed (and no row otherwise); false when it is an update whose result is read back.
+   * True when {@link #claim} is a query returning the row as it stands after the statement, with
+   * the statement's clock as {@code now_ms} (PostgreSQL: only the row it claimed); false when it is
+   * an update whose result is read back.
    */
   boolean claimReturnsRow();
 
@@ -96,9 +97,14 @@ public interface JdbcDialect {
     return Dialects.POSTGRESQL;
   }
 
-  /** MariaDB 10.5 and later, and MySQL 8. */
+  /** MySQL 8 (and MariaDB, which speaks its syntax): the claim is read back after the upsert. */
   static JdbcDialect mysql() {
     return Dialects.MYSQL;
+  }
+
+  /** MariaDB 10.5 and later: as {@link #mysql()}, with the claim's row returned by the upsert. */
+  static JdbcDialect mariadb() {
+    return Dialects.MARIADB;
   }
 
   /** H2 2.x. */
@@ -117,7 +123,10 @@ public interface JdbcDialect {
       if (product.contains("postgres")) {
         return postgresql();
       }
-      if (product.contains("mariadb") || product.contains("mysql")) {
+      if (product.contains("mariadb")) {
+        return mariadb();
+      }
+      if (product.contains("mysql")) {
         return mysql();
       }
       if (product.contains("h2")) {

@@ -102,9 +102,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         bindClaim(ps, request, id, owner, leaseMs);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
-            Instant until = Instant.ofEpochMilli(rs.getLong("lease_until"));
-            return new ClaimResult.Claimed(
-                new Lease(request.key(), rs.getLong("fence"), owner, until));
+            return RecordRow.classify(RecordRow.read(rs), request, owner);
           }
         }
       }

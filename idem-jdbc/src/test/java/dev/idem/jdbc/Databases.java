@@ -63,7 +63,7 @@ final class Databases {
   public static final class MariaDbStore implements Supplier<IdempotencyStore> {
     @Override
     public IdempotencyStore get() {
-      return store(MARIADB_URL, JdbcDialect.mysql(), true);
+      return store(MARIADB_URL, JdbcDialect.mariadb(), true);
     }
   }
 }

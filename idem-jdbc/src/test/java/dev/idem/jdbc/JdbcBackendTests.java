@@ -34,7 +34,8 @@ abstract class JdbcBackendTests {
   }
 
   private IdempotencyStore plain() {
-    return PLAIN.computeIfAbsent(url(), u -> Databases.store(u, dialect(), shared()));
+    return PLAIN.computeIfAbsent(
+        dialect().name() + " " + url(), k -> Databases.store(url(), dialect(), shared()));
   }
 
   private IdempotencyStore joined() {

@@ -19,7 +19,11 @@ public final class JoinModeChild {
 
   public static void main(String[] args) throws Exception {
     JdbcDialect dialect =
-        args[1].equals("postgresql") ? JdbcDialect.postgresql() : JdbcDialect.mysql();
+        switch (args[1]) {
+          case "postgresql" -> JdbcDialect.postgresql();
+          case "mariadb" -> JdbcDialect.mariadb();
+          default -> JdbcDialect.mysql();
+        };
     DataSource ds = Databases.pool(args[0]);
     JdbcTransactions tx = new JdbcTransactions(ds);
     JdbcIdempotencyStore store =

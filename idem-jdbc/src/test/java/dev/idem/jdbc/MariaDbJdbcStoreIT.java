@@ -3,7 +3,7 @@ package dev.idem.jdbc;
 import dev.idem.core.IdempotencyStore;
 import java.util.function.Supplier;
 
-/** Everything of {@link JdbcBackendTests} on a real MariaDB server (MySQL dialect). */
+/** Everything of {@link JdbcBackendTests} on a real MariaDB server, MariaDB dialect. */
 class MariaDbJdbcStoreIT extends JdbcBackendTests {
 
   @Override
@@ -13,7 +13,7 @@ class MariaDbJdbcStoreIT extends JdbcBackendTests {
 
   @Override
   protected JdbcDialect dialect() {
-    return JdbcDialect.mysql();
+    return JdbcDialect.mariadb();
   }
 
   @Override

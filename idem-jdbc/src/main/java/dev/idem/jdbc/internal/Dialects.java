@@ -58,7 +58,8 @@ public final class Dialects {
               + " outcome_kind = NULL, outcome = NULL, updated_at = EXCLUDED.updated_at"
               + " WHERE "
               + claimable("r.", "EXCLUDED.updated_at")
-              + " RETURNING fence, lease_until";
+              + " RETURNING "
+              + rowColumns(n);
         }
 
         @Override
@@ -89,87 +90,112 @@ public final class Dialects {
         }
       };
 
-  public static final JdbcDialect MYSQL =
-      new Base(
-          "mysql",
+  public static final JdbcDialect MYSQL = new MySql("mysql", false);
+
+  public static final JdbcDialect MARIADB = new MySql("mariadb", true);
+
+  /**
+   * MySQL 8 and MariaDB. MariaDB 10.5+ also returns the row from the upsert ({@code RETURNING}), so
+   * its claim needs no read-back; MySQL has no {@code RETURNING} and reads the row back.
+   */
+  private static final class MySql extends Base {
+    private final boolean returning;
+
+    MySql(String name, boolean returning) {
+      super(
+          name,
           "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)",
-          LockStatements.MYSQL) {
-        @Override
-        public String claim(String t) {
-          String n = now();
-          // Assignments run left to right, so the decision is taken once, into owner, and every
-          // later column follows it: owner is only ever this claim's fresh random token if it won.
-          String won = "owner <=> VALUES(owner)";
-          return "INSERT INTO "
-              + t
-              + " "
-              + COLUMNS
-              + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, 1, ?, "
-              + n
-              + " + ?, "
-              + n
-              + " + 2 * ?,"
-              + " FALSE, NULL, NULL, NULL, "
-              + n
-              + ")"
-              + " ON DUPLICATE KEY UPDATE"
-              + " owner = IF("
-              + claimable("", "VALUES(updated_at)")
-              + ", VALUES(owner), owner),"
-              + " fence = IF("
-              + won
-              + ", fence + 1, fence),"
-              + " token = IF("
-              + won
-              + ", token AND expires_at > VALUES(updated_at), token),"
-              + " token_expires_at = IF("
-              + won
-              + ", IF(expires_at > VALUES(updated_at),"
-              + " token_expires_at, NULL), token_expires_at),"
-              + " expires_at = IF("
-              + won
-              + ", GREATEST(VALUES(expires_at),"
-              + " COALESCE(token_expires_at, 0)), expires_at),"
-              + " state = IF("
-              + won
-              + ", 'IN_PROGRESS', state),"
-              + " fingerprint = IF("
-              + won
-              + ", VALUES(fingerprint), fingerprint),"
-              + " lease_until = IF("
-              + won
-              + ", VALUES(lease_until), lease_until),"
-              + " outcome_kind = IF("
-              + won
-              + ", NULL, outcome_kind),"
-              + " outcome = IF("
-              + won
-              + ", NULL, outcome),"
-              + " updated_at = IF("
-              + won
-              + ", VALUES(updated_at), updated_at)";
-        }
+          LockStatements.MYSQL);
+      this.returning = returning;
+    }
 
-        @Override
-        public String insertIfAbsent(String t, String columns, String values) {
-          return "INSERT IGNORE INTO " + t + " " + columns + " VALUES " + values;
-        }
+    @Override
+    public String claim(String t) {
+      String n = now();
+      // Assignments run left to right, so the decision is taken once, into owner, and every
+      // later column follows it: owner is only ever this claim's fresh random token if it won.
+      String won = "owner <=> VALUES(owner)";
+      return "INSERT INTO "
+          + t
+          + " "
+          + COLUMNS
+          + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, 1, ?, "
+          + n
+          + " + ?, "
+          + n
+          + " + 2 * ?,"
+          + " FALSE, NULL, NULL, NULL, "
+          + n
+          + ")"
+          + " ON DUPLICATE KEY UPDATE"
+          + " owner = IF("
+          + claimable("", "VALUES(updated_at)")
+          + ", VALUES(owner), owner),"
+          + " fence = IF("
+          + won
+          + ", fence + 1, fence),"
+          + " token = IF("
+          + won
+          + ", token AND expires_at > VALUES(updated_at), token),"
+          + " token_expires_at = IF("
+          + won
+          + ", IF(expires_at > VALUES(updated_at),"
+          + " token_expires_at, NULL), token_expires_at),"
+          + " expires_at = IF("
+          + won
+          + ", GREATEST(VALUES(expires_at),"
+          + " COALESCE(token_expires_at, 0)), expires_at),"
+          + " state = IF("
+          + won
+          + ", 'IN_PROGRESS', state),"
+          + " fingerprint = IF("
+          + won
+          + ", VALUES(fingerprint), fingerprint),"
+          + " lease_until = IF("
+          + won
+          + ", VALUES(lease_until), lease_until),"
+          + " outcome_kind = IF("
+          + won
+          + ", NULL, outcome_kind),"
+          + " outcome = IF("
+          + won
+          + ", NULL, outcome),"
+          + " updated_at = IF("
+          + won
+          + ", VALUES(updated_at), updated_at)"
+          + (returning ? " RETURNING " + rowColumns(n) : "");
+    }
 
-        @Override
-        public String purge(String t) {
-          return "DELETE FROM " + t + " WHERE expires_at <= " + now() + " LIMIT ?";
-        }
+    @Override
+    public boolean claimReturnsRow() {
+      return returning;
+    }
 
-        @Override
-        public String schemaResource() {
-          return "dev/idem/jdbc/schema-mysql.sql";
-        }
+    @Override
+    public String insertIfAbsent(String t, String columns, String values) {
+      return "INSERT IGNORE INTO " + t + " " + columns + " VALUES " + values;
+    }
 
-        @Override
-        public String lockingRead() {
-          return " LOCK IN SHARE MODE";
-        }
-      };
+    @Override
+    public String purge(String t) {
+      return "DELETE FROM " + t + " WHERE expires_at <= " + now() + " LIMIT ?";
+    }
+
+    @Override
+    public String schemaResource() {
+      return "dev/idem/jdbc/schema-mysql.sql";
+    }
+
+    @Override
+    public String lockSchemaResource() {
+      return "dev/idem/jdbc/locks-mysql.sql";
+    }
+
+    @Override
+    public String lockingRead() {
+      return " LOCK IN SHARE MODE";
+    }
+  }
 
   public static final JdbcDialect H2 =
       new Base(
@@ -231,6 +257,14 @@ public final class Dialects {
           return "dev/idem/jdbc/schema-h2.sql";
         }
       };
+
+  /** The columns a claim returns, as {@code RecordRow.read} reads them, with the clock. */
+  public static String rowColumns(String now) {
+    return "scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+        + " outcome_kind, outcome, "
+        + now
+        + " AS now_ms";
+  }
 
   private Dialects() {}
 
