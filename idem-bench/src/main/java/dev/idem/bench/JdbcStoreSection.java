@@ -57,8 +57,8 @@ record JdbcStoreSection(
             + " "
             + StoreScenarios.RECEIPT.length
             + "-byte outcome; one op is the pair. PostgreSQL claims with one"
-            + " `INSERT ... ON CONFLICT ... RETURNING`, MariaDB with an upsert and a read-back"
-            + " `SELECT`; `complete` is one `UPDATE`.");
+            + " `INSERT ... ON CONFLICT ... RETURNING`, MariaDB (its own dialect) with one"
+            + " `INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING`; `complete` is one `UPDATE`.");
     lines.add(
         "- `replay`: `claim` of a key picked at random from %d keys completed in setup (in a"
                 .formatted(settings.replayKeys())
