@@ -1,0 +1,132 @@
+package dev.idem.bench;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The figures of a load run: throughput, latency and Redis commands per operation for each
+ * scenario, and the aims, each a least ratio between two scenarios of the same run.
+ *
+ * @param rows the scenarios in the order they ran
+ * @param aims the ratios to check
+ */
+record ThroughputTable(List<Row> rows, List<Aim> aims) {
+
+  /**
+   * One scenario's result.
+   *
+   * @param name shown in the table and named by aims
+   * @param result what the driver measured
+   */
+  record Row(String name, LoadDriver.Result result) {}
+
+  /**
+   * Throughput of {@code subject} must be at least {@code least} times that of {@code baseline}.
+   *
+   * @param subject the scenario the aim is about
+   * @param baseline the scenario it is compared with
+   * @param least the smallest acceptable ratio
+   * @param percent whether to show the ratio in percent (else as a multiple)
+   */
+  record Aim(String subject, String baseline, double least, boolean percent) {
+
+    String target() {
+      return percent ? "≥ " + Math.round(least * 100) + " %" : "≥ " + plain(least) + "×";
+    }
+
+    String shown(double ratio) {
+      return percent
+          ? String.format(Locale.ROOT, "%.0f %%", ratio * 100)
+          : String.format(Locale.ROOT, "%.2f×", ratio);
+    }
+  }
+
+  /** The scenario table. */
+  List<String> markdown() {
+    List<String> lines = new ArrayList<>();
+    lines.add("| Scenario | ops/s | p50 ms | p99 ms | Redis commands per op | refused |");
+    lines.add("|---|---:|---:|---:|---:|---:|");
+    for (Row row : rows) {
+      LoadDriver.Result r = row.result();
+      lines.add(
+          "| %s | %s | %s | %s | %s | %d |"
+              .formatted(
+                  row.name(),
+                  String.format(Locale.ROOT, "%,.0f", r.perSecond()),
+                  millis(r.millisAt(50)),
+                  millis(r.millisAt(99)),
+                  String.format(Locale.ROOT, "%.2f", r.commandsPerOp()),
+                  r.refused()));
+    }
+    return lines;
+  }
+
+  /** The aims table: each ratio, its target, and whether it was met and by how much. */
+  List<String> aimsMarkdown() {
+    List<String> lines = new ArrayList<>();
+    lines.add("| Aim | Measured | Target | Met |");
+    lines.add("|---|---:|---:|:---|");
+    for (Aim aim : aims) {
+      double ratio = ratio(aim);
+      lines.add(
+          "| %s vs %s | %s | %s | %s |"
+              .formatted(aim.subject(), aim.baseline(), aim.shown(ratio), aim.target(), met(aim)));
+    }
+    return lines;
+  }
+
+  /** Which commands each scenario ran per operation, as a Markdown list. */
+  List<String> commandsMarkdown() {
+    List<String> lines = new ArrayList<>();
+    for (Row row : rows) {
+      LoadDriver.Result r = row.result();
+      lines.add("- " + row.name() + ": " + r.commands().perOp(r.done() + r.refused()));
+    }
+    return lines;
+  }
+
+  /** One sentence: every aim met, or which were missed and by how much. */
+  String summary() {
+    List<String> missed = new ArrayList<>();
+    for (Aim aim : aims) {
+      if (ratio(aim) < aim.least()) {
+        missed.add(aim.subject() + " vs " + aim.baseline() + " " + aim.shown(ratio(aim)));
+      }
+    }
+    return missed.isEmpty()
+        ? "**All aims met.**"
+        : "**Aims missed**: " + String.join("; ", missed) + ".";
+  }
+
+  double ratio(Aim aim) {
+    return find(aim.subject()).perSecond() / find(aim.baseline()).perSecond();
+  }
+
+  private String met(Aim aim) {
+    double ratio = ratio(aim);
+    double margin = ratio - aim.least();
+    String by =
+        aim.percent()
+            ? String.format(Locale.ROOT, "%+.0f points", margin * 100)
+            : String.format(Locale.ROOT, "%+.2f×", margin);
+    return (margin >= 0 ? "yes, " : "**no**, ") + by;
+  }
+
+  private LoadDriver.Result find(String name) {
+    return rows.stream()
+        .filter(row -> row.name().equals(name))
+        .map(Row::result)
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no scenario " + name));
+  }
+
+  private static String millis(double ms) {
+    return String.format(Locale.ROOT, ms >= 10 ? "%.1f" : "%.2f", ms);
+  }
+
+  private static String plain(double value) {
+    return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+  }
+}
