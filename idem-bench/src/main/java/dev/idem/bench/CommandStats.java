@@ -65,6 +65,13 @@ final class CommandStats {
   /** Commands run during a window, by name. */
   record Delta(Map<String, Long> calls) {
 
+    /** The counts of this window and {@code other} together. */
+    Delta plus(Delta other) {
+      Map<String, Long> sum = new HashMap<>(calls);
+      other.calls.forEach((name, n) -> sum.merge(name, n, Long::sum));
+      return new Delta(Map.copyOf(sum));
+    }
+
     long total() {
       return calls.values().stream().mapToLong(Long::longValue).sum();
     }

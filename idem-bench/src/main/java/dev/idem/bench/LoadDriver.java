@@ -54,24 +54,28 @@ final class LoadDriver {
     double commandsPerOp() {
       return done + refused == 0 ? Double.NaN : commands.total() / (double) (done + refused);
     }
+
+    /** This result and {@code other} as if measured in one window. */
+    Result plus(Result other) {
+      Histogram both = latency.copy();
+      both.add(other.latency);
+      return new Result(
+          done + other.done,
+          refused + other.refused,
+          seconds + other.seconds,
+          both,
+          commands.plus(other.commands));
+    }
   }
 
   private static final long MAX_LATENCY_NANOS = TimeUnit.SECONDS.toNanos(60);
 
   private final int threads;
-  private final Duration warmup;
-  private final Duration window;
   private final CommandStats stats;
 
-  LoadDriver(int threads, Duration warmup, Duration window, CommandStats stats) {
+  LoadDriver(int threads, CommandStats stats) {
     this.threads = threads;
-    this.warmup = warmup;
-    this.window = window;
     this.stats = stats;
-  }
-
-  int threads() {
-    return threads;
   }
 
   /**
@@ -79,7 +83,7 @@ final class LoadDriver {
    *
    * @throws IllegalStateException if any call threw; a benchmark that hides errors misleads
    */
-  Result run(String name, Op op) throws InterruptedException {
+  Result run(String name, Op op, Duration warmup, Duration window) throws InterruptedException {
     Phase phase = new Phase();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Worker> workers = new ArrayList<>();

@@ -3,10 +3,11 @@ package dev.idem.bench;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -60,24 +61,21 @@ public final class RedisBench {
             "unknown argument " + arg + "; use --quick, --doc=PATH, --threads=N");
       }
     }
-    Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(5);
-    Duration window = quick ? Duration.ofSeconds(1) : Duration.ofSeconds(10);
+    RunPlan plan = quick ? RunPlan.quick(threads) : RunPlan.full(threads);
     Machine machine = Machine.current();
     Instant started = Instant.now();
     ThroughputTable table;
     RedisReportText text;
     try (RedisRig rig = RedisRig.fromEnvironment()) {
-      LoadDriver driver = new LoadDriver(threads, warmup, window, rig.commandStats());
-      table = new ThroughputTable(run(rig, driver), AIMS);
+      LoadDriver driver = new LoadDriver(threads, rig.commandStats());
+      table = run(rig, driver, plan);
       text =
           new RedisReportText(
               machine,
               Machine.current().loadAverage(),
               started,
               quick,
-              threads,
-              warmup,
-              window,
+              plan,
               rig.serverVersion(),
               versions(),
               LockScenarios.redissonSettings(rig.uri()));
@@ -95,32 +93,40 @@ public final class RedisBench {
 
   // Raw baselines run just before the Idem scenarios they are compared with, so that a change in
   // the machine's load between them is as short as it can be.
-  private static List<ThroughputTable.Row> run(RedisRig rig, LoadDriver driver)
+  private static ThroughputTable run(RedisRig rig, LoadDriver driver, RunPlan plan)
       throws InterruptedException {
-    List<ThroughputTable.Row> rows = new ArrayList<>();
-    try (StoreScenarios store = new StoreScenarios(rig)) {
-      rows.add(measure(driver, RAW_SET, store.rawSet()));
-      rows.add(measure(driver, PAIR, store.claimComplete()));
-      rows.add(measure(driver, RAW_GET, store.rawGet()));
-      rows.add(measure(driver, REPLAY, store.replay()));
-      rows.add(measure(driver, ENGINE_FIRST, store.engineFirstCall()));
-      rows.add(measure(driver, ENGINE_REPLAY, store.engineReplay()));
+    try (StoreScenarios store = new StoreScenarios(rig);
+        LockScenarios locks = new LockScenarios(rig)) {
+      Map<String, LoadDriver.Op> ops = new LinkedHashMap<>();
+      ops.put(RAW_SET, store.rawSet());
+      ops.put(PAIR, store.claimComplete());
+      ops.put(RAW_GET, store.rawGet());
+      ops.put(REPLAY, store.replay());
+      ops.put(ENGINE_FIRST, store.engineFirstCall());
+      ops.put(ENGINE_REPLAY, store.engineReplay());
+      ops.put(MINIMAL_LOCK, locks.minimal());
+      ops.put(IDEM_LOCK, locks.idem());
+      ops.put(REDISSON_LOCK, locks.redisson());
+      List<List<ThroughputTable.Row>> rounds = new ArrayList<>();
+      for (int round = 0; round < plan.rounds(); round++) {
+        List<ThroughputTable.Row> rows = new ArrayList<>();
+        for (Map.Entry<String, LoadDriver.Op> op : ops.entrySet()) {
+          rows.add(measure(driver, op.getKey(), op.getValue(), plan, round));
+        }
+        rounds.add(rows);
+      }
+      return ThroughputTable.of(rounds, AIMS);
     }
-    try (LockScenarios locks = new LockScenarios(rig)) {
-      rows.add(measure(driver, MINIMAL_LOCK, locks.minimal()));
-      rows.add(measure(driver, IDEM_LOCK, locks.idem()));
-      rows.add(measure(driver, REDISSON_LOCK, locks.redisson()));
-    }
-    return rows;
   }
 
-  private static ThroughputTable.Row measure(LoadDriver driver, String name, LoadDriver.Op op)
+  private static ThroughputTable.Row measure(
+      LoadDriver driver, String name, LoadDriver.Op op, RunPlan plan, int round)
       throws InterruptedException {
-    System.out.printf("%s: load average %s%n", name, Machine.current().loadAverage());
-    LoadDriver.Result result = driver.run(name, op);
+    String load = Machine.current().loadAverage();
+    LoadDriver.Result result = driver.run(name, op, plan.warmupBefore(round), plan.window());
     System.out.printf(
-        "%s: %.0f ops/s, p99 %.2f ms, %.2f commands per op%n",
-        name, result.perSecond(), result.millisAt(99), result.commandsPerOp());
+        "round %d, %s: %.0f ops/s, p99 %.2f ms, %.2f commands per op (load before: %s)%n",
+        round + 1, name, result.perSecond(), result.millisAt(99), result.commandsPerOp(), load);
     return new ThroughputTable.Row(name, result);
   }
 

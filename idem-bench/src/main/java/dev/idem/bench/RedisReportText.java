@@ -1,6 +1,5 @@
 package dev.idem.bench;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -15,9 +14,7 @@ import java.util.List;
  * @param loadAfter the load average after the run
  * @param started when the run began
  * @param quick whether this was a short, rough run
- * @param threads client threads per scenario
- * @param warmup warmup per scenario
- * @param window measured window per scenario
+ * @param plan threads, rounds and times
  * @param redisVersion the server's version
  * @param clients the client libraries' versions
  * @param redisson Redisson's pool and thread settings
@@ -27,9 +24,7 @@ record RedisReportText(
     String loadAfter,
     Instant started,
     boolean quick,
-    int threads,
-    Duration warmup,
-    Duration window,
+    RunPlan plan,
     String redisVersion,
     String clients,
     String redisson) {
@@ -46,10 +41,11 @@ record RedisReportText(
     lines.add("");
     lines.add(
         "Every scenario runs "
-            + threads
+            + plan.threads()
             + " client threads in a closed loop (each starts its next operation when the last"
             + " returns) for a warmup, then a measured window; only operations started inside the"
-            + " window count. Latency is per operation (for a pair, claim and complete together),"
+            + " window count. The scenarios take turns, round after round, and each one's figures"
+            + " are its rounds together; the aims table also shows the ratio in each round. Latency is per operation (for a pair, claim and complete together),"
             + " recorded in HdrHistogram. Redis commands per operation come from `INFO"
             + " commandstats` read before and after the window; Redis counts the commands a script"
             + " calls as well as the script itself, so this is the server's work, not round trips.");
@@ -113,9 +109,7 @@ record RedisReportText(
             + " threads) and one pub/sub connection on the same Lettuce client. Redisson: "
             + redisson
             + " (its defaults; only the address and a 10 s timeout are set).");
-    lines.add(
-        "- Per scenario: %s threads, %s warmup, %s measured"
-            .formatted(threads, seconds(warmup), seconds(window)));
+    lines.add("- Per scenario: " + plan.describe());
     lines.add("- Reproduce: `scripts/bench" + (quick ? " --quick" : "") + "`");
     lines.add("");
     lines.addAll(table.markdown());
@@ -128,9 +122,5 @@ record RedisReportText(
     lines.add("");
     lines.addAll(table.commandsMarkdown());
     return lines;
-  }
-
-  private static String seconds(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
   }
 }
