@@ -52,7 +52,21 @@ final class LoadDriver {
     }
 
     double commandsPerOp() {
-      return done + refused == 0 ? Double.NaN : commands.total() / (double) (done + refused);
+      return commands.total() / (double) attempts();
+    }
+
+    /** CPU time of the Redis server per operation, in microseconds. */
+    double redisMicrosPerOp() {
+      return commands.redisCpu() / 1e3 / attempts();
+    }
+
+    /** CPU time of the whole benchmark JVM per operation, in microseconds. */
+    double clientMicrosPerOp() {
+      return commands.clientCpu() / 1e3 / attempts();
+    }
+
+    private long attempts() {
+      return done + refused;
     }
 
     /** This result and {@code other} as if measured in one window. */

@@ -48,7 +48,11 @@ record RedisReportText(
             + " are its rounds together; the aims table also shows the ratio in each round. Latency is per operation (for a pair, claim and complete together),"
             + " recorded in HdrHistogram. Redis commands per operation come from `INFO"
             + " commandstats` read before and after the window; Redis counts the commands a script"
-            + " calls as well as the script itself, so this is the server's work, not round trips.");
+            + " calls as well as the script itself, so this is the server's work, not round trips."
+            + " Redis CPU per operation is the server's user and system CPU time over the window"
+            + " (`INFO cpu`), client CPU that of the whole benchmark JVM (every thread, GC"
+            + " included), each divided by the operations: client and server share the machine's"
+            + " cores, so together they bound the rate.");
     lines.add("");
     lines.add(
         "- "

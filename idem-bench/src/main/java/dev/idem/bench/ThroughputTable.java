@@ -59,18 +59,22 @@ record ThroughputTable(List<Row> rows, List<List<Row>> rounds, List<Aim> aims) {
   /** The scenario table. */
   List<String> markdown() {
     List<String> lines = new ArrayList<>();
-    lines.add("| Scenario | ops/s | p50 ms | p99 ms | Redis commands per op | refused |");
-    lines.add("|---|---:|---:|---:|---:|---:|");
+    lines.add(
+        "| Scenario | ops/s | p50 ms | p99 ms | Redis commands per op | Redis CPU µs/op"
+            + " | client CPU µs/op | refused |");
+    lines.add("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (Row row : rows) {
       LoadDriver.Result r = row.result();
       lines.add(
-          "| %s | %s | %s | %s | %s | %d |"
+          "| %s | %s | %s | %s | %s | %s | %s | %d |"
               .formatted(
                   row.name(),
                   String.format(Locale.ROOT, "%,.0f", r.perSecond()),
                   millis(r.millisAt(50)),
                   millis(r.millisAt(99)),
                   String.format(Locale.ROOT, "%.2f", r.commandsPerOp()),
+                  String.format(Locale.ROOT, "%.1f", r.redisMicrosPerOp()),
+                  String.format(Locale.ROOT, "%.1f", r.clientMicrosPerOp()),
                   r.refused()));
     }
     return lines;
