@@ -25,7 +25,7 @@ final class LoadDriver {
      * Runs the operation once.
      *
      * @param thread the calling worker's index, from 0
-     * @param seq how many operations this worker has started before, so keys can be fresh
+     * @param seq a number this worker never passed before, so keys can be fresh
      * @return true if it did what the scenario measures, false if it was refused (a busy lock)
      */
     boolean run(int thread, long seq) throws Exception;
@@ -86,6 +86,7 @@ final class LoadDriver {
 
   private final int threads;
   private final CommandStats stats;
+  private long runs;
 
   LoadDriver(int threads, CommandStats stats) {
     this.threads = threads;
@@ -98,11 +99,13 @@ final class LoadDriver {
    * @throws IllegalStateException if any call threw; a benchmark that hides errors misleads
    */
   Result run(String name, Op op, Duration warmup, Duration window) throws InterruptedException {
+    // Sequence numbers go on from run to run, so a scenario measured again gets fresh keys again.
+    long firstSeq = (runs++) << 40;
     Phase phase = new Phase();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Worker> workers = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
-      Worker worker = new Worker(i, op, phase, failure);
+      Worker worker = new Worker(i, firstSeq, op, phase, failure);
       workers.add(worker);
       Thread thread = new Thread(worker, "bench-" + name + "-" + i);
       thread.setDaemon(true);
@@ -141,6 +144,7 @@ final class LoadDriver {
 
   private static final class Worker implements Runnable {
     private final int index;
+    private final long firstSeq;
     private final Op op;
     private final Phase phase;
     private final AtomicReference<Throwable> failure;
@@ -149,8 +153,9 @@ final class LoadDriver {
     private long refused;
     private Thread thread;
 
-    Worker(int index, Op op, Phase phase, AtomicReference<Throwable> failure) {
+    Worker(int index, long firstSeq, Op op, Phase phase, AtomicReference<Throwable> failure) {
       this.index = index;
+      this.firstSeq = firstSeq;
       this.op = op;
       this.phase = phase;
       this.failure = failure;
@@ -158,7 +163,7 @@ final class LoadDriver {
 
     @Override
     public void run() {
-      long seq = 0;
+      long seq = firstSeq;
       while (phase.running && failure.get() == null) {
         boolean counted = phase.measuring;
         long start = System.nanoTime();
