@@ -1,0 +1,170 @@
+package dev.idem.bench;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.Outcome;
+import dev.idem.core.ResultCodec;
+import dev.idem.redis.RedisIdempotencyStore;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The record scenarios: raw {@code SET NX PX} and {@code GET} on Lettuce, the physical limit, and
+ * Idem's claim and complete on {@link RedisIdempotencyStore} over the same kind of connection (one,
+ * shared by every thread). The engine rows show what {@link Idempotency#execute} adds on top.
+ */
+final class RedisStoreScenarios implements AutoCloseable {
+
+  /** Keys that the read scenarios pick from at random. */
+  static final int READ_KEYS = 1000;
+
+  static final Duration LEASE = Duration.ofSeconds(30);
+
+  // Shorter than the default day, so that keys a failed clean-up leaves behind go within the hour;
+  // the length of the retention changes nothing in the cost of a call.
+  static final Duration RETENTION = Duration.ofHours(1);
+
+  private static final String SCOPE = "orders:create:alice";
+
+  // What a small service stores per request: a receipt id; the raw GET reads the same bytes.
+  private static final String RESULT = "receipt-2026-000000000042";
+  private static final byte[] RESULT_BYTES = RESULT.getBytes(StandardCharsets.UTF_8);
+
+  private final RedisRig rig;
+  private final RedisCommands<String, String> raw;
+  private final RedisIdempotencyStore store;
+  private final Idempotency engine;
+  private final IdempotencyConfig config;
+
+  RedisStoreScenarios(RedisRig rig) {
+    this.rig = rig;
+    this.raw = rig.raw();
+    this.store = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "idem:");
+    this.engine = Idempotency.builder(store).build();
+    this.config = IdempotencyConfig.custom().retention(RETENTION).build();
+  }
+
+  /** {@code SET key value NX PX 30000} of a key never used before. */
+  RedisLoadDriver.Op rawSet() {
+    SetArgs args = SetArgs.Builder.nx().px(LEASE.toMillis());
+    return (thread, seq) -> {
+      String reply = raw.set(rig.prefix() + "set:" + thread + ":" + seq, RESULT, args);
+      if (!"OK".equals(reply)) {
+        throw new IllegalStateException("fresh key not set: " + reply);
+      }
+      return true;
+    };
+  }
+
+  /** {@code GET} of one of {@link #READ_KEYS} existing keys, holding the same bytes as a replay. */
+  RedisLoadDriver.Op rawGet() {
+    for (int i = 0; i < READ_KEYS; i++) {
+      raw.set(getKey(i), RESULT);
+    }
+    return (thread, seq) -> {
+      String value = raw.get(getKey(ThreadLocalRandom.current().nextInt(READ_KEYS)));
+      if (value == null) {
+        throw new IllegalStateException("read key missing");
+      }
+      return true;
+    };
+  }
+
+  /** Claim of a fresh key, then complete with a small outcome: the two round trips of a call. */
+  RedisLoadDriver.Op claimComplete() {
+    return (thread, seq) -> {
+      pair(IdempotencyKey.of(SCOPE, "p-" + thread + "-" + seq));
+      return true;
+    };
+  }
+
+  /** Claim of one of {@link #READ_KEYS} completed keys: the record comes back as Completed. */
+  RedisLoadDriver.Op replay() {
+    for (int i = 0; i < READ_KEYS; i++) {
+      pair(replayKey(i));
+    }
+    return (thread, seq) -> {
+      IdempotencyKey key = replayKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
+      ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+      if (!(result instanceof ClaimResult.Completed)) {
+        throw new IllegalStateException("replay gave " + result);
+      }
+      return true;
+    };
+  }
+
+  /** {@code Idempotency.execute} on a fresh key: claim, watchdog, work, encode, complete. */
+  RedisLoadDriver.Op engineFirstCall() {
+    return (thread, seq) -> {
+      engine.execute(
+          IdempotencyKey.of(SCOPE, "e-" + thread + "-" + seq),
+          Fingerprint.NONE,
+          ResultCodec.utf8(),
+          ctx -> RESULT,
+          config);
+      return true;
+    };
+  }
+
+  /** {@code Idempotency.execute} on a completed key: one claim, then the stored result decoded. */
+  RedisLoadDriver.Op engineReplay() {
+    // Keys of their own: the engine's codec frames the bytes it stores, which the store-level
+    // replay keys, completed with the bare bytes, do not carry.
+    for (int i = 0; i < READ_KEYS; i++) {
+      engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
+    }
+    return (thread, seq) -> {
+      String result =
+          engine.execute(
+              engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)),
+              Fingerprint.NONE,
+              ResultCodec.utf8(),
+              ctx -> {
+                throw new IllegalStateException("a replay ran the work");
+              },
+              config);
+      if (!result.equals(RESULT)) {
+        throw new IllegalStateException("replay gave " + result);
+      }
+      return true;
+    };
+  }
+
+  private void pair(IdempotencyKey key) {
+    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    if (!(result instanceof ClaimResult.Claimed claimed)) {
+      throw new IllegalStateException("fresh key not claimed: " + result);
+    }
+    if (!store.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION)) {
+      throw new IllegalStateException("completion refused");
+    }
+  }
+
+  private String getKey(int i) {
+    return rig.prefix() + "get:" + i;
+  }
+
+  private static IdempotencyKey replayKey(int i) {
+    return IdempotencyKey.of(SCOPE, "r-" + i);
+  }
+
+  private static IdempotencyKey engineKey(int i) {
+    return IdempotencyKey.of(SCOPE, "er-" + i);
+  }
+
+  @Override
+  public void close() {
+    try {
+      engine.close();
+    } finally {
+      store.close();
+    }
+  }
+}
