@@ -57,8 +57,8 @@ public final class LuaScripts {
                 if tok and tokenEnd and tokenEnd > expires then expires = tokenEnd end
                 redis.call('HSET', KEYS[1], 'st', 'P', 'fp', ARGV[3], 'f', fence, 'o', ARGV[6],
                   'lu', leaseUntil, 'ex', expires, 's', ARGV[1], 'v', ARGV[2])
-                redis.call('HDEL', KEYS[1], 'ok', 'out')
-                if not tok then redis.call('HDEL', KEYS[1], 't', 'te') end
+                if r[9] or r[10] then redis.call('HDEL', KEYS[1], 'ok', 'out') end
+                if not tok and (r[7] or r[8]) then redis.call('HDEL', KEYS[1], 't', 'te') end
                 redis.call('PEXPIREAT', KEYS[1], expires)
                 return {'C', fence, leaseUntil}
               end
