@@ -117,6 +117,14 @@ abstract class JdbcBackendTests {
   }
 
   @Nested
+  class Balances extends JdbcBalanceTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+  }
+
+  @Nested
   class JoinMode extends JoinModeTests {
     @Override
     protected String url() {
