@@ -1,0 +1,64 @@
+package dev.idem.spring.web;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/** A small java.net.http client for the conformance suite. */
+final class Http {
+
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  private final int port;
+
+  Http(int port) {
+    this.port = port;
+  }
+
+  HttpRequest.Builder request(String method, String path, String body, String... headers) {
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(20))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      builder.header("Content-Type", "application/json");
+    }
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.header(headers[i], headers[i + 1]);
+    }
+    return builder;
+  }
+
+  HttpResponse<String> send(String method, String path, String body, String... headers) {
+    try {
+      return CLIENT.send(request(method, path, body, headers).build(), bodyHandler());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  CompletableFuture<HttpResponse<String>> sendAsync(
+      String method, String path, String body, String... headers) {
+    return CLIENT.sendAsync(request(method, path, body, headers).build(), bodyHandler());
+  }
+
+  private static HttpResponse.BodyHandler<String> bodyHandler() {
+    return HttpResponse.BodyHandlers.ofString();
+  }
+}
