@@ -6,6 +6,7 @@ import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.BeforeEach;
@@ -170,6 +171,44 @@ abstract class HttpConformanceTests {
     assertThat(fixed.statusCode()).isEqualTo(201);
     assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestThatFailsValidationStoresNothingAndFreesTheKey() {
+    assertThat(post("/validated", "{\"name\":\"\"}", "Idempotency-Key", key).statusCode())
+        .isEqualTo(400);
+    HttpResponse<String> fixed = post("/validated", "{\"name\":\"ok\"}", "Idempotency-Key", key);
+    assertThat(fixed.statusCode()).isEqualTo(200);
+    assertThat(fixed.body()).isEqualTo("ok 1");
+  }
+
+  @Test
+  void fuzzedKeyHeadersNeverCauseA500OrRunARefusedRequest() {
+    Random random = new Random(42);
+    int executed = 0;
+    for (int i = 0; i < 100; i++) {
+      String header = fuzzedHeader(random);
+      HttpResponse<String> answer = post("/orders", ORDER, "Idempotency-Key", header);
+      assertThat(answer.statusCode()).as(header).isIn(201, 400);
+      if (answer.statusCode() == 400) {
+        assertThat(answer.body()).as(header).contains("invalid-key");
+      } else if (answer.headers().firstValue("Idempotent-Replayed").isEmpty()) {
+        executed++;
+      }
+    }
+    assertThat(executed).isPositive();
+    assertThat(controller.runs(run)).isEqualTo(executed);
+  }
+
+  private static String fuzzedHeader(Random random) {
+    String alphabet = "ab\"\\ ,;=:!~\t";
+    StringBuilder out = new StringBuilder();
+    int length = random.nextInt(8) == 0 ? 250 + random.nextInt(10) : 1 + random.nextInt(6);
+    for (int i = 0; i < length; i++) {
+      out.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    String text = out.toString().strip();
+    return text.isEmpty() ? "\"\"" : text;
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.idem.spring.web;
 
 import dev.idem.spring.Idempotent;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +48,15 @@ public class TestController {
         .header("X-Not-Replayed", "x")
         .body(
             "{\"n\":" + n + ",\"item\":\"" + order.item() + "\",\"at\":" + System.nanoTime() + "}");
+  }
+
+  /** A body that must pass Bean Validation. */
+  public record Named(@NotBlank String name) {}
+
+  @Idempotent
+  @PostMapping("/validated")
+  String validated(@RequestHeader("X-Run") String run, @Valid @RequestBody Named named) {
+    return named.name() + " " + count(run);
   }
 
   @Idempotent
