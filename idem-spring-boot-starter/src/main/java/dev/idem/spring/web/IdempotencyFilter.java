@@ -3,6 +3,7 @@ package dev.idem.spring.web;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
@@ -119,6 +120,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     Fingerprint fingerprint = fingerprint(request, route, cached.body());
     String caller = scopes.resolve(request);
     CapturingResponse[] ran = new CapturingResponse[1];
+    IdempotencyConfig base = route.config();
+    // an unstored answer must free the key even if a customizer calls every failure terminal
+    IdempotencyConfig config =
+        IdempotencyConfig.from(base)
+            .terminalWhen(e -> !(e instanceof Unstored) && base.isTerminal(e))
+            .build();
     Work<StoredResponse, Exception> work =
         ctx -> {
           ran[0] = new CapturingResponse(response);
@@ -133,14 +140,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                   fingerprint,
                   StoredResponse.codec(),
                   work,
-                  route.config())
+                  config)
               : tokens.executeWithStatus(
-                  "token:" + caller,
-                  token,
-                  fingerprint,
-                  StoredResponse.codec(),
-                  work,
-                  route.config());
+                  "token:" + caller, token, fingerprint, StoredResponse.codec(), work, config);
       if (executed.replayed()) {
         executed.value().replayTo(response);
       } else {

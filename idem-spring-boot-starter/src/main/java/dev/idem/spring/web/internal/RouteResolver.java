@@ -72,23 +72,33 @@ public final class RouteResolver {
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {
-    RequestMappingHandlerMapping mapping = mappings.getIfAvailable();
-    if (mapping == null) {
-      return null;
-    }
     boolean parsed = ServletRequestPathUtils.hasParsedRequestPath(request);
     if (!parsed) {
       ServletRequestPathUtils.parseAndCache(request);
     }
     try {
-      return mapping.getHandler(request);
-    } catch (Exception e) {
-      // no handler matches (wrong media type and the like): Spring MVC answers that itself
+      for (RequestMappingHandlerMapping mapping :
+          (Iterable<RequestMappingHandlerMapping>) mappings.orderedStream()::iterator) {
+        HandlerExecutionChain chain = handler(mapping, request);
+        if (chain != null) {
+          return chain;
+        }
+      }
       return null;
     } finally {
       if (!parsed) {
         ServletRequestPathUtils.clearParsedRequestPath(request);
       }
+    }
+  }
+
+  private static HandlerExecutionChain handler(
+      RequestMappingHandlerMapping mapping, HttpServletRequest request) {
+    try {
+      return mapping.getHandler(request);
+    } catch (Exception e) {
+      // no handler matches (wrong media type and the like): Spring MVC answers that itself
+      return null;
     }
   }
 

@@ -13,7 +13,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-class KeyHeaderProperties {
+class KeyHeaderPropertiesTest {
 
   @Property
   void aQuotedKeyAndABareKeyMeanTheSame(@ForAll("keys") String key) {
