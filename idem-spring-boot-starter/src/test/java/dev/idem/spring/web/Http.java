@@ -7,6 +7,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
 /** A small java.net.http client for the conformance suite. */
@@ -56,6 +59,27 @@ final class Http {
   CompletableFuture<HttpResponse<String>> sendAsync(
       String method, String path, String body, String... headers) {
     return CLIENT.sendAsync(request(method, path, body, headers).build(), bodyHandler());
+  }
+
+  /** Sends {@code n} identical requests at once and waits for every answer. */
+  List<HttpResponse<String>> concurrently(int n, String method, String path, String... headers) {
+    List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      futures.add(sendAsync(method, path, null, headers));
+    }
+    return futures.stream().map(CompletableFuture::join).toList();
+  }
+
+  /** A header value made of characters that key parsing must cope with. */
+  static String fuzzedHeader(Random random) {
+    String alphabet = "ab\"\\ ,;=:!~\t";
+    StringBuilder out = new StringBuilder();
+    int length = random.nextInt(8) == 0 ? 250 + random.nextInt(10) : 1 + random.nextInt(6);
+    for (int i = 0; i < length; i++) {
+      out.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    String text = out.toString().strip();
+    return text.isEmpty() ? "\"\"" : text;
   }
 
   private static HttpResponse.BodyHandler<String> bodyHandler() {

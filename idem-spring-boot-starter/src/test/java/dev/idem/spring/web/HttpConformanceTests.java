@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
@@ -187,7 +186,7 @@ abstract class HttpConformanceTests {
     Random random = new Random(42);
     int executed = 0;
     for (int i = 0; i < 100; i++) {
-      String header = fuzzedHeader(random);
+      String header = Http.fuzzedHeader(random);
       // a user of its own, so that keys left by earlier runs in a durable store do not replay
       HttpResponse<String> answer =
           post("/orders", ORDER, "Idempotency-Key", header, "X-User", run);
@@ -200,17 +199,6 @@ abstract class HttpConformanceTests {
     }
     assertThat(executed).isPositive();
     assertThat(controller.runs(run)).isEqualTo(executed);
-  }
-
-  private static String fuzzedHeader(Random random) {
-    String alphabet = "ab\"\\ ,;=:!~\t";
-    StringBuilder out = new StringBuilder();
-    int length = random.nextInt(8) == 0 ? 250 + random.nextInt(10) : 1 + random.nextInt(6);
-    for (int i = 0; i < length; i++) {
-      out.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
-    String text = out.toString().strip();
-    return text.isEmpty() ? "\"\"" : text;
   }
 
   @Test
@@ -309,7 +297,8 @@ abstract class HttpConformanceTests {
 
   @Test
   void fiftyConcurrentRequestsWithOneKeyRunOnceUnderReject() {
-    List<HttpResponse<String>> answers = concurrently("/slow", 50);
+    List<HttpResponse<String>> answers =
+        http.concurrently(50, "POST", "/slow", withRun("Idempotency-Key", key));
     assertThat(controller.runs(run)).isEqualTo(1);
     List<HttpResponse<String>> ok = answers.stream().filter(r -> r.statusCode() == 200).toList();
     assertThat(ok).isNotEmpty();
@@ -321,17 +310,10 @@ abstract class HttpConformanceTests {
 
   @Test
   void fiftyConcurrentRequestsWithOneKeyGetOneAnswerUnderWait() {
-    List<HttpResponse<String>> answers = concurrently("/slow-wait", 50);
+    List<HttpResponse<String>> answers =
+        http.concurrently(50, "POST", "/slow-wait", withRun("Idempotency-Key", key));
     assertThat(controller.runs(run)).isEqualTo(1);
     assertThat(answers).allMatch(r -> r.statusCode() == 200);
     assertThat(answers).extracting(HttpResponse::body).containsOnly(answers.get(0).body());
-  }
-
-  private List<HttpResponse<String>> concurrently(String path, int n) {
-    List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      futures.add(http.sendAsync("POST", path, null, withRun("Idempotency-Key", key)));
-    }
-    return futures.stream().map(CompletableFuture::join).toList();
   }
 }
