@@ -1,0 +1,257 @@
+package dev.idem.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code idem.*} properties: which store, the default policy, named per-operation policies,
+ * tokens and HTTP. Every unset value keeps the default of {@link dev.idem.core.IdempotencyConfig}.
+ */
+@ConfigurationProperties(prefix = "idem")
+public class IdemProperties {
+
+  /** Which store keeps the records. */
+  public enum StoreType {
+    /**
+     * Redis if a Lettuce RedisClient bean exists, else JDBC if a DataSource exists, else memory.
+     */
+    AUTO,
+    /** In-process map: one instance only, lost at restart. */
+    MEMORY,
+    /** The application's DataSource (table {@code idem_records}). */
+    JDBC,
+    /** The application's Lettuce RedisClient. */
+    REDIS
+  }
+
+  /** Which store keeps the records; auto picks Redis, then JDBC, then memory. */
+  private StoreType store = StoreType.AUTO;
+
+  /** The default policy, used by every operation without its own. */
+  private final Policy defaults = new Policy();
+
+  /** Named per-operation policies; unset values fall back to {@code idem.defaults}. */
+  private final Map<String, Policy> policies = new LinkedHashMap<>();
+
+  private final Tokens tokens = new Tokens();
+  private final Http http = new Http();
+  private final Jdbc jdbc = new Jdbc();
+  private final Redis redis = new Redis();
+
+  public StoreType getStore() {
+    return store;
+  }
+
+  public void setStore(StoreType store) {
+    this.store = store;
+  }
+
+  public Policy getDefaults() {
+    return defaults;
+  }
+
+  public Map<String, Policy> getPolicies() {
+    return policies;
+  }
+
+  public Tokens getTokens() {
+    return tokens;
+  }
+
+  public Http getHttp() {
+    return http;
+  }
+
+  public Jdbc getJdbc() {
+    return jdbc;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  /** One policy; null values inherit. */
+  public static class Policy {
+    /** How long a claim holds before another caller may take it over (default 30s). */
+    private Duration lease;
+
+    /** How long a completed outcome is replayed (default 24h). */
+    private Duration retention;
+
+    /** How long a duplicate in flight waits for the first result; 0 refuses it (default 0). */
+    private Duration wait;
+
+    /** The Retry-After told to a refused duplicate (default 1s). */
+    private Duration retryAfter;
+
+    /** Run work without deduplication while the store is down (default false). */
+    private Boolean failOpen;
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getRetention() {
+      return retention;
+    }
+
+    public void setRetention(Duration retention) {
+      this.retention = retention;
+    }
+
+    public Duration getWait() {
+      return wait;
+    }
+
+    public void setWait(Duration wait) {
+      this.wait = wait;
+    }
+
+    public Duration getRetryAfter() {
+      return retryAfter;
+    }
+
+    public void setRetryAfter(Duration retryAfter) {
+      this.retryAfter = retryAfter;
+    }
+
+    public Boolean getFailOpen() {
+      return failOpen;
+    }
+
+    public void setFailOpen(Boolean failOpen) {
+      this.failOpen = failOpen;
+    }
+  }
+
+  /** Server-issued tokens. */
+  public static class Tokens {
+    /** How long an issued token stays usable. */
+    private Duration ttl = Duration.ofHours(1);
+
+    /** True to replay the first answer to a used token; false to refuse it with 409. */
+    private boolean replayUsed = true;
+
+    public Duration getTtl() {
+      return ttl;
+    }
+
+    public void setTtl(Duration ttl) {
+      this.ttl = ttl;
+    }
+
+    public boolean isReplayUsed() {
+      return replayUsed;
+    }
+
+    public void setReplayUsed(boolean replayUsed) {
+      this.replayUsed = replayUsed;
+    }
+  }
+
+  /** The Spring MVC filter and token endpoint. */
+  public static class Http {
+    /** Whether the filter and the token endpoint are installed. */
+    private boolean enabled = true;
+
+    /** Path patterns protected in addition to {@code @Idempotent} handlers (POST and PATCH). */
+    private List<String> paths = new ArrayList<>();
+
+    /** Largest request body accepted (413 above) and response body stored (passed on unstored). */
+    private DataSize maxBodyBytes = DataSize.ofMegabytes(1);
+
+    /** Where {@code POST} issues a token; empty to leave the endpoint out. */
+    private String tokenPath = "/api/tokens";
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public List<String> getPaths() {
+      return paths;
+    }
+
+    public void setPaths(List<String> paths) {
+      this.paths = paths;
+    }
+
+    public DataSize getMaxBodyBytes() {
+      return maxBodyBytes;
+    }
+
+    public void setMaxBodyBytes(DataSize maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+    }
+
+    public String getTokenPath() {
+      return tokenPath;
+    }
+
+    public void setTokenPath(String tokenPath) {
+      this.tokenPath = tokenPath;
+    }
+  }
+
+  /** The JDBC store. */
+  public static class Jdbc {
+    /** The records table. */
+    private String table = "idem_records";
+
+    /** Create the table at startup when it is missing. */
+    private boolean createSchema = true;
+
+    /** Write records in the caller's Spring transaction when one is active (join mode). */
+    private boolean joinTransactions = true;
+
+    public String getTable() {
+      return table;
+    }
+
+    public void setTable(String table) {
+      this.table = table;
+    }
+
+    public boolean isCreateSchema() {
+      return createSchema;
+    }
+
+    public void setCreateSchema(boolean createSchema) {
+      this.createSchema = createSchema;
+    }
+
+    public boolean isJoinTransactions() {
+      return joinTransactions;
+    }
+
+    public void setJoinTransactions(boolean joinTransactions) {
+      this.joinTransactions = joinTransactions;
+    }
+  }
+
+  /** The Redis store. */
+  public static class Redis {
+    /** Prefix of every Redis key Idem writes. */
+    private String keyPrefix = "idem:";
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.idem.spring.autoconfigure;
+
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyListener;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.TokenService;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdempotencyPolicyCustomizer;
+import dev.idem.spring.autoconfigure.internal.StoreFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code
+ * idem.store}, {@link Idempotency} and {@link TokenService}. Each one backs off when the
+ * application defines its own. Runs after the DataSource and Redis configurations so that automatic
+ * store selection sees their beans.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration"
+    })
+@EnableConfigurationProperties(IdemProperties.class)
+public class IdemAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  public IdemPolicies idemPolicies(
+      IdemProperties properties, ObjectProvider<IdempotencyPolicyCustomizer> customizers) {
+    return new IdemPolicies(properties, customizers.orderedStream().toList());
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
+    return StoreFactory.create(properties, beans);
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Idempotency idempotency(
+      IdempotencyStore store, IdemPolicies policies, ObjectProvider<IdempotencyListener> listener) {
+    return Idempotency.builder(store)
+        .defaults(policies.defaults())
+        .listener(listener.getIfUnique(() -> IdempotencyListener.NONE))
+        .build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public TokenService idemTokenService(Idempotency idempotency, IdemProperties properties) {
+    return new TokenService(
+        idempotency, properties.getTokens().getTtl(), properties.getTokens().isReplayUsed());
+  }
+}

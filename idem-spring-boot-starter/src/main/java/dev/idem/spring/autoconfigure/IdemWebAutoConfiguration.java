@@ -1,0 +1,59 @@
+package dev.idem.spring.autoconfigure;
+
+import dev.idem.core.Idempotency;
+import dev.idem.core.TokenService;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.IdemProperties;
+import dev.idem.spring.web.IdempotencyFilter;
+import dev.idem.spring.web.IdempotencyScopeResolver;
+import dev.idem.spring.web.TokenController;
+import dev.idem.spring.web.internal.RouteResolver;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Spring MVC support: the {@link IdempotencyFilter} (registered as an ordered Filter bean), the
+ * caller's {@link IdempotencyScopeResolver} and the token endpoint. Off with {@code
+ * idem.http.enabled=false}.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnProperty(prefix = "idem.http", name = "enabled", matchIfMissing = true)
+public class IdemWebAutoConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  public IdempotencyScopeResolver idempotencyScopeResolver() {
+    return IdempotencyScopeResolver.principal();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public IdempotencyFilter idempotencyFilter(
+      Idempotency idempotency,
+      TokenService tokens,
+      IdemPolicies policies,
+      IdemProperties properties,
+      IdempotencyScopeResolver scopes,
+      ObjectProvider<RequestMappingHandlerMapping> mappings) {
+    RouteResolver routes = new RouteResolver(mappings, properties.getHttp().getPaths(), policies);
+    long maxBody = properties.getHttp().getMaxBodyBytes().toBytes();
+    return new IdempotencyFilter(idempotency, tokens, routes, scopes, maxBody);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnExpression("!'${idem.http.token-path:/api/tokens}'.isEmpty()")
+  public TokenController idemTokenController(TokenService tokens, IdempotencyScopeResolver scopes) {
+    return new TokenController(tokens, scopes);
+  }
+}

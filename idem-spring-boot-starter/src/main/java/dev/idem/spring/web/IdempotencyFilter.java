@@ -1,0 +1,211 @@
+package dev.idem.spring.web;
+
+import dev.idem.core.Executed;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyException;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.MalformedJsonException;
+import dev.idem.core.TokenService;
+import dev.idem.core.Work;
+import dev.idem.spring.web.internal.CachedBodyRequest;
+import dev.idem.spring.web.internal.CapturingResponse;
+import dev.idem.spring.web.internal.KeyHeader;
+import dev.idem.spring.web.internal.Problems;
+import dev.idem.spring.web.internal.Refusals;
+import dev.idem.spring.web.internal.Route;
+import dev.idem.spring.web.internal.RouteResolver;
+import dev.idem.spring.web.internal.StoredResponse;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * The {@code Idempotency-Key} semantics of Idem's design for Spring MVC: POST and PATCH requests to
+ * protected routes run once per key and caller; a repeat gets the stored status, allow-listed
+ * headers and body with {@code Idempotent-Replayed: true}. 2xx-4xx answers are stored; 5xx answers,
+ * refusals before the handler ran, unhandled exceptions and answers over the body limit are passed
+ * on unstored and free the key. Idem's own failures become {@code application/problem+json}.
+ */
+public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
+
+  /** The header that carries the client's key. */
+  public static final String KEY_HEADER = "Idempotency-Key";
+
+  /** The header that carries a server-issued token instead of a key. */
+  public static final String TOKEN_HEADER = "X-Idempotent-Token";
+
+  /** Runs after security filters (which set the principal) and before the dispatcher. */
+  public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+  private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+
+  private final Idempotency idempotency;
+  private final TokenService tokens;
+  private final RouteResolver routes;
+  private final IdempotencyScopeResolver scopes;
+  private final long maxBodyBytes;
+
+  public IdempotencyFilter(
+      Idempotency idempotency,
+      TokenService tokens,
+      RouteResolver routes,
+      IdempotencyScopeResolver scopes,
+      long maxBodyBytes) {
+    this.idempotency = idempotency;
+    this.tokens = tokens;
+    this.routes = routes;
+    this.scopes = scopes;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  @Override
+  public int getOrder() {
+    return ORDER;
+  }
+
+  @Override
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    String method = request.getMethod();
+    Route route = "POST".equals(method) || "PATCH".equals(method) ? routes.resolve(request) : null;
+    if (route == null) {
+      chain.doFilter(request, response);
+      return;
+    }
+    List<String> keys = Collections.list(request.getHeaders(KEY_HEADER));
+    String token = request.getHeader(TOKEN_HEADER);
+    if (keys.isEmpty() && token == null && !route.required()) {
+      chain.doFilter(request, response);
+      return;
+    }
+    try {
+      guard(request, response, chain, route, keys, token);
+    } catch (IdempotencyException e) {
+      if (response.isCommitted() || !Problems.write(response, e)) {
+        throw e;
+      }
+    }
+  }
+
+  private void guard(
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain,
+      Route route,
+      List<String> keys,
+      String token)
+      throws ServletException, IOException {
+    String key = KeyHeader.parse(keys);
+    if (key == null && token == null) {
+      throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
+    }
+    CachedBodyRequest cached = CachedBodyRequest.read(request, maxBodyBytes);
+    if (cached == null) {
+      Problems.write(response, 413, "body-too-large", "Request body over the limit", null);
+      return;
+    }
+    Fingerprint fingerprint = fingerprint(request, route, cached.body());
+    String caller = scopes.resolve(request);
+    CapturingResponse[] ran = new CapturingResponse[1];
+    IdempotencyConfig base = route.config();
+    // an unstored answer must free the key even if a customizer calls every failure terminal
+    IdempotencyConfig config =
+        IdempotencyConfig.from(base)
+            .terminalWhen(e -> !(e instanceof Unstored) && base.isTerminal(e))
+            .build();
+    Work<StoredResponse, Exception> work =
+        ctx -> {
+          ran[0] = new CapturingResponse(response);
+          chain.doFilter(cached, ran[0]);
+          return outcome(cached, ran[0]);
+        };
+    try {
+      Executed<StoredResponse> executed =
+          key != null
+              ? idempotency.executeWithStatus(
+                  IdempotencyKey.of(route.operation() + ":" + caller, key),
+                  fingerprint,
+                  StoredResponse.codec(),
+                  work,
+                  config)
+              : tokens.executeWithStatus(
+                  "token:" + caller, token, fingerprint, StoredResponse.codec(), work, config);
+      if (executed.replayed()) {
+        executed.value().replayTo(response);
+      } else {
+        ran[0].commit();
+      }
+    } catch (Unstored e) {
+      e.response.commit();
+    } catch (IdempotencyException e) {
+      if (ran[0] == null) {
+        throw e;
+      }
+      // the work ran (the store failed at completion, the lease was lost): its answer stands
+      log.warn("{} ran but its outcome was not stored: {}", route.operation(), e.toString());
+      ran[0].commit();
+    } catch (IOException | ServletException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new ServletException(e);
+    }
+  }
+
+  private StoredResponse outcome(HttpServletRequest request, CapturingResponse captured) {
+    if (captured.getStatus() >= 500 || Refusals.refusedBeforeHandler(request)) {
+      throw new Unstored(captured);
+    }
+    if (captured.bodySize() > maxBodyBytes) {
+      log.warn(
+          "response body of {} bytes is over idem.http.max-body-bytes ({}); not stored, key freed",
+          captured.bodySize(),
+          maxBodyBytes);
+      throw new Unstored(captured);
+    }
+    return captured.snapshot();
+  }
+
+  private static Fingerprint fingerprint(HttpServletRequest request, Route route, byte[] body) {
+    String prefix = request.getMethod() + " " + route.template();
+    String type = request.getContentType();
+    if (type != null && isJson(type) && body.length > 0) {
+      try {
+        return Fingerprint.ofJson(prefix, new String(body, StandardCharsets.UTF_8));
+      } catch (MalformedJsonException e) {
+        // not JSON after all: Spring MVC refuses it, or the handler reads it raw
+      }
+    }
+    return Fingerprint.of(prefix, body);
+  }
+
+  private static boolean isJson(String contentType) {
+    String type = contentType.toLowerCase(java.util.Locale.ROOT);
+    int semicolon = type.indexOf(';');
+    String bare = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
+    return bare.equals("application/json") || bare.endsWith("+json");
+  }
+
+  /** An answer passed to the client without being stored; the engine frees the key. */
+  private static final class Unstored extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient CapturingResponse response;
+
+    Unstored(CapturingResponse response) {
+      super(null, null, false, false);
+      this.response = response;
+    }
+  }
+}

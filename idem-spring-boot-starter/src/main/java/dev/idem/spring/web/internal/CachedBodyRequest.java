@@ -1,0 +1,82 @@
+package dev.idem.spring.web.internal;
+
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A request whose body was read up front (to fingerprint it before the claim) and is served again
+ * to the handler from memory.
+ */
+public final class CachedBodyRequest extends HttpServletRequestWrapper {
+
+  private final byte[] body;
+
+  private CachedBodyRequest(HttpServletRequest request, byte[] body) {
+    super(request);
+    this.body = body;
+  }
+
+  /** Reads the body of {@code request}, or returns null when it is longer than {@code maxBytes}. */
+  public static CachedBodyRequest read(HttpServletRequest request, long maxBytes)
+      throws IOException {
+    long declared = request.getContentLengthLong();
+    if (declared > maxBytes) {
+      return null;
+    }
+    InputStream in = request.getInputStream();
+    byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+    return body.length > maxBytes ? null : new CachedBodyRequest(request, body);
+  }
+
+  /** The body as sent. */
+  public byte[] body() {
+    return body.clone();
+  }
+
+  @Override
+  public ServletInputStream getInputStream() {
+    ByteArrayInputStream in = new ByteArrayInputStream(body);
+    return new ServletInputStream() {
+      @Override
+      public int read() {
+        return in.read();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public boolean isFinished() {
+        return in.available() == 0;
+      }
+
+      @Override
+      public boolean isReady() {
+        return true;
+      }
+
+      @Override
+      public void setReadListener(ReadListener listener) {
+        throw new UnsupportedOperationException("the body is already in memory");
+      }
+    };
+  }
+
+  @Override
+  public BufferedReader getReader() {
+    String encoding = getCharacterEncoding();
+    Charset charset = encoding == null ? StandardCharsets.UTF_8 : Charset.forName(encoding);
+    return new BufferedReader(new InputStreamReader(getInputStream(), charset));
+  }
+}

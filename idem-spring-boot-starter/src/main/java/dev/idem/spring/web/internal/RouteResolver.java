@@ -1,0 +1,132 @@
+package dev.idem.spring.web.internal;
+
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.Idempotent;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * Decides whether a request is protected: its handler method carries {@link Idempotent}, or its
+ * path matches one of {@code idem.http.paths}. Looks the handler up in Spring MVC's own mapping, so
+ * the route template is the one the handler was mapped with.
+ */
+public final class RouteResolver {
+
+  private final ObjectProvider<RequestMappingHandlerMapping> mappings;
+  private final List<PathPattern> paths;
+  private final IdemPolicies policies;
+
+  public RouteResolver(
+      ObjectProvider<RequestMappingHandlerMapping> mappings,
+      List<String> paths,
+      IdemPolicies policies) {
+    this.mappings = mappings;
+    this.paths = paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
+    this.policies = policies;
+  }
+
+  /** The protected route of {@code request}, or null when it is not protected. */
+  public Route resolve(HttpServletRequest request) {
+    Route annotated = fromHandler(request);
+    if (annotated != null) {
+      return annotated;
+    }
+    PathContainer path = PathContainer.parsePath(pathWithinApplication(request));
+    for (PathPattern pattern : paths) {
+      if (pattern.matches(path)) {
+        String operation = request.getMethod() + " " + pattern.getPatternString();
+        return new Route(
+            operation, pattern.getPatternString(), true, policies.forOperation(operation));
+      }
+    }
+    return null;
+  }
+
+  private Route fromHandler(HttpServletRequest request) {
+    HandlerExecutionChain chain = lookUp(request);
+    if (chain == null || !(chain.getHandler() instanceof HandlerMethod method)) {
+      return null;
+    }
+    Idempotent idempotent = method.getMethodAnnotation(Idempotent.class);
+    if (idempotent == null) {
+      return null;
+    }
+    Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+    String template = pattern == null ? pathWithinApplication(request) : pattern.toString();
+    String operation =
+        idempotent.operation().isEmpty()
+            ? request.getMethod() + " " + template
+            : idempotent.operation();
+    return new Route(operation, template, idempotent.required(), config(operation, idempotent));
+  }
+
+  private HandlerExecutionChain lookUp(HttpServletRequest request) {
+    boolean parsed = ServletRequestPathUtils.hasParsedRequestPath(request);
+    if (!parsed) {
+      ServletRequestPathUtils.parseAndCache(request);
+    }
+    try {
+      for (RequestMappingHandlerMapping mapping :
+          (Iterable<RequestMappingHandlerMapping>) mappings.orderedStream()::iterator) {
+        HandlerExecutionChain chain = handler(mapping, request);
+        if (chain != null) {
+          return chain;
+        }
+      }
+      return null;
+    } finally {
+      if (!parsed) {
+        ServletRequestPathUtils.clearParsedRequestPath(request);
+      }
+    }
+  }
+
+  private static HandlerExecutionChain handler(
+      RequestMappingHandlerMapping mapping, HttpServletRequest request) {
+    try {
+      return mapping.getHandler(request);
+    } catch (Exception e) {
+      // no handler matches (wrong media type and the like): Spring MVC answers that itself
+      return null;
+    }
+  }
+
+  private IdempotencyConfig config(String operation, Idempotent idempotent) {
+    IdempotencyConfig base = policies.forOperation(operation);
+    if (idempotent.waitMillis() < 0
+        && idempotent.leaseSeconds() <= 0
+        && idempotent.retentionSeconds() <= 0) {
+      return base;
+    }
+    IdempotencyConfig.Builder builder = IdempotencyConfig.from(base);
+    if (idempotent.waitMillis() == 0) {
+      builder.rejectInProgress();
+    } else if (idempotent.waitMillis() > 0) {
+      builder.waitInProgress(Duration.ofMillis(idempotent.waitMillis()));
+    }
+    if (idempotent.leaseSeconds() > 0) {
+      builder.lease(Duration.ofSeconds(idempotent.leaseSeconds()));
+    }
+    if (idempotent.retentionSeconds() > 0) {
+      builder.retention(Duration.ofSeconds(idempotent.retentionSeconds()));
+    }
+    return builder.build();
+  }
+
+  private static String pathWithinApplication(HttpServletRequest request) {
+    String uri = request.getRequestURI();
+    String context = request.getContextPath();
+    return context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+  }
+}

@@ -1,0 +1,60 @@
+package dev.idem.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.spring.web.IdempotencyFilter;
+import dev.idem.spring.web.IdempotencyScopeResolver;
+import dev.idem.spring.web.TokenController;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+class IdemWebAutoConfigurationTest {
+
+  private final WebApplicationContextRunner runner =
+      new WebApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(IdemAutoConfiguration.class, IdemWebAutoConfiguration.class));
+
+  @Test
+  void aServletApplicationGetsTheFilterTheScopeResolverAndTheTokenEndpoint() {
+    runner.run(
+        context ->
+            assertThat(context)
+                .hasSingleBean(IdempotencyFilter.class)
+                .hasSingleBean(IdempotencyScopeResolver.class)
+                .hasSingleBean(TokenController.class));
+  }
+
+  @Test
+  void httpSupportCanBeSwitchedOff() {
+    runner
+        .withPropertyValues("idem.http.enabled=false")
+        .run(
+            context ->
+                assertThat(context)
+                    .doesNotHaveBean(IdempotencyFilter.class)
+                    .doesNotHaveBean(TokenController.class));
+  }
+
+  @Test
+  void anEmptyTokenPathLeavesTheEndpointOut() {
+    runner
+        .withPropertyValues("idem.http.token-path=")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasSingleBean(IdempotencyFilter.class)
+                    .doesNotHaveBean(TokenController.class));
+  }
+
+  @Test
+  void aScopeResolverOfTheApplicationsOwnReplacesTheDefault() {
+    IdempotencyScopeResolver tenant = request -> request.getHeader("X-Tenant");
+    runner
+        .withBean(IdempotencyScopeResolver.class, () -> tenant)
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyScopeResolver.class)).isSameAs(tenant));
+  }
+}

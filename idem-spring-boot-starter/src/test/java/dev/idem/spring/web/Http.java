@@ -1,0 +1,88 @@
+package dev.idem.spring.web;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+
+/** A small java.net.http client for the conformance suite. */
+final class Http {
+
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  private final int port;
+
+  Http(int port) {
+    this.port = port;
+  }
+
+  HttpRequest.Builder request(String method, String path, String body, String... headers) {
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(20))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      builder.header("Content-Type", "application/json");
+    }
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.header(headers[i], headers[i + 1]);
+    }
+    return builder;
+  }
+
+  HttpResponse<String> send(String method, String path, String body, String... headers) {
+    try {
+      return CLIENT.send(request(method, path, body, headers).build(), bodyHandler());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  CompletableFuture<HttpResponse<String>> sendAsync(
+      String method, String path, String body, String... headers) {
+    return CLIENT.sendAsync(request(method, path, body, headers).build(), bodyHandler());
+  }
+
+  /** Sends {@code n} identical requests at once and waits for every answer. */
+  List<HttpResponse<String>> concurrently(int n, String method, String path, String... headers) {
+    List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      futures.add(sendAsync(method, path, null, headers));
+    }
+    return futures.stream().map(CompletableFuture::join).toList();
+  }
+
+  /** A header value made of characters that key parsing must cope with. */
+  static String fuzzedHeader(Random random) {
+    String alphabet = "ab\"\\ ,;=:!~\t";
+    StringBuilder out = new StringBuilder();
+    int length = random.nextInt(8) == 0 ? 250 + random.nextInt(10) : 1 + random.nextInt(6);
+    for (int i = 0; i < length; i++) {
+      out.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    String text = out.toString().strip();
+    return text.isEmpty() ? "\"\"" : text;
+  }
+
+  private static HttpResponse.BodyHandler<String> bodyHandler() {
+    return HttpResponse.BodyHandlers.ofString();
+  }
+}

@@ -1,0 +1,319 @@
+package dev.idem.spring.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.IdempotencyStore;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * Every row of the HTTP table in DESIGN.md section 5, over real HTTP, written once; each store runs
+ * it through a subclass that names its properties and the store class it expects.
+ */
+@SpringBootTest(
+    classes = TestApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "idem.http.max-body-bytes=2KB",
+      "idem.http.paths=/by-path/**",
+      "idem.defaults.retry-after=2s"
+    })
+abstract class HttpConformanceTests {
+
+  static final String ORDER = "{\"item\":\"tea\",\"qty\":2}";
+
+  @LocalServerPort int port;
+  @Autowired TestController controller;
+  @Autowired IdempotencyStore store;
+
+  Http http;
+  String run;
+  String key;
+
+  /** The store class this backend's subclass expects the auto-configuration to pick. */
+  abstract Class<? extends IdempotencyStore> expectedStore();
+
+  @BeforeEach
+  void setUp() {
+    http = new Http(port);
+    run = UUID.randomUUID().toString();
+    key = UUID.randomUUID().toString();
+  }
+
+  HttpResponse<String> post(String path, String body, String... headers) {
+    return http.send("POST", path, body, withRun(headers));
+  }
+
+  String[] withRun(String... headers) {
+    String[] all = new String[headers.length + 2];
+    all[0] = "X-Run";
+    all[1] = run;
+    System.arraycopy(headers, 0, all, 2, headers.length);
+    return all;
+  }
+
+  static void assertProblem(HttpResponse<String> response, int status, String name) {
+    assertThat(response.statusCode()).isEqualTo(status);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(response.body()).contains("\"type\":\"urn:idem:problem:" + name + "\"");
+  }
+
+  @Test
+  void theAutoConfigurationPicksTheExpectedStore() {
+    assertThat(store).isInstanceOf(expectedStore());
+  }
+
+  @Test
+  void aProtectedRouteWithoutAKeyIsRefusedWithMissingKey() {
+    assertProblem(post("/orders", ORDER), 400, "missing-key");
+    assertProblem(post("/by-path/x", "{}"), 400, "missing-key");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void invalidKeysAreRefusedWithInvalidKey() {
+    assertProblem(post("/orders", ORDER, "Idempotency-Key", "a b"), 400, "invalid-key");
+    assertProblem(post("/orders", ORDER, "Idempotency-Key", "x".repeat(256)), 400, "invalid-key");
+    assertProblem(post("/orders", ORDER, "Idempotency-Key", "\"open"), 400, "invalid-key");
+    assertProblem(
+        post("/orders", ORDER, "Idempotency-Key", "one", "Idempotency-Key", "two"),
+        400,
+        "invalid-key");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void theSameKeySentTwiceWithTheSameValueIsOneKey() {
+    HttpResponse<String> first =
+        post("/orders", ORDER, "Idempotency-Key", key, "Idempotency-Key", key);
+    assertThat(first.statusCode()).isEqualTo(201);
+  }
+
+  @Test
+  void replaysTheFirstResponseToARepeat() {
+    HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
+    HttpResponse<String> second = post("/orders", ORDER, "Idempotency-Key", key);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(second.statusCode()).isEqualTo(201);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    for (String name : List.of("Content-Type", "Location", "ETag")) {
+      assertThat(second.headers().firstValue(name)).isEqualTo(first.headers().firstValue(name));
+    }
+    assertThat(first.headers().firstValue("Set-Cookie")).isPresent();
+    assertThat(second.headers().firstValue("Set-Cookie")).isEmpty();
+    assertThat(second.headers().firstValue("X-Not-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void reorderedJsonMembersAndWhiteSpaceAreTheSameRequest() {
+    post("/orders", ORDER, "Idempotency-Key", key);
+    HttpResponse<String> second =
+        post("/orders", "{ \"qty\" : 2,\n \"item\" : \"tea\" }", "Idempotency-Key", key);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aQuotedAndABareKeyAreTheSameKey() {
+    post("/orders", ORDER, "Idempotency-Key", "\"" + key + "\"");
+    HttpResponse<String> second = post("/orders", ORDER, "Idempotency-Key", key);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyReusedWithAnotherPayloadIsRefusedWithKeyReuse() {
+    post("/orders", ORDER, "Idempotency-Key", key);
+    HttpResponse<String> other =
+        post("/orders", "{\"item\":\"coffee\",\"qty\":2}", "Idempotency-Key", key);
+    assertProblem(other, 422, "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRepeatWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
+    CompletableFuture<HttpResponse<String>> first =
+        http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
+    Thread.sleep(150);
+    HttpResponse<String> second = post("/slow", null, "Idempotency-Key", key);
+    assertProblem(second, 409, "in-progress");
+    assertThat(second.headers().firstValue("Retry-After")).hasValue("2");
+    assertThat(first.get().statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void twoUsersWithTheSameKeyAreIndependent() {
+    HttpResponse<String> alice = post("/orders", ORDER, "Idempotency-Key", key, "X-User", "alice");
+    HttpResponse<String> bob = post("/orders", ORDER, "Idempotency-Key", key, "X-User", "bob");
+    assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(bob.body()).isNotEqualTo(alice.body());
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aRequestRefusedBeforeTheHandlerStoresNothingAndFreesTheKey() {
+    HttpResponse<String> malformed = post("/orders", "{\"item\":", "Idempotency-Key", key);
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    HttpResponse<String> fixed = post("/orders", ORDER, "Idempotency-Key", key);
+    assertThat(fixed.statusCode()).isEqualTo(201);
+    assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestThatFailsValidationStoresNothingAndFreesTheKey() {
+    assertThat(post("/validated", "{\"name\":\"\"}", "Idempotency-Key", key).statusCode())
+        .isEqualTo(400);
+    HttpResponse<String> fixed = post("/validated", "{\"name\":\"ok\"}", "Idempotency-Key", key);
+    assertThat(fixed.statusCode()).isEqualTo(200);
+    assertThat(fixed.body()).isEqualTo("ok 1");
+  }
+
+  @Test
+  void fuzzedKeyHeadersNeverCauseA500OrRunARefusedRequest() {
+    Random random = new Random(42);
+    int executed = 0;
+    for (int i = 0; i < 100; i++) {
+      String header = Http.fuzzedHeader(random);
+      // a user of its own, so that keys left by earlier runs in a durable store do not replay
+      HttpResponse<String> answer =
+          post("/orders", ORDER, "Idempotency-Key", header, "X-User", run);
+      assertThat(answer.statusCode()).as(header).isIn(201, 400);
+      if (answer.statusCode() == 400) {
+        assertThat(answer.body()).as(header).contains("invalid-key");
+      } else if (answer.headers().firstValue("Idempotent-Replayed").isEmpty()) {
+        executed++;
+      }
+    }
+    assertThat(executed).isPositive();
+    assertThat(controller.runs(run)).isEqualTo(executed);
+  }
+
+  @Test
+  void aServerErrorIsNotStoredAndARetryRunsAgain() {
+    assertThat(post("/fail", null, "Idempotency-Key", key).statusCode()).isEqualTo(503);
+    HttpResponse<String> retry = post("/fail", null, "Idempotency-Key", key);
+    assertThat(retry.statusCode()).isEqualTo(503);
+    assertThat(retry.body()).isEqualTo("down 2");
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aClientErrorIsStoredAndReplayed() {
+    HttpResponse<String> first = post("/reject", null, "Idempotency-Key", key);
+    HttpResponse<String> second = post("/reject", null, "Idempotency-Key", key);
+    assertThat(second.statusCode()).isEqualTo(422);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestBodyOverTheLimitIsRefusedWith413() {
+    String big = "{\"item\":\"" + "x".repeat(3000) + "\",\"qty\":1}";
+    assertProblem(post("/orders", big, "Idempotency-Key", key), 413, "body-too-large");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void aResponseOverTheLimitIsPassedOnUnstoredAndFreesTheKey() {
+    HttpResponse<String> first = post("/big?size=3000", null, "Idempotency-Key", key);
+    HttpResponse<String> second = post("/big?size=3000", null, "Idempotency-Key", key);
+    assertThat(first.body()).hasSize(3000);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aResponseUnderTheLimitIsStored() {
+    post("/big?size=1000", null, "Idempotency-Key", key);
+    HttpResponse<String> second = post("/big?size=1000", null, "Idempotency-Key", key);
+    assertThat(second.body()).hasSize(1000);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+  }
+
+  @Test
+  void getAndUnprotectedRoutesPassThrough() {
+    assertThat(http.send("GET", "/orders", null, withRun()).statusCode()).isEqualTo(200);
+    assertThat(post("/plain", null).statusCode()).isEqualTo(200);
+    assertThat(post("/optional", null).statusCode()).isEqualTo(200);
+    assertThat(controller.runs(run)).isEqualTo(3);
+  }
+
+  @Test
+  void patchIsProtectedWithTheRouteTemplateInTheFingerprint() {
+    HttpResponse<String> first =
+        http.send("PATCH", "/orders/7", null, withRun("Idempotency-Key", key));
+    HttpResponse<String> second =
+        http.send("PATCH", "/orders/7", null, withRun("Idempotency-Key", key));
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    HttpResponse<String> other =
+        http.send("PATCH", "/orders/8", null, withRun("Idempotency-Key", key));
+    assertThat(other.statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void pathPatternsFromPropertiesAreProtected() {
+    HttpResponse<String> first = post("/by-path/a", "{}", "Idempotency-Key", key);
+    HttpResponse<String> second = post("/by-path/a", "{}", "Idempotency-Key", key);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anIssuedTokenRunsOnceAndReplays() {
+    HttpResponse<String> issued = post("/api/tokens", null);
+    assertThat(issued.statusCode()).isEqualTo(201);
+    String token = issued.body().replaceAll(".*\"token\":\"([^\"]+)\".*", "$1");
+    HttpResponse<String> first = post("/orders", ORDER, "X-Idempotent-Token", token);
+    HttpResponse<String> second = post("/orders", ORDER, "X-Idempotent-Token", token);
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anUnknownOrForgedTokenIsRefused() {
+    assertProblem(
+        post("/orders", ORDER, "X-Idempotent-Token", "AAAAAAAAAAAAAAAAAAAAAA"),
+        400,
+        "unknown-token");
+    assertProblem(post("/orders", ORDER, "X-Idempotent-Token", "forged!"), 400, "unknown-token");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void fiftyConcurrentRequestsWithOneKeyRunOnceUnderReject() {
+    List<HttpResponse<String>> answers =
+        http.concurrently(50, "POST", "/slow", withRun("Idempotency-Key", key));
+    assertThat(controller.runs(run)).isEqualTo(1);
+    List<HttpResponse<String>> ok = answers.stream().filter(r -> r.statusCode() == 200).toList();
+    assertThat(ok).isNotEmpty();
+    assertThat(ok).extracting(HttpResponse::body).containsOnly(ok.get(0).body());
+    assertThat(ok.stream().filter(r -> r.headers().firstValue("Idempotent-Replayed").isEmpty()))
+        .hasSize(1);
+    assertThat(answers).allMatch(r -> r.statusCode() == 200 || r.statusCode() == 409);
+  }
+
+  @Test
+  void fiftyConcurrentRequestsWithOneKeyGetOneAnswerUnderWait() {
+    List<HttpResponse<String>> answers =
+        http.concurrently(50, "POST", "/slow-wait", withRun("Idempotency-Key", key));
+    assertThat(controller.runs(run)).isEqualTo(1);
+    assertThat(answers).allMatch(r -> r.statusCode() == 200);
+    assertThat(answers).extracting(HttpResponse::body).containsOnly(answers.get(0).body());
+  }
+}

@@ -1,0 +1,15 @@
+package dev.idem.spring.web;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+
+/**
+ * The HTTP conformance suite on the in-memory store (picked when no DataSource or Redis exists).
+ */
+class MemoryHttpConformanceTest extends HttpConformanceTests {
+
+  @Override
+  Class<? extends IdempotencyStore> expectedStore() {
+    return InMemoryIdempotencyStore.class;
+  }
+}

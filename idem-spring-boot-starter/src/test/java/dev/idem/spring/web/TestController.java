@@ -1,0 +1,121 @@
+package dev.idem.spring.web;
+
+import dev.idem.spring.Idempotent;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotBlank;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Handlers that count their executions per {@code X-Run} header, one run id per test. */
+@RestController
+public class TestController {
+
+  /** A JSON request body; Spring refuses a malformed one before the handler runs. */
+  public record Order(String item, int qty) {}
+
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+  int runs(String run) {
+    AtomicInteger count = runs.get(run);
+    return count == null ? 0 : count.get();
+  }
+
+  private int count(String run) {
+    return runs.computeIfAbsent(run, r -> new AtomicInteger()).incrementAndGet();
+  }
+
+  @Idempotent
+  @PostMapping("/orders")
+  ResponseEntity<String> create(@RequestHeader("X-Run") String run, @RequestBody Order order) {
+    int n = count(run);
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .contentType(MediaType.APPLICATION_JSON)
+        .header("Location", "/orders/" + n)
+        .header("ETag", "\"v" + n + "\"")
+        .header("Set-Cookie", "session=" + n)
+        .header("X-Not-Replayed", "x")
+        .body(
+            "{\"n\":" + n + ",\"item\":\"" + order.item() + "\",\"at\":" + System.nanoTime() + "}");
+  }
+
+  /** A body that must pass Bean Validation. */
+  public record Named(@NotBlank String name) {}
+
+  @Idempotent
+  @PostMapping("/validated")
+  String validated(@RequestHeader("X-Run") String run, @Valid @RequestBody Named named) {
+    return named.name() + " " + count(run);
+  }
+
+  @Idempotent
+  @PatchMapping("/orders/{id}")
+  String update(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return id + ":" + count(run) + ":" + System.nanoTime();
+  }
+
+  @GetMapping("/orders")
+  String list(@RequestHeader("X-Run") String run) {
+    return "list " + count(run);
+  }
+
+  @Idempotent
+  @PostMapping("/slow")
+  String slow(@RequestHeader("X-Run") String run) throws InterruptedException {
+    int n = count(run);
+    Thread.sleep(400);
+    return "slow " + n + " " + System.nanoTime();
+  }
+
+  @Idempotent(waitMillis = 5000)
+  @PostMapping("/slow-wait")
+  String slowWait(@RequestHeader("X-Run") String run) throws InterruptedException {
+    return slow(run);
+  }
+
+  @Idempotent
+  @PostMapping("/fail")
+  ResponseEntity<String> fail(@RequestHeader("X-Run") String run) {
+    return ResponseEntity.status(503).body("down " + count(run));
+  }
+
+  @Idempotent
+  @PostMapping("/reject")
+  ResponseEntity<String> reject(@RequestHeader("X-Run") String run) {
+    return ResponseEntity.status(422).body("refused " + count(run) + " " + System.nanoTime());
+  }
+
+  @Idempotent
+  @PostMapping("/big")
+  String big(@RequestHeader("X-Run") String run, @RequestParam("size") int size) {
+    count(run);
+    return "b".repeat(size);
+  }
+
+  @Idempotent(required = false)
+  @PostMapping("/optional")
+  String optional(@RequestHeader("X-Run") String run) {
+    return "optional " + count(run);
+  }
+
+  @PostMapping("/plain")
+  String plain(@RequestHeader("X-Run") String run) {
+    return "plain " + count(run);
+  }
+
+  @PostMapping("/by-path/{name}")
+  String byPath(@RequestHeader("X-Run") String run, @PathVariable("name") String name) {
+    return name + " " + count(run) + " " + System.nanoTime();
+  }
+}
