@@ -136,13 +136,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       Executed<StoredResponse> executed =
           key != null
               ? idempotency.executeWithStatus(
-                  IdempotencyKey.of(route.operation() + ":" + caller, key),
+                  IdempotencyKey.of(route.operation() + "|" + caller, key),
                   fingerprint,
                   StoredResponse.codec(),
                   work,
                   config)
               : tokens.executeWithStatus(
-                  "token:" + caller, token, fingerprint, StoredResponse.codec(), work, config);
+                  "token|" + caller, token, fingerprint, StoredResponse.codec(), work, config);
       if (executed.replayed()) {
         executed.value().replayTo(response);
       } else {
