@@ -1,9 +1,11 @@
 package dev.idem.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
@@ -146,7 +148,7 @@ abstract class HttpConformanceTests {
   void aRepeatWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
     CompletableFuture<HttpResponse<String>> first =
         http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
-    Thread.sleep(150);
+    await().atMost(Duration.ofSeconds(10)).until(() -> controller.runs(run) == 1);
     HttpResponse<String> second = post("/slow", null, "Idempotency-Key", key);
     assertProblem(second, 409, "in-progress");
     assertThat(second.headers().firstValue("Retry-After")).hasValue("2");

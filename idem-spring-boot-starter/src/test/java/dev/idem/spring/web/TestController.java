@@ -74,7 +74,9 @@ public class TestController {
   @PostMapping("/slow")
   String slow(@RequestHeader("X-Run") String run) throws InterruptedException {
     int n = count(run);
-    Thread.sleep(400);
+    // Long enough for a duplicate sent after this run was seen to arrive while it still holds the
+    // key.
+    Thread.sleep(1000);
     return "slow " + n + " " + System.nanoTime();
   }
 
