@@ -1,10 +1,8 @@
 package dev.idem.spring.web.internal;
 
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Duration;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
@@ -68,7 +66,8 @@ public final class RouteResolver {
         idempotent.operation().isEmpty()
             ? request.getMethod() + " " + template
             : idempotent.operation();
-    return new Route(operation, template, idempotent.required(), config(operation, idempotent));
+    return new Route(
+        operation, template, idempotent.required(), policies.forAnnotation(operation, idempotent));
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {
@@ -100,28 +99,6 @@ public final class RouteResolver {
       // no handler matches (wrong media type and the like): Spring MVC answers that itself
       return null;
     }
-  }
-
-  private IdempotencyConfig config(String operation, Idempotent idempotent) {
-    IdempotencyConfig base = policies.forOperation(operation);
-    if (idempotent.waitMillis() < 0
-        && idempotent.leaseSeconds() <= 0
-        && idempotent.retentionSeconds() <= 0) {
-      return base;
-    }
-    IdempotencyConfig.Builder builder = IdempotencyConfig.from(base);
-    if (idempotent.waitMillis() == 0) {
-      builder.rejectInProgress();
-    } else if (idempotent.waitMillis() > 0) {
-      builder.waitInProgress(Duration.ofMillis(idempotent.waitMillis()));
-    }
-    if (idempotent.leaseSeconds() > 0) {
-      builder.lease(Duration.ofSeconds(idempotent.leaseSeconds()));
-    }
-    if (idempotent.retentionSeconds() > 0) {
-      builder.retention(Duration.ofSeconds(idempotent.retentionSeconds()));
-    }
-    return builder.build();
   }
 
   private static String pathWithinApplication(HttpServletRequest request) {
