@@ -183,7 +183,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     String type = request.getContentType();
     if (type != null && isJson(type) && body.length > 0) {
       try {
-        return Fingerprint.ofJson(prefix, new String(body, StandardCharsets.UTF_8));
+        return Fingerprint.ofJson(
+            prefix, new String(body, StandardCharsets.UTF_8), route.ignoredFields());
       } catch (MalformedJsonException e) {
         // not JSON after all: Spring MVC refuses it, or the handler reads it raw
       }

@@ -6,6 +6,7 @@ import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.MDC;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -103,6 +104,26 @@ public class TestController {
   String big(@RequestHeader("X-Run") String run, @RequestParam("size") int size) {
     count(run);
     return "b".repeat(size);
+  }
+
+  @Idempotent(ignoreFields = {"requestedAt", "meta.traceId"})
+  @PostMapping("/stamped")
+  String stamped(@RequestHeader("X-Run") String run, @RequestBody Map<String, Object> body) {
+    return "stamped " + count(run) + " " + System.nanoTime();
+  }
+
+  @Idempotent(operation = "stamped-by-policy")
+  @PostMapping("/stamped-by-policy")
+  String stampedByPolicy(
+      @RequestHeader("X-Run") String run, @RequestBody Map<String, Object> body) {
+    return "stamped " + count(run) + " " + System.nanoTime();
+  }
+
+  @Idempotent
+  @PostMapping("/mdc")
+  String mdc(@RequestHeader("X-Run") String run) {
+    count(run);
+    return String.valueOf(MDC.get("idem.key"));
   }
 
   @Idempotent(required = false)

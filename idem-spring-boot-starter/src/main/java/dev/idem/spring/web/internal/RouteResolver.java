@@ -3,7 +3,9 @@ package dev.idem.spring.web.internal;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -45,7 +47,11 @@ public final class RouteResolver {
       if (pattern.matches(path)) {
         String operation = request.getMethod() + " " + pattern.getPatternString();
         return new Route(
-            operation, pattern.getPatternString(), true, policies.forOperation(operation));
+            operation,
+            pattern.getPatternString(),
+            true,
+            policies.forOperation(operation),
+            policies.ignoredFields(operation));
       }
     }
     return null;
@@ -66,8 +72,14 @@ public final class RouteResolver {
         idempotent.operation().isEmpty()
             ? request.getMethod() + " " + template
             : idempotent.operation();
+    Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
+    ignored.addAll(List.of(idempotent.ignoreFields()));
     return new Route(
-        operation, template, idempotent.required(), policies.forAnnotation(operation, idempotent));
+        operation,
+        template,
+        idempotent.required(),
+        policies.forAnnotation(operation, idempotent),
+        Set.copyOf(ignored));
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {
