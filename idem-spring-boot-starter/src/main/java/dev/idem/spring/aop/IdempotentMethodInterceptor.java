@@ -7,6 +7,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.internal.MethodPlan;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -45,6 +46,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
   private final ObjectMapper mapper;
   private final IdempotentCallerResolver callers;
   private final BeanFactory beanFactory;
+  private final InFlightWork inFlight;
   private final SpelExpressionParser parser = new SpelExpressionParser();
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
@@ -52,18 +54,21 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
   /**
    * @param callers names the caller, or null for none
    * @param beanFactory lets expressions reference beans ({@code @clock.instant()}), or null
+   * @param inFlight counts the methods running under a claimed key
    */
   public IdempotentMethodInterceptor(
       Idempotency idempotency,
       IdemPolicies policies,
       ObjectMapper mapper,
       IdempotentCallerResolver callers,
-      BeanFactory beanFactory) {
+      BeanFactory beanFactory,
+      InFlightWork inFlight) {
     this.idempotency = idempotency;
     this.policies = policies;
     this.mapper = mapper;
     this.callers = callers;
     this.beanFactory = beanFactory;
+    this.inFlight = inFlight;
   }
 
   @Override
@@ -83,7 +88,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
       return invocation.proceed();
     }
     IdempotencyKey key = IdempotencyKey.of(scope(plan, arguments), value);
-    Work<Object, Exception> work = ctx -> proceed(invocation);
+    Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
     return idempotency.execute(key, fingerprint(plan, context), plan.codec(), work, plan.config());
   }
 

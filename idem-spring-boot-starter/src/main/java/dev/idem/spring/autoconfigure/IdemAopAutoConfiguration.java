@@ -2,6 +2,7 @@ package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.Idempotency;
 import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.aop.IdempotentMethodInterceptor;
 import dev.idem.spring.aop.IdempotentMethodPostProcessor;
@@ -37,13 +38,15 @@ public class IdemAopAutoConfiguration {
       IdemPolicies policies,
       ObjectProvider<JsonMapper> mapper,
       ObjectProvider<IdempotentCallerResolver> callers,
-      BeanFactory beanFactory) {
+      BeanFactory beanFactory,
+      ObjectProvider<InFlightWork> inFlight) {
     return new IdempotentMethodInterceptor(
         idempotency,
         policies,
         mapper.getIfUnique(() -> JsonMapper.builder().build()),
         callers.getIfUnique(),
-        beanFactory);
+        beanFactory,
+        inFlight.getIfAvailable(InFlightWork::new));
   }
 
   /** Static, as every post-processor: it must not need this configuration to be created first. */

@@ -14,10 +14,14 @@ import dev.idem.spring.aop.Jobs.Receipt;
 import dev.idem.spring.aop.Jobs.Settle;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
+import dev.idem.spring.autoconfigure.IdemMetricsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.DoubleSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -208,6 +212,22 @@ class IdempotentMethodTest {
           Jobs jobs = context.getBean(Jobs.class);
           assertThat(jobs.mdc(key)).isEqualTo("Jobs.mdc/" + key);
         });
+  }
+
+  @Test
+  void theMethodCountsAsInFlightWhileItRuns() {
+    runner
+        .withConfiguration(AutoConfigurations.of(IdemMetricsAutoConfiguration.class))
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              DoubleSupplier gauge =
+                  () -> registry.get(IdemMetricsAutoConfiguration.IN_FLIGHT).gauge().value();
+              Jobs jobs = context.getBean(Jobs.class);
+              assertThat(jobs.during(key, gauge)).isEqualTo(1);
+              assertThat(gauge.getAsDouble()).isZero();
+            });
   }
 
   @Test

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
 import org.slf4j.MDC;
 
 /** Annotated bean methods that count how often they really ran, per operation name. */
@@ -85,6 +86,12 @@ public class Jobs {
   public String mdc(String key) {
     count("mdc");
     return MDC.get("idem.key");
+  }
+
+  @Idempotent(key = "#key")
+  public double during(String key, DoubleSupplier probe) {
+    count("during");
+    return probe.getAsDouble();
   }
 
   @Idempotent(key = "")

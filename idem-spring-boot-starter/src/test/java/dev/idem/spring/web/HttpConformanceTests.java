@@ -180,6 +180,13 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void theHandlerCountsAsInFlightWhileItRunsAndAReplayDoesNot() {
+    assertThat(post("/inflight", null, "Idempotency-Key", key).body()).isEqualTo("1");
+    assertThat(post("/inflight", null, "Idempotency-Key", key).body()).isEqualTo("1");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void aQuotedAndABareKeyAreTheSameKey() {
     post("/orders", ORDER, "Idempotency-Key", "\"" + key + "\"");
     HttpResponse<String> second = post("/orders", ORDER, "Idempotency-Key", key);

@@ -1,6 +1,7 @@
 package dev.idem.spring.web;
 
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.InFlightWork;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
@@ -27,6 +28,11 @@ public class TestController {
   public record Order(String item, int qty) {}
 
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final InFlightWork inFlight;
+
+  public TestController(InFlightWork inFlight) {
+    this.inFlight = inFlight;
+  }
 
   int runs(String run) {
     AtomicInteger count = runs.get(run);
@@ -117,6 +123,13 @@ public class TestController {
   String stampedByPolicy(
       @RequestHeader("X-Run") String run, @RequestBody Map<String, Object> body) {
     return "stamped " + count(run) + " " + System.nanoTime();
+  }
+
+  @Idempotent
+  @PostMapping("/inflight")
+  String inFlight(@RequestHeader("X-Run") String run) {
+    count(run);
+    return Integer.toString(inFlight.count());
   }
 
   @Idempotent
