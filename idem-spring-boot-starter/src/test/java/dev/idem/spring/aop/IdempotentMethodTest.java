@@ -8,6 +8,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.KeyReuseException;
 import dev.idem.core.ReplayedFailureException;
+import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.aop.Jobs.Receipt;
@@ -18,6 +19,7 @@ import dev.idem.spring.autoconfigure.IdemMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -143,6 +145,24 @@ class IdempotentMethodTest {
           assertThat(jobs.settle(new Settle(key, 100, "12:05"))).isEqualTo(first);
           assertThat(jobs.runs("settle")).isEqualTo(1);
         });
+  }
+
+  @Test
+  void theOperationsPolicyIsNamedInBracketsAndItsIgnoredFieldsApply() {
+    runner
+        .withPropertyValues(
+            "idem.policies[Jobs.settle].ignore-fields=amount",
+            "idem.policies[Jobs.settle].retention=5m")
+        .run(
+            context -> {
+              assertThat(
+                      context.getBean(IdemPolicies.class).forOperation("Jobs.settle").retention())
+                  .isEqualTo(Duration.ofMinutes(5));
+              Jobs jobs = context.getBean(Jobs.class);
+              Receipt first = jobs.settle(new Settle(key, 100, "12:00"));
+              assertThat(jobs.settle(new Settle(key, 999, "12:05"))).isEqualTo(first);
+              assertThat(jobs.runs("settle")).isEqualTo(1);
+            });
   }
 
   @Test
