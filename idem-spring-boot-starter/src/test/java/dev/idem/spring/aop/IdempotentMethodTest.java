@@ -23,10 +23,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
+import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -283,6 +286,44 @@ class IdempotentMethodTest {
               jobs.notAnnotated(key);
               assertThat(jobs.runs("notAnnotated")).isEqualTo(2);
               assertThat(AopUtils.isAopProxy(context.getBean(Handlers.class))).isFalse();
+            });
+  }
+
+  @Test
+  void withoutJacksonABeanWithAnnotatedMethodsFailsAtStartupInsteadOfRunningUnguarded() {
+    runner
+        .withClassLoader(new FilteredClassLoader("tools.jackson"))
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("needs Jackson 3"));
+  }
+
+  @Test
+  void theApplicationsOwnInterceptorReplacesIdems() {
+    AtomicInteger seen = new AtomicInteger();
+    runner
+        .withBean(
+            IdempotentMethodInterceptor.class,
+            () ->
+                new IdempotentMethodInterceptor(null, null, null, null, null, null) {
+                  @Override
+                  public Object invoke(MethodInvocation invocation) throws Throwable {
+                    seen.incrementAndGet();
+                    return invocation.proceed();
+                  }
+                })
+        .run(
+            context -> {
+              Jobs jobs = context.getBean(Jobs.class);
+              jobs.receipts(key);
+              jobs.receipts(key);
+              assertThat(seen).hasValue(2);
+              assertThat(jobs.runs("receipts")).isEqualTo(2);
             });
   }
 
