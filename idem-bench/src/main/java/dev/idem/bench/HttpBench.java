@@ -131,6 +131,7 @@ public final class HttpBench {
               plan,
               users,
               client.equals("jdk") ? JDK_CLIENT : RAW_CLIENT,
+              only,
               stores(variants));
     } finally {
       for (HttpVariant variant : variants.values()) {

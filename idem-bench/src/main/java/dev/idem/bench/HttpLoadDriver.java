@@ -1,6 +1,7 @@
 package dev.idem.bench;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,9 +18,10 @@ import org.HdrHistogram.Histogram;
  * HdrHistogram per user, merged at the end. Every answer is checked (status, and whether it was a
  * replay); the first wrong one fails the run, so a figure never hides errors.
  *
- * <p>The users' own CPU time over the window is read per thread, and the whole process's CPU time
- * at the edges: the difference is what the server side of this JVM (Tomcat, Spring, the starter,
- * the store client, GC) spent.
+ * <p>At the window's edges the driver reads the CPU time of the load generator's threads and of the
+ * whole process: the difference is what the server side of this JVM (Tomcat, Spring, the starter,
+ * the store client, GC) spent. A user thread's CPU time is read while it runs, so a request in
+ * flight at an edge falls on one side or the other; that is noise next to thousands per window.
  */
 final class HttpLoadDriver {
 
@@ -42,7 +44,7 @@ final class HttpLoadDriver {
    * @param requests requests started inside the window
    * @param seconds the window's length
    * @param latency their latencies in nanoseconds
-   * @param clientCpuNanos CPU time of the virtual users' threads over the window
+   * @param clientCpuNanos CPU time of the load generator's threads over the window
    * @param processCpuNanos CPU time of the whole JVM over the window
    * @param handlerRuns how often the endpoint's handler ran during the window
    */
@@ -90,6 +92,7 @@ final class HttpLoadDriver {
   }
 
   private static final long MAX_LATENCY_NANOS = TimeUnit.SECONDS.toNanos(60);
+  private static final String THREAD_PREFIX = "http-bench-";
 
   private final int users;
   private final HttpConnection.Factory connections;
@@ -130,13 +133,14 @@ final class HttpLoadDriver {
     for (int i = 0; i < users; i++) {
       User user = new User(i, firstSeq, port, requests, phase, failure);
       all.add(user);
-      Thread thread = new Thread(user, "http-bench-" + name + "-" + i);
+      Thread thread = new Thread(user, THREAD_PREFIX + name + "-" + i);
       thread.setDaemon(true);
       user.thread = thread;
       thread.start();
     }
     Thread.sleep(warmup.toMillis());
     long runsBefore = handlerRuns.getAsLong();
+    long clientBefore = clientCpuNanos();
     long cpuBefore = processCpuNanos();
     long start = System.nanoTime();
     phase.measuring = true;
@@ -144,16 +148,15 @@ final class HttpLoadDriver {
     phase.measuring = false;
     long end = System.nanoTime();
     long cpuAfter = processCpuNanos();
+    long clientAfter = clientCpuNanos();
     long runsAfter = handlerRuns.getAsLong();
     phase.running = false;
     Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
     long count = 0;
-    long clientCpu = 0;
     for (User user : all) {
       user.thread.join();
       latency.add(user.latency);
       count += user.count;
-      clientCpu += user.cpuNanos;
     }
     if (failure.get() != null) {
       throw new IllegalStateException(name + " failed: " + failure.get(), failure.get());
@@ -162,9 +165,28 @@ final class HttpLoadDriver {
         count,
         (end - start) / 1e9,
         latency,
-        clientCpu,
+        clientAfter - clientBefore,
         cpuAfter - cpuBefore,
         runsAfter - runsBefore);
+  }
+
+  /**
+   * CPU time so far of the load generator's threads: the virtual users, and the threads of {@code
+   * java.net.http.HttpClient} when it is the client.
+   */
+  private static long clientCpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && isClient(info.getThreadName())) {
+        sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+      }
+    }
+    return sum;
+  }
+
+  private static boolean isClient(String thread) {
+    return thread.startsWith(THREAD_PREFIX) || thread.startsWith("HttpClient-");
   }
 
   private static long processCpuNanos() {
@@ -190,7 +212,6 @@ final class HttpLoadDriver {
     private final AtomicReference<Throwable> failure;
     private final Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
     private long count;
-    private long cpuNanos;
     private Thread thread;
 
     User(
@@ -210,23 +231,10 @@ final class HttpLoadDriver {
 
     @Override
     public void run() {
-      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       long seq = firstSeq;
-      long cpuAtStart = -1;
-      boolean wasMeasuring = false;
       try (HttpConnection connection = connections.open(port, path, body)) {
         while (phase.running && failure.get() == null) {
           boolean counted = phase.measuring;
-          if (counted != wasMeasuring) {
-            // the window opened or closed since the last request: read this thread's CPU time
-            long now = threads.getCurrentThreadCpuTime();
-            if (counted) {
-              cpuAtStart = now;
-            } else {
-              cpuNanos = now - cpuAtStart;
-            }
-            wasMeasuring = counted;
-          }
           String key = requests.key(index, seq++);
           long start = System.nanoTime();
           HttpConnection.Answer answer = connection.post(key);
@@ -244,9 +252,6 @@ final class HttpLoadDriver {
             count++;
             latency.recordValue(Math.min(nanos, MAX_LATENCY_NANOS));
           }
-        }
-        if (wasMeasuring) {
-          cpuNanos = threads.getCurrentThreadCpuTime() - cpuAtStart;
         }
       } catch (Exception | Error e) {
         failure.compareAndSet(null, e);

@@ -54,6 +54,7 @@ final class HttpReport {
   private final HttpBench.Plan plan;
   private final int users;
   private final String client;
+  private final String only;
   private final List<String> stores;
 
   HttpReport(
@@ -66,6 +67,7 @@ final class HttpReport {
       HttpBench.Plan plan,
       int users,
       String client,
+      String only,
       List<String> stores) {
     this.names = List.copyOf(names);
     this.rounds = List.copyOf(rounds);
@@ -76,6 +78,7 @@ final class HttpReport {
     this.plan = plan;
     this.users = users;
     this.client = client;
+    this.only = only;
     this.stores = List.copyOf(stores);
   }
 
@@ -88,7 +91,13 @@ final class HttpReport {
     lines.add("");
     lines.addAll(HttpReport.method());
     lines.add("");
-    lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
+    lines.add(
+        "- Run: "
+            + DATE.format(started)
+            + (quick ? ", quick mode (rough figures)" : "")
+            + (only.isEmpty()
+                ? ""
+                : ", only the baseline and scenarios containing `" + only + "`"));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(
@@ -141,7 +150,7 @@ final class HttpReport {
             + " that a change in the machine's load falls on all of them alike. req/s is the median"
             + " of a scenario's rounds; *vs no starter* is the median of the rounds' own ratios to"
             + " the baseline of the same round; latencies are over all rounds (HdrHistogram). CPU"
-            + " µs/req: *client* is the virtual users' threads, *server* the rest of the JVM"
+            + " µs/req: *client* is the load generator's threads, *server* the rest of the JVM"
             + " (Tomcat, Spring, the starter, store clients, GC).");
   }
 
