@@ -5,7 +5,9 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -140,7 +142,7 @@ final class HttpLoadDriver {
     }
     Thread.sleep(warmup.toMillis());
     long runsBefore = handlerRuns.getAsLong();
-    long clientBefore = clientCpuNanos();
+    Map<Long, Long> clientBefore = clientCpuNanos();
     long cpuBefore = processCpuNanos();
     long start = System.nanoTime();
     phase.measuring = true;
@@ -148,7 +150,7 @@ final class HttpLoadDriver {
     phase.measuring = false;
     long end = System.nanoTime();
     long cpuAfter = processCpuNanos();
-    long clientAfter = clientCpuNanos();
+    Map<Long, Long> clientAfter = clientCpuNanos();
     long runsAfter = handlerRuns.getAsLong();
     phase.running = false;
     Histogram latency = new Histogram(MAX_LATENCY_NANOS, 3);
@@ -165,22 +167,33 @@ final class HttpLoadDriver {
         count,
         (end - start) / 1e9,
         latency,
-        clientAfter - clientBefore,
+        between(clientBefore, clientAfter),
         cpuAfter - cpuBefore,
         runsAfter - runsBefore);
   }
 
   /**
-   * CPU time so far of the load generator's threads: the virtual users, and the threads of {@code
-   * java.net.http.HttpClient} when it is the client.
+   * CPU time so far of each of the load generator's threads, by thread id: the virtual users, and
+   * the threads of {@code java.net.http.HttpClient} when it is the client.
    */
-  private static long clientCpuNanos() {
+  private static Map<Long, Long> clientCpuNanos() {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    long sum = 0;
+    Map<Long, Long> cpu = new HashMap<>();
     for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
       if (info != null && isClient(info.getThreadName())) {
-        sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+        cpu.put(info.getThreadId(), Math.max(0, threads.getThreadCpuTime(info.getThreadId())));
       }
+    }
+    return cpu;
+  }
+
+  // A thread that ended inside the window is missing at its end, and its time is lost: HttpClient
+  // threads of clients from earlier runs end when their clients are collected, and subtracting
+  // their time would make the client's share negative.
+  private static long between(Map<Long, Long> before, Map<Long, Long> after) {
+    long sum = 0;
+    for (Map.Entry<Long, Long> thread : after.entrySet()) {
+      sum += Math.max(0, thread.getValue() - before.getOrDefault(thread.getKey(), 0L));
     }
     return sum;
   }
