@@ -1,0 +1,65 @@
+package dev.idem.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import io.lettuce.core.RedisClient;
+import java.time.Clock;
+import javax.sql.DataSource;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+
+/**
+ * The application {@link HttpBench} measures: one JSON POST endpoint ({@link HttpBenchController}),
+ * started once per variant. A DataSource or a Lettuce client exists only when the variant names
+ * one, so that the starter's store is the one the variant asks for.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(HttpBenchController.class)
+public class HttpBenchApp {
+
+  /** The PostgreSQL URL of the JDBC variant; no DataSource without it. */
+  static final String POSTGRES_URL = "bench.postgres-url";
+
+  /** The Redis URI of the Redis variant; no RedisClient without it. */
+  static final String REDIS_URI = "bench.redis-uri";
+
+  /** Connections of the JDBC variant's pool, one per virtual user. */
+  static final String POOL_SIZE = "bench.pool-size";
+
+  /** The in-memory variant's bound on live records; the starter's own store keeps the default. */
+  static final String MEMORY_MAX_ENTRIES = "bench.memory-max-entries";
+
+  // The default bound (100 000 live records) fills within seconds at full load with an hour's
+  // retention, after which the store refuses new keys (503): a store sized for the load is the
+  // application's own bean, which the starter's store backs off for.
+  @Bean
+  @ConditionalOnProperty(MEMORY_MAX_ENTRIES)
+  IdempotencyStore memoryStore(Environment environment) {
+    return new InMemoryIdempotencyStore(
+        Clock.systemUTC(), environment.getRequiredProperty(MEMORY_MAX_ENTRIES, Integer.class));
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(POSTGRES_URL)
+  DataSource dataSource(Environment environment) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(environment.getRequiredProperty(POSTGRES_URL));
+    int size = environment.getProperty(POOL_SIZE, Integer.class, 16);
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(size);
+    return new HikariDataSource(config);
+  }
+
+  @Bean(destroyMethod = "shutdown")
+  @ConditionalOnProperty(REDIS_URI)
+  RedisClient redisClient(Environment environment) {
+    return RedisClient.create(environment.getRequiredProperty(REDIS_URI));
+  }
+}
