@@ -130,12 +130,15 @@ class IdempotentListenerIT {
                         + outcomes().count(ExecutionOutcome.REPLAYED)
                     >= ids * copies);
     TestListeners listeners = listeners();
+    OutcomeLog outcomes = outcomes();
     stopConsumer();
 
     assertThat(effects.rows()).isEqualTo(ids);
     assertThat(effects.distinctBodies()).isEqualTo(ids);
     assertThat(listeners.calls()).isEqualTo(ids);
     assertThat(listeners.threads()).hasSizeGreaterThan(1);
+    // A copy in flight waits on the uncommitted claim row instead of being turned away.
+    assertThat(outcomes.count(ExecutionOutcome.IN_PROGRESS)).isZero();
     assertThat(rabbit.depth(queue)).isZero();
   }
 
