@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import java.math.BigDecimal;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -26,10 +27,12 @@ public final class CanonicalJson {
   private static final int PLAIN_NUMBER_LIMIT = 40;
 
   private final String in;
+  private final Set<String> excluded;
   private int pos;
 
-  private CanonicalJson(String in) {
+  private CanonicalJson(String in, Set<String> excluded) {
     this.in = in;
+    this.excluded = excluded;
   }
 
   /**
@@ -38,10 +41,23 @@ public final class CanonicalJson {
    * @throws MalformedJsonException when the text is not one valid JSON value
    */
   public static String canonicalize(String json) {
-    CanonicalJson reader = new CanonicalJson(json);
+    return canonicalize(json, Set.of());
+  }
+
+  /**
+   * Returns the canonical form of {@code json} without the members named by {@code excludedPaths}.
+   * A path is the member names from the root object joined with {@code '.'} ({@code "requestedAt"},
+   * {@code "meta.traceId"}); arrays are passed through, so {@code "items.note"} names the {@code
+   * note} member of every object in the array {@code items}. An excluded member is still read and
+   * must be valid JSON; a path that names nothing is ignored.
+   *
+   * @throws MalformedJsonException when the text is not one valid JSON value
+   */
+  public static String canonicalize(String json, Set<String> excludedPaths) {
+    CanonicalJson reader = new CanonicalJson(json, Set.copyOf(excludedPaths));
     StringBuilder out = new StringBuilder(json.length());
     reader.skipSpace();
-    reader.value(out, 0);
+    reader.value(out, 0, reader.excluded.isEmpty() ? null : "");
     reader.skipSpace();
     if (reader.pos != json.length()) {
       throw reader.error("unexpected data after the JSON value");
@@ -49,14 +65,17 @@ public final class CanonicalJson {
     return out.toString();
   }
 
-  private void value(StringBuilder out, int depth) {
+  /**
+   * @param path the dotted path of this value, or null when nothing is excluded
+   */
+  private void value(StringBuilder out, int depth, String path) {
     if (pos >= in.length()) {
       throw error("unexpected end of input");
     }
     char c = in.charAt(pos);
     switch (c) {
-      case '{' -> object(out, depth + 1);
-      case '[' -> array(out, depth + 1);
+      case '{' -> object(out, depth + 1, path);
+      case '[' -> array(out, depth + 1, path);
       case '"' -> writeString(out, string());
       case 't' -> literal(out, "true");
       case 'f' -> literal(out, "false");
@@ -71,7 +90,7 @@ public final class CanonicalJson {
     }
   }
 
-  private void object(StringBuilder out, int depth) {
+  private void object(StringBuilder out, int depth, String path) {
     checkDepth(depth);
     pos++;
     Map<String, String> members = new TreeMap<>();
@@ -91,12 +110,16 @@ public final class CanonicalJson {
       skipSpace();
       expect(':');
       skipSpace();
+      String memberPath = path == null ? null : path.isEmpty() ? name : path + '.' + name;
       StringBuilder member = new StringBuilder();
-      value(member, depth);
-      if (members.put(name, member.toString()) != null) {
+      value(member, depth, memberPath);
+      if (members.containsKey(name)) {
         pos = nameAt;
         throw error("duplicate member name");
       }
+      // an excluded member keeps its name (null) so that a duplicate of it is still refused
+      boolean keep = memberPath == null || !excluded.contains(memberPath);
+      members.put(name, keep ? member.toString() : null);
       skipSpace();
       char c = next();
       if (c == '}') {
@@ -110,6 +133,9 @@ public final class CanonicalJson {
     out.append('{');
     boolean first = true;
     for (Map.Entry<String, String> e : members.entrySet()) {
+      if (e.getValue() == null) {
+        continue;
+      }
       if (!first) {
         out.append(',');
       }
@@ -120,7 +146,7 @@ public final class CanonicalJson {
     out.append('}');
   }
 
-  private void array(StringBuilder out, int depth) {
+  private void array(StringBuilder out, int depth, String path) {
     checkDepth(depth);
     pos++;
     out.append('[');
@@ -132,7 +158,7 @@ public final class CanonicalJson {
     }
     while (true) {
       skipSpace();
-      value(out, depth);
+      value(out, depth, path);
       skipSpace();
       char c = next();
       if (c == ']') {

@@ -3,6 +3,7 @@ package dev.idem.core;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.Set;
 
 /**
  * What a request looked like, reduced to a SHA-256 digest, so that a key re-sent with another
@@ -68,6 +69,17 @@ public record Fingerprint(String value) {
    */
   public static Fingerprint ofJson(String prefix, String json) {
     return of(prefix, CanonicalJson.canonicalize(json));
+  }
+
+  /**
+   * As {@link #ofJson(String, String)}, leaving out the members named by {@code excludedPaths}
+   * (such as a client's timestamp or trace id), so that a repeat differing only in them is the same
+   * request. See {@link CanonicalJson#canonicalize(String, Set)} for how paths are written.
+   *
+   * @throws MalformedJsonException when {@code json} is not valid JSON
+   */
+  public static Fingerprint ofJson(String prefix, String json, Set<String> excludedPaths) {
+    return of(prefix, CanonicalJson.canonicalize(json, excludedPaths));
   }
 
   /** True for {@link #NONE}. */

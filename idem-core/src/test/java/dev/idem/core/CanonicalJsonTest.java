@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -24,6 +25,35 @@ class CanonicalJsonTest {
             CanonicalJson.canonicalize(
                 " { \"b\" : [1, 2 ,{\"z\":null,\"a\":true}],\n\t\"a\":\"x\" } "))
         .isEqualTo("{\"a\":\"x\",\"b\":[1,2,{\"a\":true,\"z\":null}]}");
+  }
+
+  @Test
+  void leavesOutExcludedMembersAtAnyDepthAndInsideArrays() {
+    String json =
+        "{\"requestedAt\":\"12:00\",\"meta\":{\"traceId\":\"t1\",\"source\":\"web\"},"
+            + "\"items\":[{\"sku\":\"a\",\"note\":\"x\"},{\"sku\":\"b\"}],\"traceId\":1}";
+    assertThat(
+            CanonicalJson.canonicalize(
+                json, Set.of("requestedAt", "meta.traceId", "items.note", "no.such")))
+        .isEqualTo(
+            "{\"items\":[{\"sku\":\"a\"},{\"sku\":\"b\"}],\"meta\":{\"source\":\"web\"},"
+                + "\"traceId\":1}");
+  }
+
+  @Test
+  void anExcludedMemberMustStillBeValidAndUnique() {
+    assertThatThrownBy(() -> CanonicalJson.canonicalize("{\"at\":tru}", Set.of("at")))
+        .isInstanceOf(MalformedJsonException.class);
+    assertThatThrownBy(() -> CanonicalJson.canonicalize("{\"at\":1,\"at\":2}", Set.of("at")))
+        .isInstanceOf(MalformedJsonException.class);
+  }
+
+  @Test
+  void twoDocumentsDifferingOnlyInExcludedMembersHaveOneFingerprint() {
+    Set<String> excluded = Set.of("requestedAt");
+    assertThat(Fingerprint.ofJson("POST /x", "{\"a\":1,\"requestedAt\":1}", excluded))
+        .isEqualTo(Fingerprint.ofJson("POST /x", "{\"requestedAt\":2, \"a\":1}", excluded))
+        .isNotEqualTo(Fingerprint.ofJson("POST /x", "{\"a\":2,\"requestedAt\":1}", excluded));
   }
 
   @Test

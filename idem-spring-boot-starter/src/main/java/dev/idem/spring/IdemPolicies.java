@@ -4,6 +4,7 @@ import dev.idem.core.IdempotencyConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -30,6 +31,46 @@ public final class IdemPolicies {
   /** The config of {@code operation}; the defaults when it has no policy of its own. */
   public IdempotencyConfig forOperation(String operation) {
     return cache.computeIfAbsent(operation, this::build);
+  }
+
+  /**
+   * The JSON fields that {@code operation} leaves out of its fingerprints: {@code
+   * idem.policies.<operation>.ignore-fields}, or {@code idem.defaults.ignore-fields} when that is
+   * unset.
+   */
+  public Set<String> ignoredFields(String operation) {
+    IdemProperties.Policy own = properties.getPolicies().get(operation);
+    List<String> fields =
+        own != null && own.getIgnoreFields() != null
+            ? own.getIgnoreFields()
+            : properties.getDefaults().getIgnoreFields();
+    return fields == null ? Set.of() : Set.copyOf(fields);
+  }
+
+  /**
+   * The config of {@code operation} with the overrides of an {@link Idempotent} annotation ({@code
+   * waitMillis}, {@code leaseSeconds}, {@code retentionSeconds}) applied on top.
+   */
+  public IdempotencyConfig forAnnotation(String operation, Idempotent idempotent) {
+    IdempotencyConfig base = forOperation(operation);
+    if (idempotent.waitMillis() < 0
+        && idempotent.leaseSeconds() <= 0
+        && idempotent.retentionSeconds() <= 0) {
+      return base;
+    }
+    IdempotencyConfig.Builder builder = IdempotencyConfig.from(base);
+    if (idempotent.waitMillis() == 0) {
+      builder.rejectInProgress();
+    } else if (idempotent.waitMillis() > 0) {
+      builder.waitInProgress(Duration.ofMillis(idempotent.waitMillis()));
+    }
+    if (idempotent.leaseSeconds() > 0) {
+      builder.lease(Duration.ofSeconds(idempotent.leaseSeconds()));
+    }
+    if (idempotent.retentionSeconds() > 0) {
+      builder.retention(Duration.ofSeconds(idempotent.retentionSeconds()));
+    }
+    return builder.build();
   }
 
   private IdempotencyConfig build(String operation) {

@@ -97,6 +97,9 @@ public class IdemProperties {
     /** Run work without deduplication while the store is down (default false). */
     private Boolean failOpen;
 
+    /** JSON fields left out of the fingerprint, as dot-separated paths (default none). */
+    private List<String> ignoreFields;
+
     public Duration getLease() {
       return lease;
     }
@@ -135,6 +138,14 @@ public class IdemProperties {
 
     public void setFailOpen(Boolean failOpen) {
       this.failOpen = failOpen;
+    }
+
+    public List<String> getIgnoreFields() {
+      return ignoreFields;
+    }
+
+    public void setIgnoreFields(List<String> ignoreFields) {
+      this.ignoreFields = ignoreFields;
     }
   }
 

@@ -12,7 +12,9 @@ import java.lang.annotation.Target;
  * <p>On a Spring MVC handler method the starter's filter protects POST and PATCH requests to it:
  * the key comes from the {@code Idempotency-Key} header (or an {@code X-Idempotent-Token}), the
  * fingerprint from method, route template and body, and repeats get the first response. On other
- * bean methods {@link #key()} names the key as a SpEL expression.
+ * bean methods {@link #key()} names the key as a SpEL expression over the method's arguments
+ * ({@code #orderNo}, {@code #cmd.id}, {@code #p0}), the return value is stored (as JSON, with the
+ * application's Jackson mapper) and a repeat gets it back without the method running again.
  *
  * <p>Numeric attributes left at their defaults take the values of the operation's policy ({@code
  * idem.policies.<operation>.*}) or of the global {@code idem.*} properties.
@@ -22,16 +24,42 @@ import java.lang.annotation.Target;
 @Documented
 public @interface Idempotent {
 
-  /** A SpEL expression for the key on non-web methods; ignored (left empty) for web handlers. */
+  /**
+   * A SpEL expression for the key on bean methods, evaluated over the arguments by name ({@code
+   * #orderNo}, {@code #cmd.id}) or position ({@code #p0}, {@code #a0}); its value (converted with
+   * {@code toString()}) must be 1 to 255 visible ASCII characters. Ignored (left empty) for web
+   * handlers, whose key comes from the request.
+   */
   String key() default "";
 
   /**
+   * A SpEL expression, like {@link #key()}, for what the call looked like: a repeat whose
+   * fingerprint differs is refused with {@link dev.idem.core.KeyReuseException}. Its value is
+   * written as JSON and canonicalised. Empty (the default) does not compare calls. Bean methods
+   * only; web handlers fingerprint the request.
+   */
+  String fingerprint() default "";
+
+  /**
+   * JSON fields left out of the fingerprint, as dot-separated paths from the document's root
+   * ({@code "requestedAt"}, {@code "meta.traceId"}); a path goes through arrays, so {@code
+   * "items.note"} names the {@code note} of every element of {@code items}. Added to the
+   * operation's {@code ignore-fields} policy property.
+   */
+  String[] ignoreFields() default {};
+
+  /**
    * The operation name: part of every key's scope and the name of its policy. Empty means {@code
-   * "<METHOD> <route template>"} for web handlers.
+   * "<METHOD> <route template>"} for web handlers and {@code "<SimpleClassName>.<method>"} for bean
+   * methods.
    */
   String operation() default "";
 
-  /** False to let requests without a key through unprotected instead of refusing them with 400. */
+  /**
+   * False to let calls without a key through unprotected instead of refusing them: requests without
+   * a key header (400 otherwise), or bean calls whose key expression gives null or blank ({@link
+   * dev.idem.core.InvalidKeyException} otherwise).
+   */
   boolean required() default true;
 
   /**

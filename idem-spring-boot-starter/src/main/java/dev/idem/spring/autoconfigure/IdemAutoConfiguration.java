@@ -7,6 +7,8 @@ import dev.idem.core.TokenService;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
+import dev.idem.spring.IdempotencyStoreDecorator;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,9 +19,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code
- * idem.store}, {@link Idempotency} and {@link TokenService}. Each one backs off when the
- * application defines its own. Runs after the DataSource and Redis configurations so that automatic
- * store selection sees their beans.
+ * idem.store}, {@link Idempotency} (on the store as wrapped by every {@link
+ * IdempotencyStoreDecorator}), {@link TokenService} and the {@link InFlightWork} counter. Each one
+ * backs off when the application defines its own. Runs after the DataSource and Redis
+ * configurations so that automatic store selection sees their beans.
  */
 @AutoConfiguration(
     afterName = {
@@ -45,11 +48,25 @@ public class IdemAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public Idempotency idempotency(
-      IdempotencyStore store, IdemPolicies policies, ObjectProvider<IdempotencyListener> listener) {
-    return Idempotency.builder(store)
+      IdempotencyStore store,
+      IdemPolicies policies,
+      ObjectProvider<IdempotencyListener> listener,
+      ObjectProvider<IdempotencyStoreDecorator> decorators) {
+    IdempotencyStore used = store;
+    for (IdempotencyStoreDecorator decorator :
+        (Iterable<IdempotencyStoreDecorator>) decorators.orderedStream()::iterator) {
+      used = decorator.decorate(used);
+    }
+    return Idempotency.builder(used)
         .defaults(policies.defaults())
         .listener(listener.getIfUnique(() -> IdempotencyListener.NONE))
         .build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public InFlightWork idemInFlightWork() {
+    return new InFlightWork();
   }
 
   @Bean

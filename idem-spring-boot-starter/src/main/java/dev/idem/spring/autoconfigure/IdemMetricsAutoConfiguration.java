@@ -3,21 +3,32 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.spring.IdempotencyStoreDecorator;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.metrics.MicrometerIdempotencyListener;
+import dev.idem.spring.metrics.TimedIdempotencyStore;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Counts engine calls in Micrometer ({@code idem.executions{operation, outcome}}) when Micrometer
- * is on the class path and the application defines no {@link IdempotencyListener} of its own.
+ * Micrometer meters, when Micrometer is on the class path: engine calls ({@code
+ * idem.executions{operation, outcome}}, unless the application defines an {@link
+ * IdempotencyListener} of its own), store calls ({@code idem.store.calls{call, outcome}}, through a
+ * {@link TimedIdempotencyStore} around the engine's store) and the work running now ({@code
+ * idem.inflight}).
  */
 @AutoConfiguration(before = IdemAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
 public class IdemMetricsAutoConfiguration {
+
+  /** The in-flight gauge's name. */
+  public static final String IN_FLIGHT = "idem.inflight";
 
   /**
    * The registry is looked up at the first call, not at startup, so that this works whichever order
@@ -38,6 +49,29 @@ public class IdemMetricsAutoConfiguration {
           delegate = d;
         }
         d.onOutcome(key, outcome);
+      }
+    };
+  }
+
+  @Bean
+  @ConditionalOnMissingBean(name = "idemStoreTimers")
+  public IdempotencyStoreDecorator idemStoreTimers(ObjectProvider<MeterRegistry> registry) {
+    return store -> TimedIdempotencyStore.wrap(store, registry::getIfUnique);
+  }
+
+  /** Registers the gauge once every singleton, the registry among them, exists. */
+  @Bean
+  @ConditionalOnMissingBean(name = "idemInFlightGauge")
+  public SmartInitializingSingleton idemInFlightGauge(
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<InFlightWork> inFlight) {
+    return () -> {
+      MeterRegistry meters = registry.getIfUnique();
+      InFlightWork work = inFlight.getIfAvailable();
+      if (meters != null && work != null) {
+        Gauge.builder(IN_FLIGHT, work, InFlightWork::count)
+            .description("Idempotent work running now under a claimed key")
+            .strongReference(true)
+            .register(meters);
       }
     };
   }

@@ -4,6 +4,7 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.TokenService;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
@@ -44,10 +45,12 @@ public class IdemWebAutoConfiguration {
       IdemPolicies policies,
       IdemProperties properties,
       IdempotencyScopeResolver scopes,
-      ObjectProvider<RequestMappingHandlerMapping> mappings) {
+      ObjectProvider<RequestMappingHandlerMapping> mappings,
+      ObjectProvider<InFlightWork> inFlight) {
     RouteResolver routes = new RouteResolver(mappings, properties.getHttp().getPaths(), policies);
     long maxBody = properties.getHttp().getMaxBodyBytes().toBytes();
-    return new IdempotencyFilter(idempotency, tokens, routes, scopes, maxBody);
+    return new IdempotencyFilter(
+        idempotency, tokens, routes, scopes, maxBody, inFlight.getIfAvailable(InFlightWork::new));
   }
 
   @Bean

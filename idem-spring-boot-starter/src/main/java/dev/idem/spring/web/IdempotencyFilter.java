@@ -10,6 +10,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.MalformedJsonException;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.KeyHeader;
@@ -56,6 +57,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private final RouteResolver routes;
   private final IdempotencyScopeResolver scopes;
   private final long maxBodyBytes;
+  private final InFlightWork inFlight;
 
   public IdempotencyFilter(
       Idempotency idempotency,
@@ -63,11 +65,25 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       RouteResolver routes,
       IdempotencyScopeResolver scopes,
       long maxBodyBytes) {
+    this(idempotency, tokens, routes, scopes, maxBodyBytes, new InFlightWork());
+  }
+
+  /**
+   * @param inFlight counts the handlers running under a claimed key
+   */
+  public IdempotencyFilter(
+      Idempotency idempotency,
+      TokenService tokens,
+      RouteResolver routes,
+      IdempotencyScopeResolver scopes,
+      long maxBodyBytes,
+      InFlightWork inFlight) {
     this.idempotency = idempotency;
     this.tokens = tokens;
     this.routes = routes;
     this.scopes = scopes;
     this.maxBodyBytes = maxBodyBytes;
+    this.inFlight = inFlight;
   }
 
   @Override
@@ -127,11 +143,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             .terminalWhen(e -> !(e instanceof Unstored) && base.isTerminal(e))
             .build();
     Work<StoredResponse, Exception> work =
-        ctx -> {
-          ran[0] = new CapturingResponse(response);
-          chain.doFilter(cached, ran[0]);
-          return outcome(cached, ran[0]);
-        };
+        inFlight.track(
+            ctx -> {
+              ran[0] = new CapturingResponse(response);
+              chain.doFilter(cached, ran[0]);
+              return outcome(cached, ran[0]);
+            });
     try {
       Executed<StoredResponse> executed =
           key != null
@@ -183,7 +200,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     String type = request.getContentType();
     if (type != null && isJson(type) && body.length > 0) {
       try {
-        return Fingerprint.ofJson(prefix, new String(body, StandardCharsets.UTF_8));
+        return Fingerprint.ofJson(
+            prefix, new String(body, StandardCharsets.UTF_8), route.ignoredFields());
       } catch (MalformedJsonException e) {
         // not JSON after all: Spring MVC refuses it, or the handler reads it raw
       }

@@ -1,13 +1,22 @@
 package dev.idem.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.Work;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.spring.InFlightWork;
 import dev.idem.spring.metrics.MicrometerIdempotencyListener;
+import dev.idem.spring.metrics.TimedIdempotencyStore;
+import dev.idem.testsupport.FaultInjectingStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -42,6 +51,89 @@ class IdemMetricsAutoConfigurationTest {
                           .count())
                   .isEqualTo(1);
             });
+  }
+
+  private static double timed(MeterRegistry registry, String call, String outcome) {
+    return registry
+        .get(TimedIdempotencyStore.METER)
+        .tag("call", call)
+        .tag("outcome", outcome)
+        .timer()
+        .count();
+  }
+
+  @Test
+  void timesEveryStoreCallByCallAndOutcome() {
+    FaultInjectingStore store = new FaultInjectingStore(new InMemoryIdempotencyStore());
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(IdempotencyStore.class, () -> store)
+        .run(
+            context -> {
+              Idempotency engine = context.getBean(Idempotency.class);
+              IdempotencyKey key = IdempotencyKey.of("orders.create|alice", "k2");
+              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              store.failNext(FaultInjectingStore.Operation.CLAIM, 1);
+              IdempotencyKey other = IdempotencyKey.of("orders.create|alice", "k3");
+              assertThatThrownBy(
+                      () -> engine.execute(other, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "y"))
+                  .isInstanceOf(IdempotencyStoreException.class);
+
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(timed(registry, "claim", "ok")).isEqualTo(2);
+              assertThat(timed(registry, "complete", "ok")).isEqualTo(1);
+              assertThat(timed(registry, "claim", "error")).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void theTimedStoreKeepsTheStoresChangeNoticesAndTheStoreBeanStaysAsItIs() {
+    FaultInjectingStore store = new FaultInjectingStore(new InMemoryIdempotencyStore());
+    runner
+        .withBean(IdempotencyStore.class, () -> store)
+        .run(
+            context -> {
+              IdempotencyStore used = context.getBean(Idempotency.class).store();
+              assertThat(used).isInstanceOf(TimedIdempotencyStore.class);
+              assertThat(used).isInstanceOf(RecordChangeNotifier.class);
+              assertThat(used.capabilities()).isEqualTo(store.capabilities());
+              assertThat(context.getBean(IdempotencyStore.class)).isSameAs(store);
+            });
+  }
+
+  @Test
+  void theInFlightGaugeCountsWorkWhileItRuns() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              InFlightWork inFlight = context.getBean(InFlightWork.class);
+              Idempotency engine = context.getBean(Idempotency.class);
+              Work<Double, RuntimeException> work =
+                  inFlight.track(
+                      ctx -> registry.get(IdemMetricsAutoConfiguration.IN_FLIGHT).gauge().value());
+              double during =
+                  engine.execute(IdempotencyKey.of("gauge", "k1"), Fingerprint.NONE, codec(), work);
+              assertThat(during).isEqualTo(1);
+              assertThat(registry.get(IdemMetricsAutoConfiguration.IN_FLIGHT).gauge().value())
+                  .isZero();
+            });
+  }
+
+  private static ResultCodec<Double> codec() {
+    return new ResultCodec<>() {
+      @Override
+      public byte[] encode(Double value) {
+        return ResultCodec.utf8().encode(value.toString());
+      }
+
+      @Override
+      public Double decode(byte[] bytes) {
+        return Double.valueOf(ResultCodec.utf8().decode(bytes));
+      }
+    };
   }
 
   @Test

@@ -26,7 +26,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
     properties = {
       "idem.http.max-body-bytes=2KB",
       "idem.http.paths=/by-path/**",
-      "idem.defaults.retry-after=2s"
+      "idem.defaults.retry-after=2s",
+      "idem.policies.stamped-by-policy.ignore-fields=requestedAt"
     })
 abstract class HttpConformanceTests {
 
@@ -124,6 +125,64 @@ abstract class HttpConformanceTests {
     HttpResponse<String> second =
         post("/orders", "{ \"qty\" : 2,\n \"item\" : \"tea\" }", "Idempotency-Key", key);
     assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  static String stamped(String item, String requestedAt, String traceId, String source) {
+    return "{\"item\":\""
+        + item
+        + "\",\"requestedAt\":\""
+        + requestedAt
+        + "\",\"meta\":{\"traceId\":\""
+        + traceId
+        + "\",\"source\":\""
+        + source
+        + "\"}}";
+  }
+
+  @Test
+  void aChangeInAnExcludedFieldReplaysAndAChangeElsewhereIsKeyReuse() {
+    HttpResponse<String> first =
+        post("/stamped", stamped("tea", "12:00", "t1", "web"), "Idempotency-Key", key);
+    HttpResponse<String> later =
+        post("/stamped", stamped("tea", "12:05", "t2", "web"), "Idempotency-Key", key);
+    assertThat(later.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(later.body()).isEqualTo(first.body());
+    assertProblem(
+        post("/stamped", stamped("coffee", "12:00", "t1", "web"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertProblem(
+        post("/stamped", stamped("tea", "12:00", "t1", "app"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void excludedFieldsCanBeSetInTheOperationsPolicy() {
+    HttpResponse<String> first =
+        post("/stamped-by-policy", stamped("tea", "12:00", "t1", "web"), "Idempotency-Key", key);
+    HttpResponse<String> later =
+        post("/stamped-by-policy", stamped("tea", "12:05", "t1", "web"), "Idempotency-Key", key);
+    assertThat(later.body()).isEqualTo(first.body());
+    assertProblem(
+        post("/stamped-by-policy", stamped("tea", "12:00", "t2", "web"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void theKeyIsInTheMdcWhileTheHandlerRuns() {
+    HttpResponse<String> answer = post("/mdc", null, "Idempotency-Key", key);
+    assertThat(answer.body()).isEqualTo("POST /mdc|anonymous/" + key);
+  }
+
+  @Test
+  void theHandlerCountsAsInFlightWhileItRunsAndAReplayDoesNot() {
+    assertThat(post("/inflight", null, "Idempotency-Key", key).body()).isEqualTo("1");
+    assertThat(post("/inflight", null, "Idempotency-Key", key).body()).isEqualTo("1");
     assertThat(controller.runs(run)).isEqualTo(1);
   }
 

@@ -1,11 +1,13 @@
 package dev.idem.spring.web;
 
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.InFlightWork;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.MDC;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -26,6 +28,11 @@ public class TestController {
   public record Order(String item, int qty) {}
 
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final InFlightWork inFlight;
+
+  public TestController(InFlightWork inFlight) {
+    this.inFlight = inFlight;
+  }
 
   int runs(String run) {
     AtomicInteger count = runs.get(run);
@@ -103,6 +110,33 @@ public class TestController {
   String big(@RequestHeader("X-Run") String run, @RequestParam("size") int size) {
     count(run);
     return "b".repeat(size);
+  }
+
+  @Idempotent(ignoreFields = {"requestedAt", "meta.traceId"})
+  @PostMapping("/stamped")
+  String stamped(@RequestHeader("X-Run") String run, @RequestBody Map<String, Object> body) {
+    return "stamped " + count(run) + " " + System.nanoTime();
+  }
+
+  @Idempotent(operation = "stamped-by-policy")
+  @PostMapping("/stamped-by-policy")
+  String stampedByPolicy(
+      @RequestHeader("X-Run") String run, @RequestBody Map<String, Object> body) {
+    return "stamped " + count(run) + " " + System.nanoTime();
+  }
+
+  @Idempotent
+  @PostMapping("/inflight")
+  String inFlight(@RequestHeader("X-Run") String run) {
+    count(run);
+    return Integer.toString(inFlight.count());
+  }
+
+  @Idempotent
+  @PostMapping("/mdc")
+  String mdc(@RequestHeader("X-Run") String run) {
+    count(run);
+    return String.valueOf(MDC.get("idem.key"));
   }
 
   @Idempotent(required = false)

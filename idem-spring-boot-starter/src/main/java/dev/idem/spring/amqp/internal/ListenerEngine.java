@@ -2,6 +2,7 @@ package dev.idem.spring.amqp.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyStore;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
@@ -122,18 +123,22 @@ final class ListenerEngine {
         beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
     if (manager != null
         && properties.getJdbc().isJoinTransactions()
-        && joinsTransactions(idempotency)) {
+        && joinsTransactions(beanFactory.getBeanProvider(IdempotencyStore.class).getIfUnique())) {
       transactions = new TransactionTemplate(manager);
     }
     return new Beans(
         idempotency, beanFactory.getBean(IdemPolicies.class), properties, transactions);
   }
 
-  /** Only a store that writes in the caller's transaction gains from one around the listener. */
-  private boolean joinsTransactions(Idempotency idempotency) {
+  /**
+   * Only a store that writes in the caller's transaction gains from one around the listener. The
+   * store bean is asked, not {@code idempotency.store()}, which decorators (timers) may wrap.
+   */
+  private boolean joinsTransactions(IdempotencyStore store) {
     ClassLoader loader = beanFactory.getBeanClassLoader();
-    return ClassUtils.isPresent(JDBC_STORE, loader)
-        && ClassUtils.resolveClassName(JDBC_STORE, loader).isInstance(idempotency.store());
+    return store != null
+        && ClassUtils.isPresent(JDBC_STORE, loader)
+        && ClassUtils.resolveClassName(JDBC_STORE, loader).isInstance(store);
   }
 
   /** Carries a checked exception through {@link TransactionTemplate}. */

@@ -1,6 +1,7 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.IdempotencyConfig;
+import java.util.Set;
 
 /**
  * A protected route as the filter sees it.
@@ -9,6 +10,11 @@ import dev.idem.core.IdempotencyConfig;
  * @param template the route template that goes into the fingerprint ({@code /orders/{id}})
  * @param required false when requests without a key pass through unprotected
  * @param config the engine config for this route
+ * @param ignoredFields JSON paths left out of the fingerprint of a JSON body
  */
 public record Route(
-    String operation, String template, boolean required, IdempotencyConfig config) {}
+    String operation,
+    String template,
+    boolean required,
+    IdempotencyConfig config,
+    Set<String> ignoredFields) {}

@@ -1,11 +1,11 @@
 package dev.idem.spring.web.internal;
 
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -47,7 +47,11 @@ public final class RouteResolver {
       if (pattern.matches(path)) {
         String operation = request.getMethod() + " " + pattern.getPatternString();
         return new Route(
-            operation, pattern.getPatternString(), true, policies.forOperation(operation));
+            operation,
+            pattern.getPatternString(),
+            true,
+            policies.forOperation(operation),
+            policies.ignoredFields(operation));
       }
     }
     return null;
@@ -68,7 +72,14 @@ public final class RouteResolver {
         idempotent.operation().isEmpty()
             ? request.getMethod() + " " + template
             : idempotent.operation();
-    return new Route(operation, template, idempotent.required(), config(operation, idempotent));
+    Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
+    ignored.addAll(List.of(idempotent.ignoreFields()));
+    return new Route(
+        operation,
+        template,
+        idempotent.required(),
+        policies.forAnnotation(operation, idempotent),
+        Set.copyOf(ignored));
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {
@@ -100,28 +111,6 @@ public final class RouteResolver {
       // no handler matches (wrong media type and the like): Spring MVC answers that itself
       return null;
     }
-  }
-
-  private IdempotencyConfig config(String operation, Idempotent idempotent) {
-    IdempotencyConfig base = policies.forOperation(operation);
-    if (idempotent.waitMillis() < 0
-        && idempotent.leaseSeconds() <= 0
-        && idempotent.retentionSeconds() <= 0) {
-      return base;
-    }
-    IdempotencyConfig.Builder builder = IdempotencyConfig.from(base);
-    if (idempotent.waitMillis() == 0) {
-      builder.rejectInProgress();
-    } else if (idempotent.waitMillis() > 0) {
-      builder.waitInProgress(Duration.ofMillis(idempotent.waitMillis()));
-    }
-    if (idempotent.leaseSeconds() > 0) {
-      builder.lease(Duration.ofSeconds(idempotent.leaseSeconds()));
-    }
-    if (idempotent.retentionSeconds() > 0) {
-      builder.retention(Duration.ofSeconds(idempotent.retentionSeconds()));
-    }
-    return builder.build();
   }
 
   private static String pathWithinApplication(HttpServletRequest request) {

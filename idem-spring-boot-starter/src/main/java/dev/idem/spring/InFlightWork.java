@@ -1,0 +1,30 @@
+package dev.idem.spring;
+
+import dev.idem.core.Work;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Counts the work running right now under a claimed key, across the HTTP filter and the bean
+ * advice: the {@code idem.inflight} gauge. Repeats that are replayed or refused are not work.
+ */
+public final class InFlightWork {
+
+  private final AtomicInteger running = new AtomicInteger();
+
+  /** How many works are running now. */
+  public int count() {
+    return running.get();
+  }
+
+  /** {@code work}, counted while it runs. */
+  public <T, E extends Exception> Work<T, E> track(Work<T, E> work) {
+    return context -> {
+      running.incrementAndGet();
+      try {
+        return work.run(context);
+      } finally {
+        running.decrementAndGet();
+      }
+    };
+  }
+}

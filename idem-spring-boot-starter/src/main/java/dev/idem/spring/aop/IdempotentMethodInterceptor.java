@@ -1,0 +1,156 @@
+package dev.idem.spring.aop;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.Work;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.internal.MethodPlan;
+import java.lang.reflect.Method;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Runs an {@link Idempotent @Idempotent} bean method through the {@link Idempotency} engine: once
+ * per key, with the operation's policy; a repeat gets the stored return value (or the stored
+ * terminal failure) without the method running.
+ *
+ * <p>The key's scope is the operation, followed by {@code "|<caller>"} when an {@link
+ * IdempotentCallerResolver} names one. A key expression that gives null or blank fails with {@link
+ * InvalidKeyException} (or runs the method unguarded when {@code required = false}); so does one
+ * that cannot be evaluated (a null argument) or gives a value that is not a valid key. Nothing is
+ * stored in these cases.
+ */
+public class IdempotentMethodInterceptor implements MethodInterceptor {
+
+  private final Idempotency idempotency;
+  private final IdemPolicies policies;
+  private final ObjectMapper mapper;
+  private final IdempotentCallerResolver callers;
+  private final BeanFactory beanFactory;
+  private final InFlightWork inFlight;
+  private final SpelExpressionParser parser = new SpelExpressionParser();
+  private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+  private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
+
+  /**
+   * @param callers names the caller, or null for none
+   * @param beanFactory lets expressions reference beans ({@code @clock.instant()}), or null
+   * @param inFlight counts the methods running under a claimed key
+   */
+  public IdempotentMethodInterceptor(
+      Idempotency idempotency,
+      IdemPolicies policies,
+      ObjectMapper mapper,
+      IdempotentCallerResolver callers,
+      BeanFactory beanFactory,
+      InFlightWork inFlight) {
+    this.idempotency = idempotency;
+    this.policies = policies;
+    this.mapper = mapper;
+    this.callers = callers;
+    this.beanFactory = beanFactory;
+    this.inFlight = inFlight;
+  }
+
+  @Override
+  public Object invoke(MethodInvocation invocation) throws Throwable {
+    Method method = invocation.getMethod();
+    Object target = invocation.getThis();
+    Class<?> targetClass =
+        target == null ? method.getDeclaringClass() : AopUtils.getTargetClass(target);
+    MethodPlan plan =
+        plans.computeIfAbsent(
+            new AnnotatedElementKey(method, targetClass),
+            k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
+    Object[] arguments = invocation.getArguments();
+    EvaluationContext context = context(plan, target, arguments);
+    String value = keyValue(plan, context);
+    if (value == null) {
+      return invocation.proceed();
+    }
+    IdempotencyKey key = IdempotencyKey.of(scope(plan, arguments), value);
+    Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
+    return idempotency.execute(key, fingerprint(plan, context), plan.codec(), work, plan.config());
+  }
+
+  private EvaluationContext context(MethodPlan plan, Object target, Object[] arguments) {
+    MethodBasedEvaluationContext context =
+        new MethodBasedEvaluationContext(target, plan.method(), arguments, parameterNames);
+    if (beanFactory != null) {
+      context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+    }
+    return context;
+  }
+
+  /** The key's value, or null when it is absent and not required. */
+  private static String keyValue(MethodPlan plan, EvaluationContext context) {
+    Object value = evaluate(plan, plan.key(), context);
+    String text = value == null ? null : value.toString();
+    if (text == null || text.isBlank()) {
+      if (!plan.required()) {
+        return null;
+      }
+      throw InvalidKeyException.missing(
+          "the key expression of " + plan.operation() + " gave " + (text == null ? "null" : "''"));
+    }
+    return text;
+  }
+
+  private Fingerprint fingerprint(MethodPlan plan, EvaluationContext context) {
+    if (plan.fingerprint() == null) {
+      return Fingerprint.NONE;
+    }
+    Object value = evaluate(plan, plan.fingerprint(), context);
+    return Fingerprint.ofJson(
+        plan.operation(), mapper.writeValueAsString(value), plan.ignoredFields());
+  }
+
+  private static Object evaluate(
+      MethodPlan plan, Expression expression, EvaluationContext context) {
+    try {
+      return expression.getValue(context);
+    } catch (EvaluationException e) {
+      throw new InvalidKeyException(
+          "could not evaluate '"
+              + expression.getExpressionString()
+              + "' of "
+              + plan.operation()
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  private String scope(MethodPlan plan, Object[] arguments) {
+    String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
+    return caller == null ? plan.operation() : plan.operation() + "|" + caller;
+  }
+
+  private static Object proceed(MethodInvocation invocation) throws Exception {
+    try {
+      return invocation.proceed();
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new UndeclaredThrowableException(t);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.idem.spring.aop.internal;
+
+import dev.idem.spring.Idempotent;
+import java.lang.reflect.Method;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.stereotype.Controller;
+
+/**
+ * Matches methods annotated with {@link Idempotent} (on the class's method or on a method it
+ * implements), except in controllers: a web handler's key comes from the request, and the HTTP
+ * filter guards it.
+ */
+public final class IdempotentMethodPointcut extends StaticMethodMatcherPointcut {
+
+  @Override
+  public boolean matches(Method method, Class<?> targetClass) {
+    if (AnnotatedElementUtils.hasAnnotation(targetClass, Controller.class)) {
+      return false;
+    }
+    Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+    return AnnotatedElementUtils.hasAnnotation(specific, Idempotent.class)
+        || AnnotatedElementUtils.hasAnnotation(method, Idempotent.class);
+  }
+}

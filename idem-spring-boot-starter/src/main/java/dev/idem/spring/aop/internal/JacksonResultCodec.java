@@ -1,0 +1,31 @@
+package dev.idem.spring.aop.internal;
+
+import dev.idem.core.ResultCodec;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * Stores a method's return value as JSON written by the application's mapper and reads it back as
+ * the method's declared (generic) return type. {@code null} is stored as JSON {@code null}; an
+ * {@code Optional} is stored as its content or {@code null}.
+ */
+public final class JacksonResultCodec implements ResultCodec<Object> {
+
+  private final ObjectMapper mapper;
+  private final JavaType type;
+
+  public JacksonResultCodec(ObjectMapper mapper, JavaType type) {
+    this.mapper = mapper;
+    this.type = type;
+  }
+
+  @Override
+  public byte[] encode(Object value) {
+    return mapper.writeValueAsBytes(value);
+  }
+
+  @Override
+  public Object decode(byte[] bytes) {
+    return mapper.readValue(bytes, type);
+  }
+}

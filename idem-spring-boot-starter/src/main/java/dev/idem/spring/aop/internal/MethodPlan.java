@@ -1,0 +1,92 @@
+package dev.idem.spring.aop.internal;
+
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.ResultCodec;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.Idempotent;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.springframework.core.GenericTypeResolver;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionParser;
+import org.springframework.util.ClassUtils;
+import tools.jackson.databind.ObjectMapper;
+
+/**
+ * What the advice needs to know about one {@link Idempotent} method, worked out at its first call
+ * and cached: the parsed expressions, the operation, its config and the codec of its return type.
+ *
+ * @param method the method of the target class, whose parameter names the expressions use
+ * @param operation the operation name (scope and policy)
+ * @param required false when a null or blank key runs the method unguarded
+ * @param key the parsed key expression
+ * @param fingerprint the parsed fingerprint expression, or null for {@code Fingerprint.NONE}
+ * @param ignoredFields JSON paths left out of the fingerprint
+ * @param config the engine config of the operation
+ * @param codec stores and reads back the return value
+ */
+public record MethodPlan(
+    Method method,
+    String operation,
+    boolean required,
+    Expression key,
+    Expression fingerprint,
+    Set<String> ignoredFields,
+    IdempotencyConfig config,
+    ResultCodec<Object> codec) {
+
+  /**
+   * Plans {@code method} as called on {@code targetClass}.
+   *
+   * @throws IllegalStateException when the method's annotation names no key expression
+   */
+  public static MethodPlan of(
+      Method method,
+      Class<?> targetClass,
+      ExpressionParser parser,
+      IdemPolicies policies,
+      ObjectMapper mapper) {
+    Class<?> userClass = ClassUtils.getUserClass(targetClass);
+    Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
+    Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
+    if (idempotent == null) {
+      idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+    }
+    String operation =
+        idempotent.operation().isEmpty()
+            ? userClass.getSimpleName() + "." + method.getName()
+            : idempotent.operation();
+    if (idempotent.key().isBlank()) {
+      throw new IllegalStateException(
+          "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
+    }
+    Expression fingerprint =
+        idempotent.fingerprint().isBlank()
+            ? null
+            : parser.parseExpression(idempotent.fingerprint());
+    Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
+    ignored.addAll(Set.of(idempotent.ignoreFields()));
+    return new MethodPlan(
+        specific,
+        operation,
+        idempotent.required(),
+        parser.parseExpression(idempotent.key()),
+        fingerprint,
+        Set.copyOf(ignored),
+        policies.forAnnotation(operation, idempotent),
+        codec(specific, userClass, mapper));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static ResultCodec<Object> codec(Method method, Class<?> userClass, ObjectMapper mapper) {
+    Class<?> returned = method.getReturnType();
+    if (returned == void.class || returned == Void.class) {
+      return (ResultCodec<Object>) (ResultCodec<?>) ResultCodec.none();
+    }
+    Type type = GenericTypeResolver.resolveType(method.getGenericReturnType(), userClass);
+    return new JacksonResultCodec(mapper, mapper.getTypeFactory().constructType(type));
+  }
+}

@@ -1,0 +1,86 @@
+package dev.idem.spring.autoconfigure;
+
+import dev.idem.core.Idempotency;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.IdempotentCallerResolver;
+import dev.idem.spring.aop.IdempotentMethodInterceptor;
+import dev.idem.spring.aop.IdempotentMethodPostProcessor;
+import dev.idem.spring.aop.internal.JsonMissingCheck;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@link dev.idem.spring.Idempotent @Idempotent} on any bean method: a post-processor that proxies
+ * annotated beans and the interceptor that runs their methods through the engine, storing return
+ * values with the application's {@link JsonMapper} (a default one when there is none). Needs Spring
+ * AOP; without Jackson 3 a bean with annotated methods fails at startup rather than running them
+ * unguarded.
+ */
+@AutoConfiguration(
+    after = IdemAutoConfiguration.class,
+    afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnClass(MethodInterceptor.class)
+public class IdemAopAutoConfiguration {
+
+  /** The advice, with Jackson 3 to store return values. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(ObjectMapper.class)
+  static class WithJson {
+
+    @Bean
+    @ConditionalOnMissingBean
+    IdempotentMethodInterceptor idempotentMethodInterceptor(
+        Idempotency idempotency,
+        IdemPolicies policies,
+        ObjectProvider<JsonMapper> mapper,
+        ObjectProvider<IdempotentCallerResolver> callers,
+        BeanFactory beanFactory,
+        ObjectProvider<InFlightWork> inFlight) {
+      return new IdempotentMethodInterceptor(
+          idempotency,
+          policies,
+          mapper.getIfUnique(() -> JsonMapper.builder().build()),
+          callers.getIfUnique(),
+          beanFactory,
+          inFlight.getIfAvailable(InFlightWork::new));
+    }
+
+    /** Static, as every post-processor: it must not need this configuration to be created first. */
+    @Bean
+    @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static IdempotentMethodPostProcessor idempotentMethodPostProcessor(
+        ObjectProvider<IdempotentMethodInterceptor> interceptor, Environment environment) {
+      IdempotentMethodPostProcessor postProcessor =
+          new IdempotentMethodPostProcessor(interceptor::getObject);
+      postProcessor.setProxyTargetClass(
+          environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+      return postProcessor;
+    }
+  }
+
+  /** Without Jackson 3: annotated bean methods are refused at startup. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingClass("tools.jackson.databind.ObjectMapper")
+  static class WithoutJson {
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static JsonMissingCheck idempotentMethodsNeedJson() {
+      return new JsonMissingCheck();
+    }
+  }
+}
