@@ -42,6 +42,7 @@ public class IdemProperties {
   private final Http http = new Http();
   private final Jdbc jdbc = new Jdbc();
   private final Redis redis = new Redis();
+  private final Amqp amqp = new Amqp();
 
   public StoreType getStore() {
     return store;
@@ -73,6 +74,10 @@ public class IdemProperties {
 
   public Redis getRedis() {
     return redis;
+  }
+
+  public Amqp getAmqp() {
+    return amqp;
   }
 
   /** One policy; null values inherit. */
@@ -263,6 +268,34 @@ public class IdemProperties {
 
     public void setKeyPrefix(String keyPrefix) {
       this.keyPrefix = keyPrefix;
+    }
+  }
+
+  /** {@code @IdempotentListener} support for Spring AMQP listeners. */
+  public static class Amqp {
+    /** Whether {@code @IdempotentListener} methods are advised. */
+    private boolean enabled = true;
+
+    /**
+     * How long a processed message id is remembered, unless {@code idem.policies.<group>.retention}
+     * says otherwise; longer than the broker may redeliver a message.
+     */
+    private Duration retention = Duration.ofDays(7);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getRetention() {
+      return retention;
+    }
+
+    public void setRetention(Duration retention) {
+      this.retention = retention;
     }
   }
 }

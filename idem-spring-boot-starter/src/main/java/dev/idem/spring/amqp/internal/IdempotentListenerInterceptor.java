@@ -1,0 +1,184 @@
+package dev.idem.spring.amqp.internal;
+
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.spring.amqp.IdempotentListener;
+import dev.idem.spring.amqp.internal.DeliveryBinder.Delivery;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.EvaluationException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The advice around {@code @IdempotentListener} methods: finds the message id, runs the method once
+ * per {@code (group, id)} through core's {@link IdempotentConsumer} (in a transaction when the
+ * store joins them), and refuses messages without an id.
+ */
+final class IdempotentListenerInterceptor implements MethodInterceptor {
+
+  private static final Logger log = LoggerFactory.getLogger(IdempotentListenerInterceptor.class);
+
+  /** What the advice knows about one listener method. */
+  private record Listener(
+      String group, IdempotentConsumer consumer, MessageIdSource ids, boolean manualAck) {}
+
+  private final DeliveryBinder binder;
+  private final ListenerEngine engine;
+  private final Map<Method, Listener> listeners = new ConcurrentHashMap<>();
+
+  IdempotentListenerInterceptor(DeliveryBinder binder, ListenerEngine engine) {
+    this.binder = binder;
+    this.engine = engine;
+  }
+
+  @Override
+  public Object invoke(MethodInvocation invocation) throws Throwable {
+    Delivery delivery = binder.current();
+    if (delivery == null) {
+      throw new IllegalStateException(
+          "@IdempotentListener "
+              + invocation.getMethod()
+              + " was called outside a listener container made by a container factory bean;"
+              + " it needs the AMQP message being delivered");
+    }
+    Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
+    String id = messageId(listener, delivery.message(), invocation.getArguments());
+    Object[] result = new Object[1];
+    try {
+      IdempotentConsumer.Delivery outcome =
+          engine.inTransaction(
+              () ->
+                  listener
+                      .consumer()
+                      .process(
+                          id,
+                          ctx -> {
+                            result[0] = proceed(invocation);
+                            return null;
+                          }));
+      if (outcome == IdempotentConsumer.Delivery.DUPLICATE) {
+        log.debug("message {} was processed before by group {}", id, listener.group());
+      }
+    } catch (Exception | Error e) {
+      if (listener.manualAck()) {
+        nack(delivery);
+      }
+      throw e;
+    }
+    if (listener.manualAck()) {
+      ackAfterCommit(delivery);
+    }
+    return result[0];
+  }
+
+  private Listener listener(Method method) {
+    Method target = AopUtils.getMostSpecificMethod(method, method.getDeclaringClass());
+    IdempotentListener annotation =
+        AnnotatedElementUtils.findMergedAnnotation(target, IdempotentListener.class);
+    if (annotation == null) {
+      throw new IllegalStateException(method + " has no @IdempotentListener");
+    }
+    String group = engine.beanFactory().resolveEmbeddedValue(annotation.value());
+    if (group == null || group.isBlank()) {
+      throw new IllegalStateException("@IdempotentListener on " + method + " names no group");
+    }
+    return new Listener(
+        group,
+        engine.consumer(group),
+        new MessageIdSource(target, annotation.key(), engine.beanFactory()),
+        engine.manualAck(target));
+  }
+
+  private String messageId(Listener listener, Message message, Object[] args) {
+    String id;
+    try {
+      id = listener.ids().idOf(message, args);
+    } catch (EvaluationException e) {
+      log.error(
+          "refused a message on queue {} (delivery tag {}) for consumer group {}: its {} failed;"
+              + " rejected without requeue",
+          queue(message),
+          tag(message),
+          listener.group(),
+          listener.ids().describe(),
+          e);
+      throw new AmqpRejectAndDontRequeueException(
+          "the message id could not be computed: " + e.getMessage(), true, e);
+    }
+    if (id == null || id.isEmpty()) {
+      log.warn(
+          "refused a message on queue {} (delivery tag {}) for consumer group {}: it has no {};"
+              + " rejected without requeue",
+          queue(message),
+          tag(message),
+          listener.group(),
+          listener.ids().describe());
+      throw new AmqpRejectAndDontRequeueException(
+          "message has no id",
+          true,
+          InvalidKeyException.missing(
+              "message for consumer group " + listener.group() + " has no id"));
+    }
+    return id;
+  }
+
+  private static Object proceed(MethodInvocation invocation) throws Exception {
+    try {
+      return invocation.proceed();
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new UndeclaredThrowableException(t);
+    }
+  }
+
+  /** Acknowledges when the transaction around this call commits, or now if there is none. */
+  private static void ackAfterCommit(Delivery delivery) throws IOException {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      delivery.channel().basicAck(tag(delivery.message()), false);
+      return;
+    }
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCompletion(int status) {
+            try {
+              if (status == STATUS_COMMITTED) {
+                delivery.channel().basicAck(tag(delivery.message()), false);
+              } else {
+                nack(delivery);
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        });
+  }
+
+  private static void nack(Delivery delivery) throws IOException {
+    delivery.channel().basicNack(tag(delivery.message()), false, true);
+  }
+
+  private static long tag(Message message) {
+    return message.getMessageProperties().getDeliveryTag();
+  }
+
+  private static String queue(Message message) {
+    MessageProperties properties = message.getMessageProperties();
+    return properties.getConsumerQueue();
+  }
+}

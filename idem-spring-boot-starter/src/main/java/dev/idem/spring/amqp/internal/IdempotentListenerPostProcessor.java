@@ -1,0 +1,53 @@
+package dev.idem.spring.amqp.internal;
+
+import dev.idem.spring.amqp.IdempotentListener;
+import java.util.Arrays;
+import org.aopalliance.aop.Advice;
+import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.Ordered;
+
+/**
+ * Installs the {@code @IdempotentListener} support: wraps beans with such methods in a proxy that
+ * runs the listener advice first (outside any {@code @Transactional} advice of the same bean), and
+ * adds the {@link DeliveryBinder} to the advice chain of every listener container factory bean.
+ *
+ * <p>It runs before Spring AMQP's {@code RabbitListenerAnnotationBeanPostProcessor}, so that the
+ * listener endpoints are registered on the proxy rather than on the bare bean.
+ */
+public final class IdempotentListenerPostProcessor
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+  private final DeliveryBinder binder = new DeliveryBinder();
+
+  public IdempotentListenerPostProcessor() {
+    setBeforeExistingAdvisors(true);
+    setProxyTargetClass(true);
+    setOrder(Ordered.LOWEST_PRECEDENCE - 100);
+  }
+
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    super.setBeanFactory(beanFactory);
+    ListenerEngine engine = new ListenerEngine((ConfigurableListableBeanFactory) beanFactory);
+    this.advisor =
+        new DefaultPointcutAdvisor(
+            new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
+            new IdempotentListenerInterceptor(binder, engine));
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof BaseRabbitListenerContainerFactory<?> factory) {
+      Advice[] chain = factory.getAdviceChain();
+      Advice[] extended = chain == null ? new Advice[1] : Arrays.copyOf(chain, chain.length + 1);
+      extended[extended.length - 1] = binder;
+      factory.setAdviceChain(extended);
+    }
+    return super.postProcessAfterInitialization(bean, beanName);
+  }
+}

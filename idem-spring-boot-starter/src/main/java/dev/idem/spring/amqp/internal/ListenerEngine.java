@@ -1,0 +1,150 @@
+package dev.idem.spring.amqp.internal;
+
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.IdemProperties;
+import java.lang.reflect.Method;
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The beans the listener advice works with, looked up at the first message rather than when the
+ * post-processor is created, which is too early to depend on them.
+ */
+final class ListenerEngine {
+
+  private static final String JDBC_STORE = "dev.idem.jdbc.JdbcIdempotencyStore";
+
+  /** A piece of work that may throw checked exceptions. */
+  @FunctionalInterface
+  interface Body<T> {
+    T call() throws Exception;
+  }
+
+  private final ConfigurableListableBeanFactory beanFactory;
+  private volatile Beans beans;
+
+  private record Beans(
+      Idempotency idempotency,
+      IdemPolicies policies,
+      IdemProperties properties,
+      TransactionTemplate transactions) {}
+
+  ListenerEngine(ConfigurableListableBeanFactory beanFactory) {
+    this.beanFactory = beanFactory;
+  }
+
+  ConfigurableListableBeanFactory beanFactory() {
+    return beanFactory;
+  }
+
+  /**
+   * The consumer of {@code group}: its policy ({@code idem.policies.<group>}), with {@code
+   * idem.amqp.retention} unless the policy names a retention of its own.
+   */
+  IdempotentConsumer consumer(String group) {
+    Beans b = beans();
+    IdempotencyConfig.Builder config = IdempotencyConfig.from(b.policies().forOperation(group));
+    IdemProperties.Policy own = b.properties().getPolicies().get(group);
+    if (own == null || own.getRetention() == null) {
+      config.retention(b.properties().getAmqp().getRetention());
+    }
+    return new IdempotentConsumer(b.idempotency(), group, config.build());
+  }
+
+  /** True when the listener's container acknowledges nothing itself (ackMode MANUAL). */
+  boolean manualAck(Method method) {
+    RabbitListener listener =
+        AnnotatedElementUtils.findMergedAnnotation(method, RabbitListener.class);
+    if (listener == null) {
+      listener =
+          AnnotatedElementUtils.findMergedAnnotation(
+              method.getDeclaringClass(), RabbitListener.class);
+    }
+    if (listener == null || listener.ackMode().isEmpty()) {
+      return false;
+    }
+    String mode = beanFactory.resolveEmbeddedValue(listener.ackMode());
+    return AcknowledgeMode.MANUAL.name().equalsIgnoreCase(mode);
+  }
+
+  /**
+   * Runs {@code body} in a transaction (joining the caller's, if any) when the store writes its
+   * records in Spring transactions; otherwise runs it as it is.
+   */
+  <T> T inTransaction(Body<T> body) throws Exception {
+    TransactionTemplate transactions = beans().transactions();
+    if (transactions == null) {
+      return body.call();
+    }
+    try {
+      return transactions.execute(
+          status -> {
+            try {
+              return body.call();
+            } catch (RuntimeException e) {
+              throw e;
+            } catch (Exception e) {
+              throw new CheckedFailure(e);
+            }
+          });
+    } catch (CheckedFailure e) {
+      throw (Exception) e.getCause();
+    }
+  }
+
+  private Beans beans() {
+    Beans b = beans;
+    if (b == null) {
+      synchronized (this) {
+        b = beans;
+        if (b == null) {
+          b = lookUp();
+          beans = b;
+        }
+      }
+    }
+    return b;
+  }
+
+  private Beans lookUp() {
+    Idempotency idempotency = beanFactory.getBean(Idempotency.class);
+    IdemProperties properties = beanFactory.getBean(IdemProperties.class);
+    TransactionTemplate transactions = null;
+    PlatformTransactionManager manager =
+        beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
+    if (manager != null
+        && properties.getJdbc().isJoinTransactions()
+        && joinsTransactions(beanFactory.getBeanProvider(IdempotencyStore.class).getIfUnique())) {
+      transactions = new TransactionTemplate(manager);
+    }
+    return new Beans(
+        idempotency, beanFactory.getBean(IdemPolicies.class), properties, transactions);
+  }
+
+  /**
+   * Only a store that writes in the caller's transaction gains from one around the listener. The
+   * store bean is asked, not {@code idempotency.store()}, which decorators (timers) may wrap.
+   */
+  private boolean joinsTransactions(IdempotencyStore store) {
+    ClassLoader loader = beanFactory.getBeanClassLoader();
+    return store != null
+        && ClassUtils.isPresent(JDBC_STORE, loader)
+        && ClassUtils.resolveClassName(JDBC_STORE, loader).isInstance(store);
+  }
+
+  /** Carries a checked exception through {@link TransactionTemplate}. */
+  private static final class CheckedFailure extends RuntimeException {
+    CheckedFailure(Exception cause) {
+      super(cause);
+    }
+  }
+}

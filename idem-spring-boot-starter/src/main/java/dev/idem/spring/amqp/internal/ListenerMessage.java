@@ -1,0 +1,37 @@
+package dev.idem.spring.amqp.internal;
+
+import java.util.Map;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+
+/** The root object of an {@code @IdempotentListener} key expression. */
+public final class ListenerMessage {
+
+  private final Message message;
+  private final Object payload;
+
+  ListenerMessage(Message message, Object payload) {
+    this.message = message;
+    this.payload = payload;
+  }
+
+  /** The AMQP message as received. */
+  public Message getMessage() {
+    return message;
+  }
+
+  /** Its properties ({@code messageId}, {@code correlationId}, {@code appId}, ...). */
+  public MessageProperties getProperties() {
+    return message.getMessageProperties();
+  }
+
+  /** Its application headers. */
+  public Map<String, Object> getHeaders() {
+    return message.getMessageProperties().getHeaders();
+  }
+
+  /** The converted payload argument of the listener method, or null if it takes none. */
+  public Object getPayload() {
+    return payload;
+  }
+}

@@ -1,0 +1,237 @@
+package dev.idem.spring.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.ExecutionOutcome;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code @IdempotentListener} on the real RabbitMQ (127.0.0.1:5672) with the JDBC store on
+ * PostgreSQL: each test starts the consumer application on fresh queues and a fresh business table,
+ * publishes, waits until the engine reports every delivery, stops the consumer, and then counts
+ * rows and messages left in the queue (a message not acknowledged goes back to it when the consumer
+ * stops).
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class IdempotentListenerIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  private RabbitQueues rabbit;
+  private EffectsTable effects;
+  private String queue;
+  private String deadLetters;
+  private String keyedQueue;
+  private String manualQueue;
+  private ConfigurableApplicationContext consumer;
+
+  @BeforeEach
+  void declare() {
+    rabbit = new RabbitQueues();
+    effects = new EffectsTable();
+    deadLetters = rabbit.declare("dead", null);
+    queue = rabbit.declare("effects", deadLetters);
+    keyedQueue = rabbit.declare("keyed", null);
+    manualQueue = rabbit.declare("manual", null);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    try {
+      if (consumer != null) {
+        consumer.close();
+      }
+    } finally {
+      try {
+        rabbit.close();
+      } finally {
+        effects.close();
+      }
+    }
+  }
+
+  private void startConsumer(int concurrency, String... nameValues) {
+    Map<String, Object> properties = new HashMap<>();
+    for (int i = 0; i < nameValues.length; i += 2) {
+      properties.put(nameValues[i], nameValues[i + 1]);
+    }
+    properties.put("test.table", effects.name);
+    properties.put("test.queue", queue);
+    properties.put("test.keyed-queue", keyedQueue);
+    properties.put("test.manual-queue", manualQueue);
+    properties.put("test.concurrency", String.valueOf(concurrency));
+    consumer = AmqpTestApplication.start(properties);
+  }
+
+  private OutcomeLog outcomes() {
+    return consumer.getBean(OutcomeLog.class);
+  }
+
+  private TestListeners listeners() {
+    return consumer.getBean(TestListeners.class);
+  }
+
+  /** Stops the consumer; whatever it did not acknowledge is back in its queue afterwards. */
+  private void stopConsumer() {
+    consumer.close();
+  }
+
+  private static String newId() {
+    return UUID.randomUUID().toString();
+  }
+
+  @Test
+  void aMessagePublishedTwiceWithTheSameIdHasOneEffect() {
+    startConsumer(1);
+    String id = newId();
+    rabbit.publish(queue, id, id, Map.of());
+    rabbit.publish(queue, id, id, Map.of());
+
+    await().atMost(PATIENCE).until(() -> outcomes().count(id, ExecutionOutcome.REPLAYED) == 1);
+    TestListeners listeners = listeners();
+    OutcomeLog outcomes = outcomes();
+    stopConsumer();
+
+    assertThat(outcomes.count(id, ExecutionOutcome.EXECUTED)).isEqualTo(1);
+    assertThat(effects.rows(id)).isEqualTo(1);
+    assertThat(listeners.calls()).isEqualTo(1);
+    assertThat(listeners.allInTransaction()).isTrue();
+    assertThat(rabbit.depth(queue)).isZero();
+  }
+
+  @Test
+  void fourConcurrentConsumersApplyEachOfManyDuplicatedMessagesOnce() {
+    startConsumer(4);
+    int ids = 100;
+    int copies = 4;
+    for (int i = 0; i < ids; i++) {
+      String id = "dup-" + i + "-" + newId();
+      for (int c = 0; c < copies; c++) {
+        rabbit.publish(queue, id, id, Map.of()); // copies back to back, so consumers race on them
+      }
+    }
+
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                outcomes().count(ExecutionOutcome.EXECUTED)
+                        + outcomes().count(ExecutionOutcome.REPLAYED)
+                    >= ids * copies);
+    TestListeners listeners = listeners();
+    OutcomeLog outcomes = outcomes();
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(ids);
+    assertThat(effects.distinctBodies()).isEqualTo(ids);
+    assertThat(listeners.calls()).isEqualTo(ids);
+    assertThat(listeners.threads()).hasSizeGreaterThan(1);
+    // A copy in flight waits on the uncommitted claim row instead of being turned away.
+    assertThat(outcomes.count(ExecutionOutcome.IN_PROGRESS)).isZero();
+    assertThat(rabbit.depth(queue)).isZero();
+  }
+
+  @Test
+  void onTheMemoryStoreCopiesInFlightAreRequeuedAndEachMessageIsAppliedOnce() {
+    startConsumer(4, "idem.store", "memory");
+    int ids = 30;
+    int copies = 4;
+    for (int i = 0; i < ids; i++) {
+      String id = "mem-" + i + "-" + newId();
+      for (int c = 0; c < copies; c++) {
+        rabbit.publish(queue, id, id, Map.of());
+      }
+    }
+
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                outcomes().count(ExecutionOutcome.EXECUTED)
+                        + outcomes().count(ExecutionOutcome.REPLAYED)
+                    >= ids * copies);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(ids);
+    assertThat(effects.distinctBodies()).isEqualTo(ids);
+    assertThat(listeners.calls()).isEqualTo(ids);
+    assertThat(listeners.allInTransaction()).isFalse(); // no store transaction to join
+    assertThat(rabbit.depth(queue)).isZero();
+  }
+
+  @Test
+  void aMessageWithoutIdIsRejectedWithoutRequeueAndLogged(CapturedOutput output) {
+    startConsumer(1);
+    rabbit.publish(queue, "no-id", null, Map.of());
+
+    await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) == 1);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(listeners.calls()).isEqualTo(0);
+    assertThat(effects.rows()).isZero();
+    assertThat(rabbit.depth(queue)).isZero();
+    assertThat(output)
+        .contains("for consumer group effects: it has no message-id; rejected without requeue");
+  }
+
+  @Test
+  void aKeyExpressionTakesTheIdFromAHeader() {
+    startConsumer(1);
+    String orderId = "order-" + newId();
+    rabbit.publish(keyedQueue, "first copy", null, Map.of("order-id", orderId));
+    rabbit.publish(keyedQueue, "second copy", null, Map.of("order-id", orderId));
+
+    await().atMost(PATIENCE).until(() -> outcomes().count(orderId, ExecutionOutcome.REPLAYED) == 1);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows("first copy")).isEqualTo(1);
+    assertThat(effects.rows("second copy")).isZero();
+    assertThat(listeners.calls()).isEqualTo(1);
+    assertThat(rabbit.depth(keyedQueue)).isZero();
+  }
+
+  @Test
+  void aFailedAttemptLeavesNoEffectAndItsRedeliveryAppliesTheMessageOnce() {
+    startConsumer(1);
+    String id = "fail-once-" + newId();
+    rabbit.publish(queue, id, id, Map.of());
+
+    // The engine reports EXECUTED for a run that failed, too: two runs, the first one failed.
+    await().atMost(PATIENCE).until(() -> outcomes().count(id, ExecutionOutcome.EXECUTED) == 2);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(listeners.calls()).isEqualTo(2);
+    assertThat(effects.rows(id)).isEqualTo(1);
+    assertThat(rabbit.depth(queue)).isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementTheAdviceAcknowledgesTheMessageAndItsDuplicate() {
+    startConsumer(1);
+    String id = newId();
+    rabbit.publish(manualQueue, id, id, Map.of());
+    rabbit.publish(manualQueue, id, id, Map.of());
+
+    await().atMost(PATIENCE).until(() -> outcomes().count(id, ExecutionOutcome.REPLAYED) == 1);
+    stopConsumer();
+
+    assertThat(effects.rows(id)).isEqualTo(1);
+    assertThat(rabbit.depth(manualQueue)).isZero();
+  }
+}
