@@ -75,10 +75,11 @@ class RedisClusterIT {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
     RedisClusterClient impatient =
-        RedisTestServers.clusterClient(harness.seedUri(), Duration.ofMillis(200));
+        RedisTestServers.clusterClient(harness.seedUri(), Duration.ofSeconds(1));
     try (RedisIdempotencyStore slow = RedisIdempotencyStore.create(impatient);
         StatefulRedisClusterConnection<String, String> admin = client.connect()) {
-      admin.sync().upstream().commands().clientPause(1_000);
+      // Paused well beyond the client's timeout, so that a loaded machine cannot blur the two.
+      admin.sync().upstream().commands().clientPause(4_000);
       assertThatThrownBy(() -> slow.claim(request))
           .isInstanceOf(IdempotencyStoreException.class)
           .hasRootCauseInstanceOf(RedisCommandTimeoutException.class);
@@ -86,7 +87,7 @@ class RedisClusterIT {
       impatient.shutdown();
     }
     await()
-        .atMost(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(15))
         .untilAsserted(
             () -> assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class));
   }

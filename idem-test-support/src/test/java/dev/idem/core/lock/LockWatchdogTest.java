@@ -16,7 +16,8 @@ class LockWatchdogTest {
 
   private static final Duration LEASE = Duration.ofMillis(300);
   private static final Duration THREE_TICKS = LEASE;
-  private static final Duration SOON = Duration.ofSeconds(2);
+  // Only an upper bound for a loaded machine: the awaits return as soon as their condition holds.
+  private static final Duration SOON = Duration.ofSeconds(10);
 
   private final LockWatchdog watchdog = LockWatchdog.create();
   private final AtomicInteger reports = new AtomicInteger();
@@ -87,7 +88,8 @@ class LockWatchdogTest {
     WatchedLock watched = watchdog.watch(handle, LEASE, lost -> reports.incrementAndGet());
 
     await().atMost(SOON).until(watched::isLost);
-    assertThat(handle.renewals.get()).isGreaterThanOrEqualTo(3);
+    // Retried before giving up; how many times depends on how late a loaded scheduler runs.
+    assertThat(handle.renewals.get()).isGreaterThanOrEqualTo(2);
     assertThat(reports).hasValue(1);
   }
 
