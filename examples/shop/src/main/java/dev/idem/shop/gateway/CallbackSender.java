@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -22,6 +23,7 @@ class CallbackSender implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(CallbackSender.class);
 
+  private final AtomicLong answered = new AtomicLong();
   private final ShopProperties.Gateway settings;
   private final Environment environment;
   private final HttpClient http =
@@ -64,6 +66,7 @@ class CallbackSender implements DisposableBean {
             .build();
     try {
       HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+      answered.incrementAndGet();
       log.debug("callback {} {} answered {}", paymentNo, status, answer.statusCode());
     } catch (IOException e) {
       // A real gateway retries later; the reconciliation job covers a callback that never lands.
@@ -71,6 +74,11 @@ class CallbackSender implements DisposableBean {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** How many callbacks the shop has answered so far. */
+  long answered() {
+    return answered.get();
   }
 
   private URI target() {

@@ -77,6 +77,11 @@ public class FakeGateway {
     return book.find(paymentNo);
   }
 
+  /** How many callbacks have been sent and answered (any status) since start. */
+  public long callbacksAnswered() {
+    return callbacks.answered();
+  }
+
   private Behaviour next() {
     Behaviour scripted = script.poll();
     if (scripted != null) {
