@@ -4,9 +4,13 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The embedded default: the outbox relays to an in-process bus that feeds the loyalty consumer. */
+/**
+ * The loyalty consumer, and on the embedded default the in-process bus that feeds it (profile
+ * services: RabbitMQ, see {@code dev.idem.shop.services.RabbitConfig}).
+ */
 @Configuration
 class MessagingConfig {
 
@@ -16,6 +20,7 @@ class MessagingConfig {
   }
 
   @Bean
+  @Profile("!services")
   InProcessMessageBus messageBus(LoyaltyConsumer loyalty) {
     InProcessMessageBus bus = new InProcessMessageBus();
     bus.subscribe(loyalty::accept);
