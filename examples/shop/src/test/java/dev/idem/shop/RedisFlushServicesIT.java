@@ -27,7 +27,7 @@ class RedisFlushServicesIT extends EndToEnd {
     long stockBefore = count("SELECT stock FROM products WHERE sku = 'STICKER'");
 
     Answer first = alice.post("/api/orders", body, "Idempotency-Key", key);
-    ServicesDatabase.deleteRedisKeys(redis);
+    ServicesDatabase.deleteRedisKeys(redis, ServicesDatabase.REDIS_PREFIX);
     Answer retry = alice.post("/api/orders", body, "Idempotency-Key", key);
 
     assertThat(first.status()).isEqualTo(201);
@@ -44,7 +44,7 @@ class RedisFlushServicesIT extends EndToEnd {
     String key = key();
 
     Answer first = alice.pay(orderNo, "WALLET", key);
-    ServicesDatabase.deleteRedisKeys(redis);
+    ServicesDatabase.deleteRedisKeys(redis, ServicesDatabase.REDIS_PREFIX);
     Answer retry = alice.pay(orderNo, "WALLET", key);
 
     assertThat(first.text("status")).isEqualTo("SUCCESS");

@@ -18,7 +18,9 @@ import java.sql.Statement;
 final class ServicesDatabase {
 
   static final String REDIS_PREFIX = "shop-it:";
+  static final String MARIADB_REDIS_PREFIX = "shop-it-mariadb:";
   private static boolean done;
+  private static boolean mariaDbDone;
 
   private ServicesDatabase() {}
 
@@ -36,17 +38,41 @@ final class ServicesDatabase {
       throw new IllegalStateException(
           "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services)", e);
     }
-    deleteRedisKeys(RedisClient.create("redis://127.0.0.1:6379"));
+    deleteRedisKeys(REDIS_PREFIX);
     done = true;
   }
 
-  /** Deletes every key under {@link #REDIS_PREFIX}, and nothing else. */
-  static void deleteRedisKeys(RedisClient client) {
+  static synchronized void recreateMariaDbOnce() {
+    if (mariaDbDone) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:3306/", "root", "");
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS shop_it");
+      s.execute("CREATE DATABASE shop_it");
+    } catch (SQLException e) {
+      throw new IllegalStateException("MariaDB at 127.0.0.1:3306 is needed (scripts/services)", e);
+    }
+    deleteRedisKeys(MARIADB_REDIS_PREFIX);
+    mariaDbDone = true;
+  }
+
+  private static void deleteRedisKeys(String prefix) {
+    RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+    try {
+      deleteRedisKeys(client, prefix);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /** Deletes every key under {@code prefix}, and nothing else. */
+  static void deleteRedisKeys(RedisClient client, String prefix) {
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       RedisCommands<String, String> redis = connection.sync();
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
-        var page = redis.scan(cursor, ScanArgs.Builder.matches(REDIS_PREFIX + "*").limit(500));
+        var page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + "*").limit(500));
         if (!page.getKeys().isEmpty()) {
           redis.del(page.getKeys().toArray(String[]::new));
         }

@@ -79,7 +79,7 @@ CREATE TABLE outbox (
   topic        VARCHAR(64)   NOT NULL,
   payload      VARCHAR(2000) NOT NULL,
   created_at   TIMESTAMP     NOT NULL DEFAULT CURRENT_TIMESTAMP,
-  published_at TIMESTAMP
+  published_at TIMESTAMP     NULL
 );
 CREATE INDEX outbox_unpublished ON outbox (published_at, created_at);
 
