@@ -118,8 +118,11 @@ class OrdersTest extends EndToEnd {
                     key())
                 .status())
         .isEqualTo(400);
-    assertThat(alice.post("/api/orders", "{not json", "Idempotency-Key", key()).status())
+    String key = key();
+    assertThat(alice.post("/api/orders", "{not json", "Idempotency-Key", key).status())
         .isEqualTo(400);
+    // A body Spring could not read never reached the handler: the key stays free for the fix.
+    assertThat(alice.post("/api/orders", STICKERS, "Idempotency-Key", key).status()).isEqualTo(201);
   }
 
   @Test
