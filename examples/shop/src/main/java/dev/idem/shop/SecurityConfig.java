@@ -1,0 +1,76 @@
+package dev.idem.shop;
+
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetails;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * HTTP Basic for the API, stateless (no session, so no CSRF token to carry); the page, its scripts
+ * and the gateway's callback (which checks its own shared secret) are open.
+ */
+@Configuration
+class SecurityConfig {
+
+  @Bean
+  SecurityFilterChain api(HttpSecurity http) throws Exception {
+    return http.csrf(csrf -> csrf.disable())
+        .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        .authorizeHttpRequests(
+            auth ->
+                auth.requestMatchers("/api/payments/notify")
+                    .permitAll()
+                    .requestMatchers("/api/**")
+                    .authenticated()
+                    .anyRequest()
+                    .permitAll())
+        .httpBasic(basic -> basic.authenticationEntryPoint(SecurityConfig::unauthorized))
+        .headers(Customizer.withDefaults())
+        .build();
+  }
+
+  @Bean
+  UserDetailsService users(ShopProperties properties) {
+    List<UserDetails> users = new ArrayList<>();
+    // Demo users with plain passwords from properties; a real shop stores hashes.
+    properties
+        .users()
+        .forEach(
+            (name, user) ->
+                users.add(
+                    User.withUsername(name)
+                        .password("{noop}" + user.password())
+                        .roles("CUSTOMER")
+                        .build()));
+    return new InMemoryUserDetailsManager(users);
+  }
+
+  private static void unauthorized(
+      jakarta.servlet.http.HttpServletRequest request,
+      HttpServletResponse response,
+      org.springframework.security.core.AuthenticationException e)
+      throws java.io.IOException {
+    // The page sends X-Requested-With; leaving out the challenge keeps the browser's own
+    // login dialog from popping up over it.
+    if (request.getHeader("X-Requested-With") == null) {
+      response.setHeader("WWW-Authenticate", "Basic realm=\"shop\"");
+    }
+    response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+    response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+    response
+        .getWriter()
+        .write(
+            "{\"type\":\"urn:shop:problem:unauthorized\",\"title\":\"Unauthorized\","
+                + "\"status\":401,\"detail\":\"log in with HTTP Basic\"}");
+  }
+}

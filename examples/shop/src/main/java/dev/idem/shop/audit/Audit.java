@@ -1,0 +1,116 @@
+package dev.idem.shop.audit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+
+/**
+ * Checks DESIGN.md section 7's invariants with one query each: every row a query returns is a
+ * violation. Reads outside a transaction, so a check taken while payments run may see one half of a
+ * commit; run it when the shop is quiet to get a verdict.
+ */
+@Service
+public class Audit {
+
+  private static final Map<String, String> CHECKS = checks();
+
+  private final JdbcTemplate jdbc;
+
+  Audit(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  public AuditReport report() {
+    List<String> violations = new ArrayList<>();
+    CHECKS.forEach(
+        (name, sql) ->
+            jdbc.queryForList(sql, String.class).forEach(row -> violations.add(name + ": " + row)));
+    Map<String, Long> counts = new LinkedHashMap<>();
+    counts.put("orders", count("SELECT COUNT(*) FROM orders"));
+    counts.put("paidOrders", count("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
+    counts.put("payments", count("SELECT COUNT(*) FROM payment_records"));
+    counts.put(
+        "gatewayCharges", count("SELECT COUNT(*) FROM gateway_charges WHERE outcome = 'APPROVED'"));
+    counts.put("walletDebits", count("SELECT COUNT(*) FROM wallet_ledger"));
+    counts.put("loyaltyEntries", count("SELECT COUNT(*) FROM loyalty_points"));
+    long pendingMessages = count("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL");
+    long pendingPoints =
+        count(
+            "SELECT COUNT(*) FROM orders o WHERE o.status = 'PAID' AND NOT EXISTS"
+                + " (SELECT 1 FROM loyalty_points l WHERE l.order_no = o.order_no)");
+    return new AuditReport(
+        violations.isEmpty(), List.copyOf(violations), counts, pendingMessages, pendingPoints);
+  }
+
+  private long count(String sql) {
+    Long n = jdbc.queryForObject(sql, Long.class);
+    return n == null ? 0 : n;
+  }
+
+  private static Map<String, String> checks() {
+    Map<String, String> c = new LinkedHashMap<>();
+    c.put(
+        "order with more than one successful payment",
+        "SELECT order_no FROM payment_records WHERE status = 'SUCCESS'"
+            + " GROUP BY order_no HAVING COUNT(*) > 1");
+    c.put(
+        "order charged more than once at the gateway",
+        "SELECT order_no FROM gateway_charges WHERE outcome = 'APPROVED'"
+            + " GROUP BY order_no HAVING COUNT(*) > 1");
+    c.put(
+        "paid order without a successful payment",
+        "SELECT o.order_no FROM orders o WHERE o.status = 'PAID' AND NOT EXISTS (SELECT 1 FROM"
+            + " payment_records p WHERE p.order_no = o.order_no AND p.status = 'SUCCESS')");
+    c.put(
+        "successful payment of an unpaid order",
+        "SELECT p.payment_no FROM payment_records p JOIN orders o ON o.order_no = p.order_no"
+            + " WHERE p.status = 'SUCCESS' AND o.status <> 'PAID'");
+    c.put(
+        "money taken by the gateway for a payment that failed",
+        "SELECT g.payment_no FROM gateway_charges g JOIN payment_records p"
+            + " ON p.payment_no = g.payment_no WHERE g.outcome = 'APPROVED' AND p.status = 'FAILED'");
+    c.put(
+        "successful card payment without its gateway charge",
+        "SELECT p.payment_no FROM payment_records p WHERE p.method = 'CARD' AND p.status ="
+            + " 'SUCCESS' AND NOT EXISTS (SELECT 1 FROM gateway_charges g WHERE g.payment_no ="
+            + " p.payment_no AND g.outcome = 'APPROVED')");
+    c.put(
+        "wallet balance differs from its ledger",
+        "SELECT a.username FROM accounts a WHERE a.initial_balance - a.balance <> COALESCE((SELECT"
+            + " SUM(l.amount) FROM wallet_ledger l WHERE l.username = a.username), 0)");
+    c.put(
+        "wallet debit without a successful wallet payment",
+        "SELECT l.order_no FROM wallet_ledger l WHERE NOT EXISTS (SELECT 1 FROM payment_records p"
+            + " WHERE p.payment_no = l.payment_no AND p.method = 'WALLET' AND p.status ="
+            + " 'SUCCESS')");
+    c.put(
+        "successful wallet payment without its debit",
+        "SELECT p.payment_no FROM payment_records p WHERE p.method = 'WALLET' AND p.status ="
+            + " 'SUCCESS' AND NOT EXISTS (SELECT 1 FROM wallet_ledger l WHERE l.payment_no ="
+            + " p.payment_no)");
+    c.put("negative stock", "SELECT sku FROM products WHERE stock < 0");
+    c.put(
+        "stock differs from initial stock minus deductions",
+        "SELECT p.sku FROM products p WHERE p.stock <> p.initial_stock - COALESCE((SELECT"
+            + " SUM(d.quantity) FROM stock_deductions d WHERE d.sku = p.sku), 0)");
+    c.put(
+        "order line without its stock deduction",
+        "SELECT i.order_no FROM order_items i WHERE NOT EXISTS (SELECT 1 FROM stock_deductions d"
+            + " WHERE d.order_no = i.order_no AND d.sku = i.sku AND d.quantity = i.quantity)");
+    c.put(
+        "order without lines",
+        "SELECT o.order_no FROM orders o WHERE NOT EXISTS"
+            + " (SELECT 1 FROM order_items i WHERE i.order_no = o.order_no)");
+    c.put(
+        "loyalty points given more than once for an order",
+        "SELECT order_no FROM loyalty_points GROUP BY order_no HAVING COUNT(*) > 1");
+    c.put(
+        "loyalty points for an unpaid order",
+        "SELECT l.order_no FROM loyalty_points l JOIN orders o ON o.order_no = l.order_no"
+            + " WHERE o.status <> 'PAID'");
+    return c;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.idem.shop.gateway;
+
+import dev.idem.shop.ShopProperties;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import org.springframework.stereotype.Component;
+
+/**
+ * A third-party card gateway inside the application: it takes time, declines some charges, loses
+ * some answers (the caller times out without knowing whether money moved), calls back
+ * asynchronously (possibly several times, before or after its synchronous answer), and deduplicates
+ * by payment number as real gateways do, so asking again is always safe.
+ *
+ * <p>Behaviour comes from {@code shop.gateway.*} at random, or from {@link #script} for tests and
+ * demonstrations: each new charge takes the next scripted behaviour first.
+ */
+@Component
+public class FakeGateway {
+
+  private final ShopProperties.Gateway settings;
+  private final GatewayBook book;
+  private final CallbackSender callbacks;
+  private final Queue<Behaviour> script = new ConcurrentLinkedQueue<>();
+
+  FakeGateway(ShopProperties properties, GatewayBook book, CallbackSender callbacks) {
+    this.settings = properties.gateway();
+    this.book = book;
+    this.callbacks = callbacks;
+  }
+
+  /** Queues behaviours for the next charges, in order. */
+  public void script(Behaviour... next) {
+    script.addAll(List.of(next));
+  }
+
+  /**
+   * Charges the payment once: a repeat of the payment number gets the first outcome and moves no
+   * money.
+   *
+   * @throws GatewayTimeoutException when the answer is lost (the charge may have happened)
+   */
+  public GatewayOutcome charge(String paymentNo, String orderNo, BigDecimal amount) {
+    pause(settings.latency());
+    Behaviour behaviour = next();
+    GatewayOutcome wanted = behaviour.decline() ? GatewayOutcome.DECLINED : GatewayOutcome.APPROVED;
+    GatewayBook.Recorded recorded = book.record(paymentNo, orderNo, amount, wanted);
+    GatewayOutcome held = recorded.outcome();
+    if (recorded.fresh()) {
+      switch (behaviour.callback()) {
+        case BEFORE_ANSWER -> callbacks.sendNow(paymentNo, held, behaviour.repeats());
+        case AFTER_ANSWER -> callbacks.sendLater(paymentNo, held, behaviour.repeats());
+        case NONE -> {}
+      }
+    }
+    if (behaviour.timeout()) {
+      pause(settings.timeout());
+      throw new GatewayTimeoutException(paymentNo);
+    }
+    return held;
+  }
+
+  /**
+   * The merchant's query: the outcome of the payment number, or, when the gateway never saw it,
+   * closes it as CANCELLED so that a charge still on its way is refused.
+   */
+  public GatewayOutcome queryOrCancel(String paymentNo, String orderNo, BigDecimal amount) {
+    return book.record(paymentNo, orderNo, amount, GatewayOutcome.CANCELLED).outcome();
+  }
+
+  /** The outcome recorded for the payment number, if any. */
+  public Optional<GatewayOutcome> query(String paymentNo) {
+    return book.find(paymentNo);
+  }
+
+  /** How many callbacks have been sent and answered (any status) since start. */
+  public long callbacksAnswered() {
+    return callbacks.answered();
+  }
+
+  private Behaviour next() {
+    Behaviour scripted = script.poll();
+    if (scripted != null) {
+      return scripted;
+    }
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return new Behaviour(
+        random.nextDouble() < settings.failureRate(),
+        random.nextDouble() < settings.timeoutRate(),
+        settings.callbacks() ? Behaviour.Callback.AFTER_ANSWER : Behaviour.Callback.NONE,
+        settings.callbackRepeats());
+  }
+
+  private static void pause(Duration duration) {
+    if (duration.isZero() || duration.isNegative()) {
+      return;
+    }
+    try {
+      Thread.sleep(duration.toMillis()); // simulated network time, not a wait for a condition
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,11 @@
+package dev.idem.shop.gateway;
+
+/** What the gateway did with a payment number. */
+public enum GatewayOutcome {
+  /** Money taken. */
+  APPROVED,
+  /** Refused, no money taken. */
+  DECLINED,
+  /** Closed by the merchant's query before any charge arrived; later charges are refused. */
+  CANCELLED
+}

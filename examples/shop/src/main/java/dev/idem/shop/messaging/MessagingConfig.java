@@ -1,0 +1,29 @@
+package dev.idem.shop.messaging;
+
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The loyalty consumer, and on the embedded default the in-process bus that feeds it (profile
+ * services: RabbitMQ, see {@code dev.idem.shop.services.RabbitConfig}).
+ */
+@Configuration
+class MessagingConfig {
+
+  @Bean
+  LoyaltyConsumer loyaltyConsumer(DataSource dataSource, JsonMapper json) throws SQLException {
+    return new LoyaltyConsumer(dataSource, json);
+  }
+
+  @Bean
+  @Profile("!services")
+  InProcessMessageBus messageBus(LoyaltyConsumer loyalty) {
+    InProcessMessageBus bus = new InProcessMessageBus();
+    bus.subscribe(loyalty::accept);
+    return bus;
+  }
+}

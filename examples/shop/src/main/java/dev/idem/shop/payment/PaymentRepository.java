@@ -1,0 +1,88 @@
+package dev.idem.shop.payment;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+/** payment_records. */
+@Repository
+public class PaymentRepository {
+
+  private static final String COLUMNS =
+      "payment_no, order_no, username, method, amount, status, failure_reason";
+
+  private final JdbcTemplate jdbc;
+
+  PaymentRepository(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /**
+   * Inserts a PENDING payment that holds the order; fails on the unique index when the order
+   * already has a payment that is PENDING, PROCESSING or SUCCESS.
+   */
+  void insertPending(
+      String paymentNo, String orderNo, String username, PaymentMethod method, BigDecimal amount) {
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        paymentNo,
+        orderNo,
+        orderNo,
+        username,
+        method.name(),
+        amount,
+        PaymentStatus.PENDING.name());
+  }
+
+  public Optional<Payment> find(String paymentNo) {
+    return one("SELECT " + COLUMNS + " FROM payment_records WHERE payment_no = ?", paymentNo);
+  }
+
+  /** The order's payment that is PENDING, PROCESSING or SUCCESS, if any. */
+  Optional<Payment> active(String orderNo) {
+    return one("SELECT " + COLUMNS + " FROM payment_records WHERE active_order_no = ?", orderNo);
+  }
+
+  /** Payments in PROCESSING since before {@code cutoff}. */
+  List<Payment> processingSince(Instant cutoff) {
+    return jdbc.query(
+        "SELECT "
+            + COLUMNS
+            + " FROM payment_records WHERE status = ? AND created_at < ? ORDER BY created_at",
+        PaymentRepository::map,
+        PaymentStatus.PROCESSING.name(),
+        Timestamp.from(cutoff));
+  }
+
+  /** Lets the order go after its payment FAILED, so that it can be paid again. */
+  void release(String paymentNo, String reason) {
+    jdbc.update(
+        "UPDATE payment_records SET active_order_no = NULL, failure_reason = ?"
+            + " WHERE payment_no = ? AND status = ?",
+        reason,
+        paymentNo,
+        PaymentStatus.FAILED.name());
+  }
+
+  private Optional<Payment> one(String sql, String arg) {
+    return jdbc.query(sql, PaymentRepository::map, arg).stream().findFirst();
+  }
+
+  private static Payment map(ResultSet rs, int row) throws SQLException {
+    return new Payment(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        PaymentMethod.valueOf(rs.getString(4)),
+        rs.getBigDecimal(5),
+        PaymentStatus.valueOf(rs.getString(6)),
+        rs.getString(7));
+  }
+}

@@ -1,0 +1,84 @@
+package dev.idem.shop.services;
+
+import dev.idem.shop.messaging.LoyaltyConsumer;
+import dev.idem.shop.messaging.Message;
+import dev.idem.shop.messaging.MessageBus;
+import dev.idem.shop.messaging.PaymentSucceeded;
+import java.nio.charset.StandardCharsets;
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.TopicExchange;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
+
+/**
+ * Profile services: the outbox relays to a RabbitMQ topic exchange, and the loyalty consumer
+ * listens on a durable queue. The message id is the event id; the listener acknowledges after the
+ * inbox transaction committed, and a failure sends the message back to the queue.
+ */
+@Configuration
+@Profile("services")
+class RabbitConfig {
+
+  @Bean
+  Declarables loyaltyTopology(
+      @Value("${shop.rabbit.exchange}") String exchange,
+      @Value("${shop.rabbit.queue}") String queue) {
+    TopicExchange events = new TopicExchange(exchange, true, false);
+    Queue loyalty = new Queue(queue, true);
+    Binding binding = BindingBuilder.bind(loyalty).to(events).with(PaymentSucceeded.TOPIC);
+    return new Declarables(events, loyalty, binding);
+  }
+
+  @Bean
+  MessageBus rabbitMessageBus(
+      RabbitTemplate rabbit, @Value("${shop.rabbit.exchange}") String exchange) {
+    return message ->
+        rabbit.invoke(
+            ops -> {
+              MessageProperties properties = new MessageProperties();
+              properties.setMessageId(message.id());
+              properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
+              ops.send(
+                  exchange,
+                  message.topic(),
+                  MessageBuilder.withBody(message.payload().getBytes(StandardCharsets.UTF_8))
+                      .andProperties(properties)
+                      .build());
+              // Confirmed by the broker before the relay marks the row published.
+              ops.waitForConfirmsOrDie(10_000);
+              return null;
+            });
+  }
+
+  @Bean
+  LoyaltyListener loyaltyListener(LoyaltyConsumer loyalty) {
+    return new LoyaltyListener(loyalty);
+  }
+
+  /** Hands each delivery to the idempotent consumer. */
+  static final class LoyaltyListener {
+    private final LoyaltyConsumer loyalty;
+
+    LoyaltyListener(LoyaltyConsumer loyalty) {
+      this.loyalty = loyalty;
+    }
+
+    @RabbitListener(queues = "${shop.rabbit.queue}")
+    void onMessage(org.springframework.amqp.core.Message delivery) {
+      loyalty.accept(
+          new Message(
+              delivery.getMessageProperties().getMessageId(),
+              delivery.getMessageProperties().getReceivedRoutingKey(),
+              new String(delivery.getBody(), StandardCharsets.UTF_8)));
+    }
+  }
+}

@@ -1,0 +1,173 @@
+// The shop's page: plain JavaScript, no build step. Credentials stay in sessionStorage and go out
+// as HTTP Basic on every call. Every order and payment carries an Idempotency-Key; the buttons
+// that repeat a request reuse its key, which is what makes the repeat harmless.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const store = window.sessionStorage;
+
+function newKey() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return 'k-' + Date.now().toString(36) + '-' + Math.random().toString(36).slice(2);
+}
+
+function auth() {
+  return 'Basic ' + btoa(store.getItem('user') + ':' + store.getItem('password'));
+}
+
+async function call(method, path, body, key) {
+  const headers = { 'Authorization': auth(), 'X-Requested-With': 'fetch' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (key) headers['Idempotency-Key'] = key;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch (e) { json = { raw: text }; }
+  return { status: response.status, replayed: response.headers.get('Idempotent-Replayed') === 'true', json };
+}
+
+function log(method, path, key, answer) {
+  const item = document.createElement('li');
+  const what = answer.json && (answer.json.status && typeof answer.json.status === 'string'
+    ? answer.json.status + (answer.json.paymentNo ? ' ' + answer.json.paymentNo : '')
+    : answer.json.orderNo || answer.json.type || '');
+  item.textContent = `${method} ${path} key=${key ? key.slice(0, 8) : '-'} → ${answer.status} ${what}`
+    + (answer.replayed ? '  (replayed: same answer, no new effect)' : '');
+  if (answer.replayed) item.className = 'replayed';
+  $('log').prepend(item);
+}
+
+async function send(method, path, body, key) {
+  const answer = await call(method, path, body, key);
+  log(method, path, key, answer);
+  return answer;
+}
+
+// Sends the request the chosen way: once, twice at once, once more after the answer, or saved
+// and re-sent after a page reload.
+async function perform(mode, path, body) {
+  const key = newKey();
+  if (mode === 'double') {
+    await Promise.all([send('POST', path, body, key), send('POST', path, body, key)]);
+  } else if (mode === 'retry') {
+    await send('POST', path, body, key);
+    await send('POST', path, body, key);
+  } else if (mode === 'reload') {
+    store.setItem('resend', JSON.stringify({ path, body, key }));
+    send('POST', path, body, key); // the answer is lost with the page
+    window.location.reload();
+    return;
+  } else {
+    await send('POST', path, body, key);
+  }
+  await refresh();
+}
+
+async function resendAfterReload() {
+  const saved = store.getItem('resend');
+  if (!saved) return;
+  store.removeItem('resend');
+  const { path, body, key } = JSON.parse(saved);
+  await send('POST', path, body, key);
+}
+
+function orderBody() {
+  const items = [];
+  document.querySelectorAll('#products input').forEach((input) => {
+    const quantity = parseInt(input.value, 10);
+    if (quantity > 0) items.push({ sku: input.dataset.sku, quantity });
+  });
+  return { items };
+}
+
+async function refreshProducts() {
+  const { json } = await call('GET', '/api/products');
+  const body = $('products').querySelector('tbody');
+  const kept = {};
+  body.querySelectorAll('input').forEach((i) => { kept[i.dataset.sku] = i.value; });
+  body.innerHTML = '';
+  for (const p of json) {
+    const row = body.insertRow();
+    row.insertCell().textContent = p.sku;
+    row.insertCell().textContent = p.name;
+    row.insertCell().textContent = p.price.toFixed(2);
+    row.insertCell().textContent = p.stock;
+    const input = document.createElement('input');
+    input.type = 'number'; input.min = '0'; input.value = kept[p.sku] || '0'; input.dataset.sku = p.sku;
+    row.insertCell().appendChild(input);
+  }
+}
+
+async function refreshOrders() {
+  const { json } = await call('GET', '/api/orders');
+  const body = $('orders').querySelector('tbody');
+  body.innerHTML = '';
+  for (const o of json) {
+    const row = body.insertRow();
+    row.insertCell().textContent = o.orderNo;
+    row.insertCell().textContent = o.amount.toFixed(2);
+    row.insertCell().textContent = o.status;
+    const cell = row.insertCell();
+    for (const method of ['CARD', 'WALLET']) {
+      for (const mode of ['once', 'double', 'retry', 'reload']) {
+        const button = document.createElement('button');
+        button.textContent = `${method} ${mode === 'once' ? '' : '(' + mode + ')'}`;
+        button.className = 'small';
+        button.dataset.pay = `${o.orderNo}:${method}:${mode}`;
+        button.onclick = () => perform(mode, `/api/orders/${o.orderNo}/payments`, { method });
+        cell.appendChild(button);
+      }
+    }
+  }
+}
+
+async function refreshWallet() {
+  const { json } = await call('GET', '/api/accounts/me');
+  $('who').textContent = json.username;
+  $('balance').textContent = json.balance.toFixed(2);
+  $('version').textContent = json.version;
+}
+
+async function refreshAudit() {
+  const { json } = await call('GET', '/api/audit');
+  $('audit-verdict').innerHTML = json.ok
+    ? '<span class="ok">ok</span>: every invariant holds'
+    : '<span class="bad">broken</span>: ' + json.violations.join('; ');
+  $('audit').textContent = JSON.stringify(json, null, 2);
+}
+
+async function refresh() {
+  await Promise.all([refreshProducts(), refreshOrders(), refreshWallet()]);
+  await refreshAudit();
+}
+
+async function logIn(user, password) {
+  store.setItem('user', user);
+  store.setItem('password', password);
+  const { status } = await call('GET', '/api/accounts/me');
+  if (status !== 200) {
+    store.removeItem('user');
+    store.removeItem('password');
+    $('login-error').textContent = status === 401 ? 'wrong user or password' : 'error ' + status;
+    return;
+  }
+  $('login').hidden = true;
+  $('shop').hidden = false;
+  await resendAfterReload();
+  await refresh();
+}
+
+$('login-form').onsubmit = (e) => {
+  e.preventDefault();
+  logIn($('user').value, $('password').value);
+};
+$('logout').onclick = () => { store.clear(); window.location.reload(); };
+$('order').onclick = () => perform('once', '/api/orders', orderBody());
+$('order-double').onclick = () => perform('double', '/api/orders', orderBody());
+$('order-retry').onclick = () => perform('retry', '/api/orders', orderBody());
+$('order-reload').onclick = () => perform('reload', '/api/orders', orderBody());
+$('audit-refresh').onclick = refreshAudit;
+// The audit also catches callbacks and relayed messages that arrive after an answer.
+setInterval(() => { if (!$('shop').hidden) refresh(); }, 3000);
+
+if (store.getItem('user')) logIn(store.getItem('user'), store.getItem('password'));

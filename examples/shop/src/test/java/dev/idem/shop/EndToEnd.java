@@ -1,0 +1,59 @@
+package dev.idem.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.ActiveProfiles;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The shop on its embedded default, started once on a random port and driven over real HTTP. After
+ * every test the audit must be ok once the outbox has drained.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("test")
+abstract class EndToEnd {
+
+  @LocalServerPort int port;
+  @Autowired JdbcTemplate jdbc;
+
+  ShopClient alice;
+  ShopClient bob;
+
+  @BeforeEach
+  void logIn() {
+    alice = new ShopClient(port, "alice", "alice");
+    bob = new ShopClient(port, "bob", "bob");
+  }
+
+  @AfterEach
+  void theAuditIsOk() {
+    JsonNode report =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> alice.get("/api/audit").json(),
+                r ->
+                    r.path("pendingMessages").asLong() == 0
+                        && r.path("pendingPoints").asLong() == 0);
+    assertThat(report.path("violations").toString()).isEqualTo("[]");
+    assertThat(report.path("ok").asBoolean()).isTrue();
+  }
+
+  long count(String sql, Object... args) {
+    Long n = jdbc.queryForObject(sql, Long.class, args);
+    return n == null ? 0 : n;
+  }
+
+  static String key() {
+    return UUID.randomUUID().toString();
+  }
+}

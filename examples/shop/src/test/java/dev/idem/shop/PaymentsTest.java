@@ -1,0 +1,199 @@
+package dev.idem.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.shop.ShopClient.Answer;
+import dev.idem.shop.gateway.Behaviour;
+import dev.idem.shop.gateway.Behaviour.Callback;
+import dev.idem.shop.gateway.FakeGateway;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+class PaymentsTest extends EndToEnd {
+
+  @Autowired FakeGateway gateway;
+
+  @Test
+  void tenConcurrentCardPaymentsWithDifferentKeysChargeTheOrderOnce() throws Exception {
+    String orderNo = alice.order("BOOK", 1);
+    List<Answer> answers = OrdersTest.concurrently(10, () -> alice.pay(orderNo, "CARD", key()));
+
+    List<Answer> succeeded = answers.stream().filter(a -> a.status() < 300).toList();
+    assertThat(succeeded).isNotEmpty();
+    assertThat(succeeded).extracting(a -> a.text("status")).containsOnly("SUCCESS");
+    assertThat(succeeded).extracting(a -> a.text("paymentNo")).containsOnly(paymentNoOf(orderNo));
+    assertThat(answers)
+        .filteredOn(a -> a.status() >= 300)
+        .extracting(Answer::status)
+        .containsOnly(409);
+    assertThat(charges(orderNo)).isEqualTo(1);
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("PAID");
+  }
+
+  @Test
+  void tenConcurrentWalletPaymentsWithDifferentKeysDebitTheWalletOnce() throws Exception {
+    String orderNo = alice.order("MUG", 2);
+    BigDecimal before = balance(alice);
+    List<Answer> answers = OrdersTest.concurrently(10, () -> alice.pay(orderNo, "WALLET", key()));
+
+    assertThat(answers)
+        .filteredOn(a -> a.status() < 300)
+        .extracting(a -> a.text("status"))
+        .containsOnly("SUCCESS");
+    assertThat(balance(alice)).isEqualByComparingTo(before.subtract(new BigDecimal("19.00")));
+    assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aGatewayTimeoutThenARetryWithTheSameKeyChargesOnce() {
+    String orderNo = alice.order("STICKER", 3);
+    String key = key();
+    gateway.script(Behaviour.approve().timingOut().callback(Callback.NONE, 0));
+
+    Answer lost = alice.pay(orderNo, "CARD", key);
+    assertThat(lost.status()).isEqualTo(504);
+    assertThat(lost.text("type")).isEqualTo("urn:shop:problem:gateway-timeout");
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("CREATED");
+
+    Answer retry = alice.pay(orderNo, "CARD", key);
+    assertThat(retry.status()).isEqualTo(200);
+    assertThat(retry.text("status")).isEqualTo("SUCCESS");
+    assertThat(retry.text("paymentNo")).isEqualTo(lost.text("paymentNo"));
+    assertThat(charges(orderNo)).isEqualTo(1);
+  }
+
+  @Test
+  void aTimedOutPaymentWhoseCallbackNeverComesIsSettledByReconciliation() {
+    String orderNo = alice.order("STICKER", 4);
+    gateway.script(Behaviour.approve().timingOut().callback(Callback.NONE, 0));
+
+    assertThat(alice.pay(orderNo, "CARD", key()).status()).isEqualTo(504);
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
+    assertThat(charges(orderNo)).isEqualTo(1);
+  }
+
+  @Test
+  void aCallbackBeforeTheAnswerRepeatedChangesNothingMore() {
+    String orderNo = alice.order("STICKER", 5);
+    gateway.script(Behaviour.approve().callback(Callback.BEFORE_ANSWER, 3));
+    long callbacks = gateway.callbacksAnswered();
+
+    Answer paid = alice.pay(orderNo, "CARD", key());
+
+    assertThat(gateway.callbacksAnswered()).isEqualTo(callbacks + 3);
+    assertThat(paid.status()).isEqualTo(201);
+    assertThat(paid.text("status")).isEqualTo("SUCCESS");
+    assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void callbacksAfterTheAnswerAndRepeatedByHandChangeNothing() {
+    String orderNo = alice.order("STICKER", 6);
+    gateway.script(Behaviour.approve().callback(Callback.AFTER_ANSWER, 3));
+    long callbacks = gateway.callbacksAnswered();
+
+    Answer paid = alice.pay(orderNo, "CARD", key());
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> gateway.callbacksAnswered() >= callbacks + 3);
+    Answer late = notice(paid.text("paymentNo"), "FAILED", "change-me-gateway-secret");
+
+    assertThat(paid.text("status")).isEqualTo("SUCCESS");
+    assertThat(late.status()).isEqualTo(200);
+    assertThat(late.text("status")).isEqualTo("SUCCESS");
+    assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
+        .isEqualTo(1);
+    assertThat(notice(paid.text("paymentNo"), "SUCCESS", "wrong").status()).isEqualTo(401);
+    assertThat(notice("PAY-none", "SUCCESS", "change-me-gateway-secret").status()).isEqualTo(404);
+  }
+
+  @Test
+  void aSecondPaymentWithAFreshKeyOnAPaidOrderIsRefusedAndTheFirstStaysAsItWas() {
+    String orderNo = alice.order("STICKER", 7);
+    Answer first = alice.pay(orderNo, "CARD", key());
+    Answer second = alice.pay(orderNo, "WALLET", key());
+    Answer third = alice.pay(orderNo, "CARD", key());
+
+    assertThat(first.text("status")).isEqualTo("SUCCESS");
+    assertThat(second.status()).isEqualTo(409);
+    assertThat(second.text("type")).isEqualTo("urn:shop:problem:order-paid");
+    assertThat(third.status()).isEqualTo(409);
+    assertThat(count("SELECT COUNT(*) FROM payment_records WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM payment_records WHERE payment_no = ? AND status = 'SUCCESS'",
+                first.text("paymentNo")))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aDeclinedCardLeavesTheOrderOpenForAnotherPayment() {
+    String orderNo = alice.order("STICKER", 8);
+    gateway.script(Behaviour.approve().declined());
+
+    Answer declined = alice.pay(orderNo, "CARD", key());
+    Answer paid = alice.pay(orderNo, "CARD", key());
+
+    assertThat(declined.text("status")).isEqualTo("FAILED");
+    assertThat(paid.text("status")).isEqualTo("SUCCESS");
+    assertThat(paid.text("paymentNo")).isNotEqualTo(declined.text("paymentNo"));
+    assertThat(charges(orderNo)).isEqualTo(1);
+  }
+
+  @Test
+  void aWalletWithoutEnoughMoneyFailsThePaymentAndTakesNothing() {
+    String poor = "{\"items\":[{\"sku\":\"BOOK\",\"quantity\":1}]}";
+    jdbc.update(
+        // initial_balance first: MariaDB assigns left to right, each seeing the ones before.
+        "UPDATE accounts SET initial_balance = initial_balance - (balance - 1.00),"
+            + " balance = 1.00 WHERE username = 'bob'");
+    Answer order = bob.post("/api/orders", poor, "Idempotency-Key", key());
+    Answer answer = bob.pay(order.text("orderNo"), "WALLET", key());
+
+    assertThat(answer.text("status")).isEqualTo("FAILED");
+    assertThat(answer.text("reason")).isEqualTo("insufficient funds");
+    assertThat(balance(bob)).isEqualByComparingTo("1.00");
+  }
+
+  @Test
+  void nobodyPaysSomeoneElsesOrder() {
+    String orderNo = alice.order("STICKER", 9);
+    assertThat(bob.pay(orderNo, "CARD", key()).status()).isEqualTo(404);
+    assertThat(alice.pay(orderNo, "CASH", key()).status()).isEqualTo(400);
+  }
+
+  private Answer notice(String paymentNo, String status, String secret) {
+    return alice.post(
+        "/api/payments/notify",
+        "{\"paymentNo\":\"" + paymentNo + "\",\"status\":\"" + status + "\"}",
+        "X-Gateway-Secret",
+        secret);
+  }
+
+  private String paymentNoOf(String orderNo) {
+    return jdbc.queryForObject(
+        "SELECT payment_no FROM payment_records WHERE order_no = ? AND status = 'SUCCESS'",
+        String.class,
+        orderNo);
+  }
+
+  private long charges(String orderNo) {
+    return count(
+        "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+        orderNo);
+  }
+
+  private static BigDecimal balance(ShopClient client) {
+    return client.get("/api/accounts/me").json().path("balance").decimalValue();
+  }
+}

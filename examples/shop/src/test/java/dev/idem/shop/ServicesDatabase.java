@@ -1,0 +1,83 @@
+package dev.idem.shop;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Gives the services ITs a fresh PostgreSQL database {@code shop_it} and no Redis keys under {@code
+ * shop-it:}, once per JVM, before the first Spring context starts. Only ever touches those names:
+ * the servers are shared.
+ */
+final class ServicesDatabase {
+
+  static final String REDIS_PREFIX = "shop-it:";
+  static final String MARIADB_REDIS_PREFIX = "shop-it-mariadb:";
+  private static boolean done;
+  private static boolean mariaDbDone;
+
+  private ServicesDatabase() {}
+
+  static synchronized void recreateOnce() {
+    if (done) {
+      return;
+    }
+    try (Connection c =
+            DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS shop_it WITH (FORCE)");
+      s.execute("CREATE DATABASE shop_it");
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services)", e);
+    }
+    deleteRedisKeys(REDIS_PREFIX);
+    done = true;
+  }
+
+  static synchronized void recreateMariaDbOnce() {
+    if (mariaDbDone) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:3306/", "root", "");
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS shop_it");
+      s.execute("CREATE DATABASE shop_it");
+    } catch (SQLException e) {
+      throw new IllegalStateException("MariaDB at 127.0.0.1:3306 is needed (scripts/services)", e);
+    }
+    deleteRedisKeys(MARIADB_REDIS_PREFIX);
+    mariaDbDone = true;
+  }
+
+  private static void deleteRedisKeys(String prefix) {
+    RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+    try {
+      deleteRedisKeys(client, prefix);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /** Deletes every key under {@code prefix}, and nothing else. */
+  static void deleteRedisKeys(RedisClient client, String prefix) {
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      RedisCommands<String, String> redis = connection.sync();
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        var page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + "*").limit(500));
+        if (!page.getKeys().isEmpty()) {
+          redis.del(page.getKeys().toArray(String[]::new));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    }
+  }
+}
