@@ -123,6 +123,21 @@ class RedisStandaloneIT {
   }
 
   @Test
+  void aRepeatOfAKeyCompletedHereIsAnsweredFromRedisNotFromMemory() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.of("a"), Duration.ofSeconds(30));
+    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    store.complete(lease, Outcome.success(new byte[] {7}), Duration.ofMinutes(1));
+    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), Duration.ofSeconds(30))))
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      raw.sync().del("idem:{" + key.digest() + "}");
+    }
+    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
   void anotherStoreThatWaitsHearsOfTheCompletion() throws Exception {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
