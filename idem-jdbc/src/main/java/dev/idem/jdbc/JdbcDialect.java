@@ -31,11 +31,20 @@ public interface JdbcDialect {
   String claim(String table);
 
   /**
-   * True when {@link #claim} is a query returning the row as it stands after the statement, with
-   * the statement's clock as {@code now_ms} (PostgreSQL: only the row it claimed); false when it is
-   * an update whose result is read back.
+   * True when {@link #claim} is a query returning the row, with the statement's clock as {@code
+   * now_ms}: the row it claimed, or the row that stopped the claim (PostgreSQL: as it stood when
+   * the statement began, and nothing when that row was committed later); false when it is an update
+   * whose result is read back. When the query returns no row, the row is read back.
    */
   boolean claimReturnsRow();
+
+  /**
+   * True when {@link #claim} takes the id once more, as an eighth parameter after the seven listed
+   * there.
+   */
+  default boolean claimTakesIdTwice() {
+    return false;
+  }
 
   /**
    * An insert that does nothing when a row with the same id exists (update count 0). A dialect

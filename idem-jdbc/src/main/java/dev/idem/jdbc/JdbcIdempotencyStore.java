@@ -100,6 +100,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);
+        if (dialect.claimTakesIdTwice()) {
+          ps.setString(8, id);
+        }
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             return RecordRow.classify(RecordRow.read(rs), request, owner);
