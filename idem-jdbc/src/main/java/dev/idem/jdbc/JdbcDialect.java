@@ -66,6 +66,16 @@ public interface JdbcDialect {
     return "";
   }
 
+  /**
+   * A statement that makes the session's next transaction (in auto-commit mode, its next statement)
+   * run under READ COMMITTED and then lapses by itself, or null where the dialect's claims have no
+   * reason for it. MySQL and MariaDB: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED}; see
+   * {@link JdbcStoreConfig.Builder#readCommittedClaims}.
+   */
+  default String readCommittedNextTransaction() {
+    return null;
+  }
+
   /** The schema resource in this jar, with {@code idem_records} as the table name. */
   String schemaResource();
 

@@ -214,6 +214,11 @@ public final class Dialects {
     public String lockingRead() {
       return " LOCK IN SHARE MODE";
     }
+
+    @Override
+    public String readCommittedNextTransaction() {
+      return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+    }
   }
 
   public static final JdbcDialect H2 =
