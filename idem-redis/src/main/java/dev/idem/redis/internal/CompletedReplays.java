@@ -16,13 +16,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the claim script. A completed record never changes until it expires (only {@code CLAIM} of an
  * expired record, or an outside {@code DEL}, can replace it), and a hash that Redis still returns
  * has not expired, since every record's hash expires at its logical end. So a read that finds the
- * record COMPLETED is exactly what the script would have answered, fingerprint check included;
- * anything else (absent, in progress, issued) goes to the script as before.
+ * record COMPLETED is what the script would have answered, fingerprint check included; anything
+ * else (absent, in progress, issued) goes to the script as before. The one difference is the
+ * millisecond in which the record ends: Redis still returns the hash then, where the script takes
+ * the record as ended, so the read answers Completed one millisecond longer.
  *
- * <p>The hints are only which digests were completed, and until about when, in a fixed table where
- * a newer digest overwrites an older one in the same slot. Redis stays the only source of the
- * answer: a hint that is wrong (the record was deleted, or the slot was reused) costs one extra
- * read, never a wrong reply.
+ * <p>The hints are only which digests were completed, and until about when, in a fixed table of
+ * 8192 slots taken two by two: a digest may sit in either slot of its pair, and a newer one
+ * replaces the hint that ends first. Redis stays the only source of the answer: a hint that is
+ * wrong (the record was deleted in Redis) costs one extra read, never a wrong reply.
  */
 public final class CompletedReplays {
 
@@ -51,7 +53,18 @@ public final class CompletedReplays {
 
   /** Notes that the record of {@code digest} is completed until about {@code expiresAtMillis}. */
   public void remember(String digest, long expiresAtMillis) {
-    hints.set(slot(digest), new Hint(digest, expiresAtMillis));
+    int first = pair(digest);
+    Hint a = hints.get(first);
+    Hint b = hints.get(first + 1);
+    int slot;
+    if (a == null || a.digest().equals(digest)) {
+      slot = first;
+    } else if (b == null || b.digest().equals(digest)) {
+      slot = first + 1;
+    } else {
+      slot = a.expiresAtMillis() <= b.expiresAtMillis() ? first : first + 1;
+    }
+    hints.set(slot, new Hint(digest, expiresAtMillis));
   }
 
   /**
@@ -59,11 +72,17 @@ public final class CompletedReplays {
    * the record turned out not to be completed: then the caller runs the claim script.
    */
   public ClaimResult replay(byte[] recordKey, ClaimRequest request) {
+    if (request.requireIssued()) {
+      return null;
+    }
     String digest = request.key().digest();
-    int slot = slot(digest);
+    int slot = pair(digest);
     Hint hint = hints.get(slot);
-    if (request.requireIssued()
-        || hint == null
+    if (hint == null || !hint.digest().equals(digest)) {
+      slot++;
+      hint = hints.get(slot);
+    }
+    if (hint == null
         || !hint.digest().equals(digest)
         || hint.expiresAtMillis() <= System.currentTimeMillis()) {
       return null;
@@ -91,8 +110,9 @@ public final class CompletedReplays {
     return RecordReplies.claim(reply, request.key(), null);
   }
 
-  private static int slot(String digest) {
-    return digest.hashCode() & (SLOTS - 1);
+  // The first slot of the digest's pair.
+  private static int pair(String digest) {
+    return digest.hashCode() & (SLOTS - 2);
   }
 
   private static String text(Object o) {
