@@ -76,14 +76,18 @@ public final class JdbcStoreBench {
       try (StoreScenarios s = new StoreScenarios(database, counting)) {
         s.createTables();
         s.completeReplayKeys(settings.replayKeys(), JdbcStoreSettings.THREADS);
-        List<Scenario> scenarios =
-            List.of(
-                new Scenario(JdbcStoreTable.RAW, s::rawInsert),
-                new Scenario(JdbcStoreTable.CLAIM_COMPLETE, s::claimAndComplete),
-                new Scenario(JdbcStoreTable.REPLAY, s::replay),
-                new Scenario(JdbcStoreTable.BUSINESS, s::businessTransaction),
-                new Scenario(
-                    JdbcStoreTable.BUSINESS_JOINED, s::businessTransactionWithIdempotency));
+        List<Scenario> scenarios = new ArrayList<>();
+        scenarios.add(new Scenario(JdbcStoreTable.RAW, s::rawInsert));
+        scenarios.add(new Scenario(JdbcStoreTable.CLAIM_COMPLETE, s::claimAndComplete));
+        if (s.hasReadCommittedClaims()) {
+          scenarios.add(
+              new Scenario(
+                  JdbcStoreTable.CLAIM_COMPLETE_READ_COMMITTED, s::claimAndCompleteReadCommitted));
+        }
+        scenarios.add(new Scenario(JdbcStoreTable.REPLAY, s::replay));
+        scenarios.add(new Scenario(JdbcStoreTable.BUSINESS, s::businessTransaction));
+        scenarios.add(
+            new Scenario(JdbcStoreTable.BUSINESS_JOINED, s::businessTransactionWithIdempotency));
         for (Scenario scenario : scenarios) {
           System.out.printf("%s: warming up %s%n", database.name(), scenario.name());
           s.truncateWrittenTables();

@@ -57,8 +57,13 @@ record JdbcStoreSection(
             + " "
             + StoreScenarios.RECEIPT.length
             + "-byte outcome; one op is the pair. PostgreSQL claims with one"
-            + " `INSERT ... ON CONFLICT ... RETURNING`, MariaDB (its own dialect) with one"
+            + " `INSERT ... ON CONFLICT ... RETURNING` (in a `WITH` that also returns the existing"
+            + " row when it did not claim), MariaDB (its own dialect) with one"
             + " `INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING`; `complete` is one `UPDATE`.");
+    lines.add(
+        "- `claim + complete, READ COMMITTED claims` (MariaDB only): the same on a store built with"
+            + " `readCommittedClaims(true)`, which sends `SET TRANSACTION ISOLATION LEVEL READ"
+            + " COMMITTED` before each claim (a third statement per pair, see docs/jdbc.md).");
     lines.add(
         "- `replay`: `claim` of a key picked at random from %d keys completed in setup (in a"
                 .formatted(settings.replayKeys())

@@ -18,6 +18,7 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
 
   static final String RAW = "raw insert";
   static final String CLAIM_COMPLETE = "claim + complete";
+  static final String CLAIM_COMPLETE_READ_COMMITTED = "claim + complete, READ COMMITTED claims";
   static final String REPLAY = "replay (claim of a completed key)";
   static final String BUSINESS = "business tx";
   static final String BUSINESS_JOINED = "business tx + execute, join mode";

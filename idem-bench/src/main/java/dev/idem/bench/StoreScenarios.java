@@ -52,6 +52,7 @@ final class StoreScenarios implements AutoCloseable {
   private final DataSource dataSource;
   private final JdbcIdempotencyStore store;
   private final JdbcIdempotencyStore replayStore;
+  private final JdbcIdempotencyStore readCommittedStore;
   private final JdbcTransactions transactions;
   private final Idempotency joined;
   private List<IdempotencyKey> completedKeys = List.of();
@@ -62,6 +63,15 @@ final class StoreScenarios implements AutoCloseable {
     JdbcStoreConfig plain = plainConfig(STORE_TABLE);
     this.store = new JdbcIdempotencyStore(dataSource, plain);
     this.replayStore = new JdbcIdempotencyStore(dataSource, plainConfig(REPLAY_TABLE));
+    this.readCommittedStore =
+        hasReadCommittedClaims()
+            ? new JdbcIdempotencyStore(
+                dataSource,
+                JdbcStoreConfig.custom(database.dialect())
+                    .table(STORE_TABLE)
+                    .readCommittedClaims(true)
+                    .build())
+            : null;
     this.transactions = new JdbcTransactions(dataSource);
     JdbcStoreConfig join =
         JdbcStoreConfig.custom(database.dialect())
@@ -158,6 +168,16 @@ final class StoreScenarios implements AutoCloseable {
     if (!store.complete(claimed.lease(), Outcome.success(RECEIPT), RETENTION)) {
       throw new IllegalStateException("a fresh lease could not be completed: " + key);
     }
+  }
+
+  /** Whether the database offers {@link #claimAndCompleteReadCommitted}. */
+  boolean hasReadCommittedClaims() {
+    return database.dialect().readCommittedNextTransaction() != null;
+  }
+
+  /** {@link #claimAndComplete} on a store whose claims run under READ COMMITTED. */
+  void claimAndCompleteReadCommitted() {
+    claimAndComplete(readCommittedStore, newKey());
   }
 
   /** A claim of a key completed during setup: the store answers with the stored outcome. */

@@ -31,11 +31,20 @@ public interface JdbcDialect {
   String claim(String table);
 
   /**
-   * True when {@link #claim} is a query returning the row as it stands after the statement, with
-   * the statement's clock as {@code now_ms} (PostgreSQL: only the row it claimed); false when it is
-   * an update whose result is read back.
+   * True when {@link #claim} is a query returning the row, with the statement's clock as {@code
+   * now_ms}: the row it claimed, or the row that stopped the claim (PostgreSQL: as it stood when
+   * the statement began, and nothing when that row was committed later); false when it is an update
+   * whose result is read back. When the query returns no row, the row is read back.
    */
   boolean claimReturnsRow();
+
+  /**
+   * True when {@link #claim} takes the id once more, as an eighth parameter after the seven listed
+   * there.
+   */
+  default boolean claimTakesIdTwice() {
+    return false;
+  }
 
   /**
    * An insert that does nothing when a row with the same id exists (update count 0). A dialect
@@ -55,6 +64,16 @@ public interface JdbcDialect {
    */
   default String lockingRead() {
     return "";
+  }
+
+  /**
+   * A statement that makes the session's next transaction (in auto-commit mode, its next statement)
+   * run under READ COMMITTED and then lapses by itself, or null where the dialect's claims have no
+   * reason for it. MySQL and MariaDB: {@code SET TRANSACTION ISOLATION LEVEL READ COMMITTED}; see
+   * {@link JdbcStoreConfig.Builder#readCommittedClaims}.
+   */
+  default String readCommittedNextTransaction() {
+    return null;
   }
 
   /** The schema resource in this jar, with {@code idem_records} as the table name. */

@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -59,6 +60,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private final StoreSql sql;
   private final Set<StoreCapability> capabilities;
   private final int maxOutcomeBytes;
+  private final String readCommitted;
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
@@ -66,6 +68,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect, config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
+    this.readCommitted =
+        config.readCommittedClaims() ? dialect.readCommittedNextTransaction() : null;
     this.capabilities =
         config.sharedBetweenProcesses()
             ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES)
@@ -77,7 +81,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "claim",
         c -> {
-          String prefix = jdbc.joined() ? JOINED : "";
+          boolean joined = jdbc.joined();
+          if (readCommitted != null && !joined) {
+            // Only before the first attempt: without auto-commit a transaction is running after
+            // it, and the few later attempts may as well run under the session's own level.
+            try (Statement s = c.createStatement()) {
+              s.execute(readCommitted);
+            }
+          }
+          String prefix = joined ? JOINED : "";
           for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
             String owner = prefix + newOwner();
             ClaimResult result = tryClaim(c, request, owner);
@@ -100,6 +112,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);
+        if (dialect.claimTakesIdTwice()) {
+          ps.setString(8, id);
+        }
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             return RecordRow.classify(RecordRow.read(rs), request, owner);

@@ -20,8 +20,10 @@ public final class JdbcStoreConfig {
   private final boolean sharedBetweenProcesses;
   private final TransactionConnection transactions;
   private final int maxOutcomeBytes;
+  private final boolean readCommittedClaims;
 
   private JdbcStoreConfig(Builder b) {
+    this.readCommittedClaims = b.readCommittedClaims;
     this.maxOutcomeBytes = b.maxOutcomeBytes;
     this.transactions = b.transactions;
     this.dialect = b.dialect;
@@ -62,6 +64,14 @@ public final class JdbcStoreConfig {
     return maxOutcomeBytes;
   }
 
+  /**
+   * True when claims outside a joined transaction run under READ COMMITTED; see {@link
+   * Builder#readCommittedClaims}.
+   */
+  public boolean readCommittedClaims() {
+    return readCommittedClaims;
+  }
+
   /** Where the thread's transaction is found in join mode; null in plain mode. */
   public TransactionConnection transactions() {
     return transactions;
@@ -74,6 +84,7 @@ public final class JdbcStoreConfig {
     private boolean sharedBetweenProcesses = true;
     private TransactionConnection transactions;
     private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
+    private boolean readCommittedClaims;
 
     private Builder(JdbcDialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -109,13 +120,37 @@ public final class JdbcStoreConfig {
     }
 
     /**
-     * @throws IllegalArgumentException when the table name is not a plain SQL identifier
+     * MySQL and MariaDB only; off by default. When on, the store sends {@code SET TRANSACTION
+     * ISOLATION LEVEL READ COMMITTED} before each claim it runs on a connection of its own (never
+     * inside the caller's transaction in join mode, whose isolation is the caller's), so that the
+     * claim's upsert runs under READ COMMITTED instead of InnoDB's default REPEATABLE READ and
+     * takes no gap locks that hold up the inserts of other keys. The setting lapses after that one
+     * transaction, so nothing changes on the pooled connection. It costs one short round trip per
+     * claim, and it needs row-based or mixed binary logging: with {@code binlog_format=STATEMENT}
+     * the server refuses InnoDB writes under READ COMMITTED and every claim would fail. A store
+     * with a pool of its own can instead set READ COMMITTED on that pool (HikariCP {@code
+     * transactionIsolation}), which costs nothing per claim. See {@code docs/jdbc.md}.
+     */
+    public Builder readCommittedClaims(boolean readCommittedClaims) {
+      this.readCommittedClaims = readCommittedClaims;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException when the table name is not a plain SQL identifier, or {@link
+     *     #readCommittedClaims} is on for a dialect without it
      */
     public JdbcStoreConfig build() {
       SqlIdentifiers.table(table);
       if (maxOutcomeBytes < 0) {
         throw new IllegalArgumentException(
             "maxOutcomeBytes must not be negative, was " + maxOutcomeBytes);
+      }
+      if (readCommittedClaims && dialect.readCommittedNextTransaction() == null) {
+        throw new IllegalArgumentException(
+            "readCommittedClaims is for MySQL and MariaDB; "
+                + dialect.name()
+                + " claims already run without gap locks");
       }
       return new JdbcStoreConfig(this);
     }

@@ -40,8 +40,18 @@ final class Databases {
 
   /** A store on {@code url}, with its table created if missing. */
   static JdbcIdempotencyStore store(String url, JdbcDialect dialect, boolean shared) {
+    return store(url, dialect, shared, false);
+  }
+
+  /** A store on {@code url}, claims under READ COMMITTED if asked, its table created if missing. */
+  static JdbcIdempotencyStore store(
+      String url, JdbcDialect dialect, boolean shared, boolean readCommittedClaims) {
     DataSource ds = pool(url);
-    JdbcStoreConfig config = JdbcStoreConfig.custom(dialect).sharedBetweenProcesses(shared).build();
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(dialect)
+            .sharedBetweenProcesses(shared)
+            .readCommittedClaims(readCommittedClaims)
+            .build();
     JdbcSchema.createIfMissing(ds, config);
     return new JdbcIdempotencyStore(ds, config);
   }

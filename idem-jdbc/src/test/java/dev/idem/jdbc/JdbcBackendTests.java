@@ -29,13 +29,19 @@ abstract class JdbcBackendTests {
    */
   protected abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
 
+  /** Whether the stores run their claims under READ COMMITTED (MySQL and MariaDB only). */
+  protected boolean readCommittedClaims() {
+    return false;
+  }
+
   private boolean shared() {
     return crashStoreFactory() != null;
   }
 
   private IdempotencyStore plain() {
     return PLAIN.computeIfAbsent(
-        dialect().name() + " " + url(), k -> Databases.store(url(), dialect(), shared()));
+        dialect().name() + " " + url(),
+        k -> Databases.store(url(), dialect(), shared(), readCommittedClaims()));
   }
 
   private IdempotencyStore joined() {
@@ -44,6 +50,7 @@ abstract class JdbcBackendTests {
         JdbcStoreConfig.custom(dialect())
             .joinTransactions(tx)
             .sharedBetweenProcesses(shared())
+            .readCommittedClaims(readCommittedClaims())
             .build();
     plain();
     return new TransactionPerCall(new JdbcIdempotencyStore(Databases.pool(url()), config), tx);

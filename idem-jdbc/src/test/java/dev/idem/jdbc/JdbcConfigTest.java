@@ -45,6 +45,25 @@ class JdbcConfigTest {
   }
 
   @Test
+  void offersReadCommittedClaimsOnlyWhereInnoDbTakesGapLocks() {
+    assertThat(JdbcStoreConfig.of(JdbcDialect.mariadb()).readCommittedClaims()).isFalse();
+    assertThat(
+            JdbcStoreConfig.custom(JdbcDialect.mysql())
+                .readCommittedClaims(true)
+                .build()
+                .readCommittedClaims())
+        .isTrue();
+    assertThatThrownBy(
+            () ->
+                JdbcStoreConfig.custom(JdbcDialect.postgresql()).readCommittedClaims(true).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("MySQL and MariaDB");
+    assertThatThrownBy(
+            () -> JdbcStoreConfig.custom(JdbcDialect.h2()).readCommittedClaims(true).build())
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void anUnreachableDatabaseIsATypedStoreFailure() {
     JdbcDataSource unreachable = new JdbcDataSource();
     unreachable.setURL("jdbc:h2:tcp://127.0.0.1:1/nowhere");

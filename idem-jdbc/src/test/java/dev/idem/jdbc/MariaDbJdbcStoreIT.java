@@ -3,8 +3,16 @@ package dev.idem.jdbc;
 import dev.idem.core.IdempotencyStore;
 import java.util.function.Supplier;
 
-/** Everything of {@link JdbcBackendTests} on a real MariaDB server, MariaDB dialect. */
+/**
+ * Everything of {@link JdbcBackendTests} on a real MariaDB server, MariaDB dialect, with claims
+ * under READ COMMITTED ({@link MySqlDialectOnMariaDbIT} keeps the default, REPEATABLE READ).
+ */
 class MariaDbJdbcStoreIT extends JdbcBackendTests {
+
+  @Override
+  protected boolean readCommittedClaims() {
+    return true;
+  }
 
   @Override
   protected String url() {

@@ -10,6 +10,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.StoreCapability;
+import dev.idem.redis.internal.CompletedReplays;
 import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;
 import dev.idem.redis.internal.LuaScripts;
@@ -30,9 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce. Every operation is
- * one Lua script (one round trip), timed by the server's clock. A record is one hash under {@code
- * <prefix>{<key digest>}} that expires with the record, so nothing is left behind; key content is
- * hashed and never reaches key or script syntax. See {@code docs/redis.md}.
+ * one Lua script (one round trip), timed by the server's clock; the repeat of a key this store has
+ * seen completed is a plain {@code HMGET} instead (see {@link #claim}). A record is one hash under
+ * {@code <prefix>{<key digest>}} that expires with the record, so nothing is left behind; key
+ * content is hashed and never reaches key or script syntax. See {@code docs/redis.md}.
  *
  * <p>Redis unreachable, timing out or failing gives {@link
  * dev.idem.core.IdempotencyStoreException}; the engine then fails closed unless told otherwise. Set
@@ -52,12 +54,14 @@ public final class RedisIdempotencyStore
   private final RedisKeys keys;
   private final ScriptRunner scripts;
   private final Notifications changes;
+  private final CompletedReplays replays;
 
   private RedisIdempotencyStore(RedisBackend backend, String keyPrefix) {
     this.keys = new RedisKeys(keyPrefix);
     this.backend = backend;
     try {
       this.scripts = new ScriptRunner(backend.scripting());
+      this.replays = new CompletedReplays(backend.hashes());
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
     } catch (RedisException e) {
       backend.close();
@@ -97,40 +101,63 @@ public final class RedisIdempotencyStore
     return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The claim script, or, for a key this store has seen completed (it completed it or answered a
+   * claim with its outcome), a plain {@code HMGET} of the record that falls back to the script if
+   * the record is no longer completed. Either way the answer comes from Redis.
+   */
   @Override
   public ClaimResult claim(ClaimRequest request) {
     IdempotencyKey key = request.key();
+    byte[] recordKey = keys.record(key.digest());
+    ClaimResult replayed = replays.replay(recordKey, request);
+    if (replayed != null) {
+      return replayed;
+    }
     ThreadLocalRandom random = ThreadLocalRandom.current();
     String owner = new UUID(random.nextLong(), random.nextLong()).toString();
-    return RecordReplies.claim(
-        scripts.list(
-            LuaScripts.CLAIM,
-            keys.record(key.digest()),
-            RedisKeys.bytes(key.scope()),
-            RedisKeys.bytes(key.value()),
-            RedisKeys.bytes(request.fingerprint().value()),
-            RedisKeys.bytes(RedisKeys.millis(request.lease())),
-            flag(request.requireIssued()),
-            RedisKeys.bytes(owner),
-            flag(changes.hasListeners(key.digest()))),
-        key,
-        owner);
+    ClaimResult result =
+        RecordReplies.claim(
+            scripts.list(
+                LuaScripts.CLAIM,
+                recordKey,
+                RedisKeys.bytes(key.scope()),
+                RedisKeys.bytes(key.value()),
+                RedisKeys.bytes(request.fingerprint().value()),
+                RedisKeys.bytes(RedisKeys.millis(request.lease())),
+                flag(request.requireIssued()),
+                RedisKeys.bytes(owner),
+                flag(changes.hasListeners(key.digest()))),
+            key,
+            owner);
+    if (result instanceof ClaimResult.Completed completed) {
+      replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
+    }
+    return result;
   }
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
-    return scripts.number(
-            LuaScripts.COMPLETE,
-            keys.record(digest),
-            RedisKeys.bytes(lease.fence()),
-            RedisKeys.bytes(lease.owner()),
-            RedisKeys.bytes(RedisKeys.millis(retention)),
-            RedisKeys.bytes(outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S"),
-            outcome.payload(),
-            keys.changeChannel(),
-            RedisKeys.bytes(digest))
-        == 1;
+    long started = System.currentTimeMillis();
+    boolean stored =
+        scripts.number(
+                LuaScripts.COMPLETE,
+                keys.record(digest),
+                RedisKeys.bytes(lease.fence()),
+                RedisKeys.bytes(lease.owner()),
+                RedisKeys.bytes(RedisKeys.millis(retention)),
+                RedisKeys.bytes(outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S"),
+                outcome.payload(),
+                keys.changeChannel(),
+                RedisKeys.bytes(digest))
+            == 1;
+    if (stored) {
+      replays.remember(digest, started + RedisKeys.millis(retention));
+    }
+    return stored;
   }
 
   @Override

@@ -23,10 +23,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link LockProvider} on Redis, standalone or Cluster. Each lock is one hash under {@code
- * <prefix>lock:{<sha-256 of the name>}} holding the owner (a random token per acquisition), the
- * lease end by the server's clock, and a fence counter. Taking, renewing, checking and releasing
- * are one script each; release checks the owner, so it never frees another owner's lock.
+ * A {@link LockProvider} on Redis, standalone or Cluster. Each lock is a lease key under {@code
+ * <prefix>lock:{<sha-256 of the name>}:lease} holding the owner (a random token per acquisition)
+ * and expiring with the lease, by the server's clock, and a fence counter beside it in the same
+ * slot. Taking, renewing and releasing are one script each, checking is one {@code GET}; release
+ * checks the owner, so it never frees another owner's lock.
  *
  * <p>The fence counter lives on for {@code fenceRetention} (default {@link
  * #DEFAULT_FENCE_RETENTION}) after the last lease of a name ends; a name idle longer than that
@@ -54,7 +55,9 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
     RedisKeys keys = new RedisKeys(keyPrefix);
     this.backend = backend;
     try {
-      this.calls = new LockCalls(new ScriptRunner(backend.scripting()), keys, fenceRetention);
+      this.calls =
+          new LockCalls(
+              new ScriptRunner(backend.scripting()), backend.strings(), keys, fenceRetention);
       this.releases = new Notifications(backend.openPubSub(), keys.lockChannel());
     } catch (RedisException e) {
       backend.close();
@@ -105,12 +108,14 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
       if (Thread.interrupted()) {
         throw new InterruptedException();
       }
+      if (!waits) {
+        return calls.attempt(name, id, lease, false).lock().map(LockHandle.class::cast);
+      }
       CompletableFuture<Void> released = new CompletableFuture<>();
       // Listen before trying, so that a release between the attempt and the sleep still wakes us.
-      Runnable stopListening =
-          waits ? releases.listen(id, () -> released.complete(null)) : () -> {};
+      Runnable stopListening = releases.listen(id, () -> released.complete(null));
       try {
-        LockCalls.Attempt attempt = calls.attempt(name, id, lease, waits);
+        LockCalls.Attempt attempt = calls.attempt(name, id, lease, true);
         if (attempt.lock().isPresent()) {
           return Optional.of(attempt.lock().get());
         }

@@ -12,7 +12,9 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.redis.internal.RedisKeys;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
@@ -100,6 +102,39 @@ class RedisStandaloneIT {
       assertThat(raw.sync().pttl(name)).isBetween(30_000L, 60_000L);
       assertThat(raw.sync().hget(name, "s")).isEqualTo(key.scope());
     }
+  }
+
+  @Test
+  void aLockIsALeaseKeyThatEndsWithTheLeaseBesideAFenceCounterThatOutlivesIt() throws Exception {
+    String name = "redis-it-lock:" + UUID.randomUUID();
+    String base = "idem:lock:{" + RedisKeys.digest(name) + "}:";
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      LockHandle first = locks.tryLock(name, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+      assertThat(raw.sync().get(base + "lease")).isEqualTo(first.owner());
+      assertThat(raw.sync().pttl(base + "lease")).isBetween(1L, 30_000L);
+      assertThat(raw.sync().pttl(base + "fence"))
+          .isGreaterThan(RedisLockProvider.DEFAULT_FENCE_RETENTION.toMillis());
+      first.close();
+      assertThat(raw.sync().exists(base + "lease")).isZero();
+      LockHandle second = locks.tryLock(name, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+      assertThat(second.fence()).isEqualTo(first.fence() + 1);
+      second.close();
+    }
+  }
+
+  @Test
+  void aRepeatOfAKeyCompletedHereIsAnsweredFromRedisNotFromMemory() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.of("a"), Duration.ofSeconds(30));
+    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    store.complete(lease, Outcome.success(new byte[] {7}), Duration.ofMinutes(1));
+    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), Duration.ofSeconds(30))))
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      raw.sync().del("idem:{" + key.digest() + "}");
+    }
+    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class);
   }
 
   @Test

@@ -32,9 +32,28 @@ public final class Dialects {
           "postgresql",
           "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::BIGINT",
           LockStatements.POSTGRESQL) {
+        // The upsert returns the row only when it claimed it; the outer query adds the row as it
+        // stood when the statement began, so that a claim that did not win (a replay, above all)
+        // needs no second statement. A row committed by another transaction after that moment is
+        // not in it: then the query answers nothing and the store reads the row back.
         @Override
         public String claim(String t) {
           String n = now();
+          return "WITH c AS ("
+              + upsert(t, n)
+              + ") SELECT * FROM c UNION ALL SELECT "
+              + rowColumns(n)
+              + " FROM "
+              + t
+              + " WHERE id = ? AND NOT EXISTS (SELECT 1 FROM c)";
+        }
+
+        @Override
+        public boolean claimTakesIdTwice() {
+          return true;
+        }
+
+        private String upsert(String t, String n) {
           return "INSERT INTO "
               + t
               + " AS r "
@@ -194,6 +213,11 @@ public final class Dialects {
     @Override
     public String lockingRead() {
       return " LOCK IN SHARE MODE";
+    }
+
+    @Override
+    public String readCommittedNextTransaction() {
+      return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
     }
   }
 

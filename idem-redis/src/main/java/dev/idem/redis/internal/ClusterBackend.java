@@ -1,6 +1,8 @@
 package dev.idem.redis.internal;
 
+import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -25,6 +27,16 @@ public final class ClusterBackend implements RedisBackend {
 
   @Override
   public RedisScriptingCommands<byte[], byte[]> scripting() {
+    return connection.sync();
+  }
+
+  @Override
+  public RedisStringCommands<byte[], byte[]> strings() {
+    return connection.sync();
+  }
+
+  @Override
+  public RedisHashCommands<byte[], byte[]> hashes() {
     return connection.sync();
   }
 

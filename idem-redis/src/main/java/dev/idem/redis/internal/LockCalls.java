@@ -1,6 +1,10 @@
 package dev.idem.redis.internal;
 
+import dev.idem.core.IdempotencyStoreException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -10,13 +14,19 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class LockCalls {
 
   private final ScriptRunner scripts;
+  private final RedisStringCommands<byte[], byte[]> strings;
   private final RedisKeys keys;
-  private final byte[] fenceRetention;
+  private final long fenceRetentionMillis;
 
-  public LockCalls(ScriptRunner scripts, RedisKeys keys, Duration fenceRetention) {
+  public LockCalls(
+      ScriptRunner scripts,
+      RedisStringCommands<byte[], byte[]> strings,
+      RedisKeys keys,
+      Duration fenceRetention) {
     this.scripts = scripts;
+    this.strings = strings;
     this.keys = keys;
-    this.fenceRetention = RedisKeys.bytes(RedisKeys.millis(fenceRetention));
+    this.fenceRetentionMillis = RedisKeys.millis(fenceRetention);
   }
 
   /** The outcome of one attempt: a handle, or how long the holder's lease still runs. */
@@ -28,45 +38,52 @@ public final class LockCalls {
    * @param markWaiter ask the holder's release to publish a wake-up
    */
   public Attempt attempt(String name, String id, Duration lease, boolean markWaiter) {
-    byte[] key = keys.lock(id);
+    byte[][] lockKeys = keys.lock(id);
     // Owners only tell acquisitions apart and are never shown to anyone: no SecureRandom needed.
     ThreadLocalRandom random = ThreadLocalRandom.current();
     String owner = new UUID(random.nextLong(), random.nextLong()).toString();
+    long leaseMillis = RedisKeys.millis(lease);
     List<Object> reply =
         scripts.list(
             LuaScripts.LOCK,
-            key,
+            lockKeys,
             RedisKeys.bytes(owner),
-            RedisKeys.bytes(RedisKeys.millis(lease)),
-            fenceRetention,
+            RedisKeys.bytes(leaseMillis),
+            RedisKeys.bytes(leaseMillis + fenceRetentionMillis),
             RedisKeys.bytes(markWaiter ? "1" : "0"));
     long value = (Long) reply.get(1);
     if ((Long) reply.get(0) == 1) {
-      return new Attempt(Optional.of(new RedisLock(name, id, value, owner, this)), 0);
+      return new Attempt(Optional.of(new RedisLock(name, id, value, owner, lockKeys, this)), 0);
     }
-    return new Attempt(Optional.empty(), value);
+    return new Attempt(Optional.empty(), Math.max(0, value));
   }
 
-  byte[] key(String id) {
-    return keys.lock(id);
-  }
-
-  boolean renew(byte[] key, String owner, Duration lease) {
+  boolean renew(byte[][] lockKeys, String owner, Duration lease) {
+    long leaseMillis = RedisKeys.millis(lease);
     return scripts.number(
             LuaScripts.LOCK_RENEW,
-            key,
+            Arrays.copyOf(lockKeys, 2),
             RedisKeys.bytes(owner),
-            RedisKeys.bytes(RedisKeys.millis(lease)),
-            fenceRetention)
+            RedisKeys.bytes(leaseMillis),
+            RedisKeys.bytes(leaseMillis + fenceRetentionMillis))
         == 1;
   }
 
-  boolean held(byte[] key, String owner) {
-    return scripts.number(LuaScripts.LOCK_HELD, key, RedisKeys.bytes(owner)) == 1;
+  /** The lease key holds the owner until Redis ends the lease, so a plain GET answers. */
+  boolean held(byte[][] lockKeys, String owner) {
+    try {
+      return Arrays.equals(strings.get(lockKeys[0]), RedisKeys.bytes(owner));
+    } catch (RedisException e) {
+      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+    }
   }
 
-  void unlock(byte[] key, String id, String owner) {
+  void unlock(byte[][] lockKeys, String id, String owner) {
     scripts.number(
-        LuaScripts.UNLOCK, key, RedisKeys.bytes(owner), keys.lockChannel(), RedisKeys.bytes(id));
+        LuaScripts.UNLOCK,
+        new byte[][] {lockKeys[0], lockKeys[2]},
+        RedisKeys.bytes(owner),
+        keys.lockChannel(),
+        RedisKeys.bytes(id));
   }
 }

@@ -7,8 +7,9 @@ import java.util.HexFormat;
 
 /**
  * Every Lua script of the Redis backend, in one place. Each operation is one script, so it is one
- * round trip and atomic. Times come from {@code redis.call('TIME')}, in milliseconds. Key content
- * never appears in a script: scripts get the hashed key in {@code KEYS} and data in {@code ARGV}.
+ * round trip and atomic. Record times come from {@code redis.call('TIME')}, in milliseconds; lock
+ * leases are relative expiries ({@code PX}), which Redis ends by its own clock. Key content never
+ * appears in a script: scripts get the hashed key in {@code KEYS} and data in {@code ARGV}.
  *
  * <p>A record is one hash: {@code st} state (I issued, P in progress, C completed), {@code fp}
  * fingerprint, {@code f} fence, {@code o} owner, {@code lu} lease end, {@code ex} logical expiry,
@@ -183,63 +184,55 @@ public final class LuaScripts {
               """);
 
   /**
-   * KEYS: lock. ARGV: owner, lease ms, fence retention ms, mark waiter (0/1). The lock hash holds
-   * {@code o} owner, {@code u} lease end, {@code f} fence counter, {@code w} waiter mark; it
-   * expires a fence retention after the last lease ends. Answers {@code {1, fence}} when taken,
-   * {@code {0, ms left on the holder's lease}} when held.
+   * KEYS: lease, fence, waiter mark. ARGV: owner, lease ms, lease + fence retention ms, mark waiter
+   * (0/1). A lock is three keys in one slot: the lease ({@code SET NX PX}, holding the owner, gone
+   * when the lease ends), the fence counter (expires a fence retention after the last lease) and,
+   * while someone waits, a mark that lives no longer than the holder's lease. No clock is read:
+   * Redis ends the lease itself. Answers {@code {1, fence}} when taken, {@code {0, ms left on the
+   * holder's lease}} when held.
    */
   public static final Script LOCK =
       new Script(
-          NOW
-              + """
-              local r = redis.call('HMGET', KEYS[1], 'o', 'u', 'f')
-              if r[1] and now < tonumber(r[2]) then
-                if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'w', '1') end
-                return {0, tonumber(r[2]) - now}
-              end
-              local fence = (tonumber(r[3]) or 0) + 1
-              local leaseUntil = now + tonumber(ARGV[2])
-              redis.call('HSET', KEYS[1], 'o', ARGV[1], 'u', leaseUntil, 'f', fence)
-              redis.call('PEXPIREAT', KEYS[1], leaseUntil + tonumber(ARGV[3]))
-              return {1, fence}
-              """);
-
-  /** KEYS: lock. ARGV: owner, lease ms, fence retention ms. Answers 1 if renewed, else 0. */
-  public static final Script LOCK_RENEW =
-      new Script(
-          NOW
-              + """
-              local r = redis.call('HMGET', KEYS[1], 'o', 'u')
-              if r[1] ~= ARGV[1] or now >= tonumber(r[2]) then return 0 end
-              local leaseUntil = now + tonumber(ARGV[2])
-              redis.call('HSET', KEYS[1], 'u', leaseUntil)
-              redis.call('PEXPIREAT', KEYS[1], leaseUntil + tonumber(ARGV[3]))
-              return 1
-              """);
+          """
+          if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+            local fence = redis.call('INCR', KEYS[2])
+            redis.call('PEXPIRE', KEYS[2], ARGV[3])
+            return {1, fence}
+          end
+          if ARGV[4] ~= '1' then return {0, 0} end
+          local left = redis.call('PTTL', KEYS[1])
+          if left > 0 then redis.call('SET', KEYS[3], '1', 'PX', left) end
+          return {0, left}
+          """);
 
   /**
-   * KEYS: lock. ARGV: owner, channel, lock id. Releases the lock if this owner holds it (the fence
-   * counter stays) and wakes waiters. Answers 1 if released, else 0.
+   * KEYS: lease, fence. ARGV: owner, lease ms, lease + fence retention ms. Answers 1 if renewed,
+   * else 0.
+   */
+  public static final Script LOCK_RENEW =
+      new Script(
+          """
+          if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+          redis.call('PEXPIRE', KEYS[1], ARGV[2])
+          redis.call('PEXPIRE', KEYS[2], ARGV[3])
+          return 1
+          """);
+
+  /**
+   * KEYS: lease, waiter mark. ARGV: owner, channel, lock id. Releases the lock if this owner holds
+   * it (the fence counter stays) and, if someone marked it, wakes the waiters. Deleting both keys
+   * in one {@code DEL} tells from its count whether the mark was there. Answers 1 if released, else
+   * 0.
    */
   public static final Script UNLOCK =
       new Script(
           """
-          local r = redis.call('HMGET', KEYS[1], 'o', 'w')
-          if r[1] ~= ARGV[1] then return 0 end
-          redis.call('HDEL', KEYS[1], 'o', 'u', 'w')
-          if r[2] then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
+          if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+          if redis.call('DEL', KEYS[1], KEYS[2]) > 1 then
+            redis.call('PUBLISH', ARGV[2], ARGV[3])
+          end
           return 1
           """);
-
-  /** KEYS: lock. ARGV: owner. Answers 1 if this owner holds an unexpired lease, else 0. */
-  public static final Script LOCK_HELD =
-      new Script(
-          NOW
-              + """
-              local r = redis.call('HMGET', KEYS[1], 'o', 'u')
-              if r[1] == ARGV[1] and now < tonumber(r[2]) then return 1 end
-              return 0
-              """);
 
   /** A script's source and the SHA-1 that {@code EVALSHA} calls it by. */
   public record Script(String source, String sha) {

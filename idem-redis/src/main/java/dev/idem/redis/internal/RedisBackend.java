@@ -1,6 +1,8 @@
 package dev.idem.redis.internal;
 
+import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 
@@ -13,6 +15,12 @@ public interface RedisBackend extends AutoCloseable {
 
   /** Commands that route each script call by its key (in Cluster, to the slot's primary). */
   RedisScriptingCommands<byte[], byte[]> scripting();
+
+  /** Plain string commands on the same connection, routed by key. */
+  RedisStringCommands<byte[], byte[]> strings();
+
+  /** Plain hash commands on the same connection, routed by key. */
+  RedisHashCommands<byte[], byte[]> hashes();
 
   /** Opens a pub/sub connection; in Cluster a PUBLISH from any node reaches it. */
   StatefulRedisPubSubConnection<byte[], byte[]> openPubSub();

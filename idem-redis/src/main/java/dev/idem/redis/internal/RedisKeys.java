@@ -39,9 +39,13 @@ public final class RedisKeys {
     return bytes(prefix + "{" + digest + "}");
   }
 
-  /** The hash of one lock, by the digest of its name. */
-  public byte[] lock(String nameDigest) {
-    return bytes(prefix + "lock:{" + nameDigest + "}");
+  /**
+   * The keys of one lock, by the digest of its name: lease, fence counter and waiter mark, in that
+   * order, all in one Cluster slot.
+   */
+  public byte[][] lock(String nameDigest) {
+    String base = prefix + "lock:{" + nameDigest + "}:";
+    return new byte[][] {bytes(base + "lease"), bytes(base + "fence"), bytes(base + "waits")};
   }
 
   /** The channel that carries the digests of records that changed while someone waited. */

@@ -17,16 +17,16 @@ public final class RedisLock implements LockHandle {
   private final long fence;
   private final String id;
   private final String owner;
-  private final byte[] key;
+  private final byte[][] keys;
   private final LockCalls calls;
   private final AtomicBoolean done = new AtomicBoolean();
 
-  RedisLock(String name, String id, long fence, String owner, LockCalls calls) {
+  RedisLock(String name, String id, long fence, String owner, byte[][] keys, LockCalls calls) {
     this.name = name;
     this.id = id;
     this.fence = fence;
     this.owner = owner;
-    this.key = calls.key(id);
+    this.keys = keys;
     this.calls = calls;
   }
 
@@ -51,7 +51,7 @@ public final class RedisLock implements LockHandle {
     if (done.get()) {
       return false;
     }
-    boolean renewed = calls.renew(key, owner, lease);
+    boolean renewed = calls.renew(keys, owner, lease);
     if (!renewed) {
       // A refusal is final: the lease ran out or another owner holds the lock.
       done.set(true);
@@ -61,7 +61,7 @@ public final class RedisLock implements LockHandle {
 
   @Override
   public boolean isHeld() {
-    return !done.get() && calls.held(key, owner);
+    return !done.get() && calls.held(keys, owner);
   }
 
   /**
@@ -74,7 +74,7 @@ public final class RedisLock implements LockHandle {
       return;
     }
     try {
-      calls.unlock(key, id, owner);
+      calls.unlock(keys, id, owner);
     } catch (IdempotencyStoreException e) {
       log.warn("Could not release lock '{}'; it ends with its lease", name, e);
     }

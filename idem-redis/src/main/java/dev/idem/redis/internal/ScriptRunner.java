@@ -23,17 +23,26 @@ public final class ScriptRunner {
 
   /** Runs a script that answers a Lua table. */
   public List<Object> list(Script script, byte[] key, byte[]... args) {
-    return run(script, ScriptOutputType.MULTI, key, args);
+    return run(script, ScriptOutputType.MULTI, new byte[][] {key}, args);
+  }
+
+  /** Runs a script on several keys of one slot that answers a Lua table. */
+  public List<Object> list(Script script, byte[][] keys, byte[]... args) {
+    return run(script, ScriptOutputType.MULTI, keys, args);
   }
 
   /** Runs a script that answers an integer. */
   public long number(Script script, byte[] key, byte[]... args) {
-    Long n = run(script, ScriptOutputType.INTEGER, key, args);
+    return number(script, new byte[][] {key}, args);
+  }
+
+  /** Runs a script on several keys of one slot that answers an integer. */
+  public long number(Script script, byte[][] keys, byte[]... args) {
+    Long n = run(script, ScriptOutputType.INTEGER, keys, args);
     return n;
   }
 
-  private <T> T run(Script script, ScriptOutputType type, byte[] key, byte[]... args) {
-    byte[][] keys = {key};
+  private <T> T run(Script script, ScriptOutputType type, byte[][] keys, byte[]... args) {
     try {
       try {
         return commands.evalsha(script.sha(), type, keys, args);

@@ -2,7 +2,9 @@ package dev.idem.redis.internal;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
@@ -20,6 +22,16 @@ public final class StandaloneBackend implements RedisBackend {
 
   @Override
   public RedisScriptingCommands<byte[], byte[]> scripting() {
+    return connection.sync();
+  }
+
+  @Override
+  public RedisStringCommands<byte[], byte[]> strings() {
+    return connection.sync();
+  }
+
+  @Override
+  public RedisHashCommands<byte[], byte[]> hashes() {
     return connection.sync();
   }
 

@@ -3,7 +3,9 @@ package dev.idem.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.function.Supplier;
@@ -41,6 +43,16 @@ class EvictionCheckTest {
     return new RedisBackend() {
       @Override
       public RedisScriptingCommands<byte[], byte[]> scripting() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public RedisStringCommands<byte[], byte[]> strings() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public RedisHashCommands<byte[], byte[]> hashes() {
         throw new UnsupportedOperationException();
       }
 

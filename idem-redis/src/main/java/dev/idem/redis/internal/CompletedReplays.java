@@ -1,0 +1,121 @@
+package dev.idem.redis.internal;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyStoreException;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.sync.RedisHashCommands;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Answers the claim of a key this store has seen completed with one plain {@code HMGET} instead of
+ * the claim script. A completed record never changes until it expires (only {@code CLAIM} of an
+ * expired record, or an outside {@code DEL}, can replace it), and a hash that Redis still returns
+ * has not expired, since every record's hash expires at its logical end. So a read that finds the
+ * record COMPLETED is what the script would have answered, fingerprint check included; anything
+ * else (absent, in progress, issued) goes to the script as before. The one difference is the
+ * millisecond in which the record ends: Redis still returns the hash then, where the script takes
+ * the record as ended, so the read answers Completed one millisecond longer.
+ *
+ * <p>The hints are only which digests were completed, and until about when, in a fixed table of
+ * 8192 slots taken two by two: a digest may sit in either slot of its pair, and a newer one
+ * replaces the hint that ends first. Redis stays the only source of the answer: a hint that is
+ * wrong (the record was deleted in Redis) costs one extra read, never a wrong reply.
+ */
+public final class CompletedReplays {
+
+  private static final int SLOTS = 8192;
+
+  // The fields of RecordReplies' record reply after its code, in that order.
+  private static final byte[][] FIELDS = {
+    RedisKeys.bytes("st"),
+    RedisKeys.bytes("fp"),
+    RedisKeys.bytes("f"),
+    RedisKeys.bytes("lu"),
+    RedisKeys.bytes("ex"),
+    RedisKeys.bytes("t"),
+    RedisKeys.bytes("ok"),
+    RedisKeys.bytes("out")
+  };
+
+  private record Hint(String digest, long expiresAtMillis) {}
+
+  private final RedisHashCommands<byte[], byte[]> hashes;
+  private final AtomicReferenceArray<Hint> hints = new AtomicReferenceArray<>(SLOTS);
+
+  public CompletedReplays(RedisHashCommands<byte[], byte[]> hashes) {
+    this.hashes = hashes;
+  }
+
+  /** Notes that the record of {@code digest} is completed until about {@code expiresAtMillis}. */
+  public void remember(String digest, long expiresAtMillis) {
+    int first = pair(digest);
+    Hint a = hints.get(first);
+    Hint b = hints.get(first + 1);
+    int slot;
+    if (a == null || a.digest().equals(digest)) {
+      slot = first;
+    } else if (b == null || b.digest().equals(digest)) {
+      slot = first + 1;
+    } else {
+      slot = a.expiresAtMillis() <= b.expiresAtMillis() ? first : first + 1;
+    }
+    hints.set(slot, new Hint(digest, expiresAtMillis));
+  }
+
+  /**
+   * The claim's answer read from the record's hash, or null when there is no hint for the key, or
+   * the record turned out not to be completed: then the caller runs the claim script.
+   */
+  public ClaimResult replay(byte[] recordKey, ClaimRequest request) {
+    if (request.requireIssued()) {
+      return null;
+    }
+    String digest = request.key().digest();
+    int slot = pair(digest);
+    Hint hint = hints.get(slot);
+    if (hint == null || !hint.digest().equals(digest)) {
+      slot++;
+      hint = hints.get(slot);
+    }
+    if (hint == null
+        || !hint.digest().equals(digest)
+        || hint.expiresAtMillis() <= System.currentTimeMillis()) {
+      return null;
+    }
+    List<KeyValue<byte[], byte[]>> fields;
+    try {
+      fields = hashes.hmget(recordKey, FIELDS);
+    } catch (RedisException e) {
+      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+    }
+    List<Object> reply = new ArrayList<>(FIELDS.length + 1);
+    reply.add(null);
+    for (KeyValue<byte[], byte[]> field : fields) {
+      reply.add(field.getValueOrElse(null));
+    }
+    if (!"C".equals(text(reply.get(1)))) {
+      hints.compareAndSet(slot, hint, null);
+      return null;
+    }
+    // The claim script's rule: a record or a claim without a fingerprint matches any.
+    String stored = text(reply.get(2));
+    String asked = request.fingerprint().value();
+    boolean same = asked.isEmpty() || stored.isEmpty() || stored.equals(asked);
+    reply.set(0, RedisKeys.bytes(same ? "D" : "M"));
+    return RecordReplies.claim(reply, request.key(), null);
+  }
+
+  // The first slot of the digest's pair.
+  private static int pair(String digest) {
+    return digest.hashCode() & (SLOTS - 2);
+  }
+
+  private static String text(Object o) {
+    return o == null ? "" : new String((byte[]) o, StandardCharsets.UTF_8);
+  }
+}
