@@ -59,9 +59,10 @@ record HotAccountSection(
         "- `"
             + HotAccountScenarios.COALESCING
             + "`: each payer calls `deduct` with a new"
-            + " request id; per batch one transaction locks the row, checks the ledger for known"
-            + " ids, inserts one ledger row per deduction and updates the balance once. It does"
-            + " more per deduction than the other two (a ledger row, which makes repeats safe).",
+            + " request id; per batch (default up to 128) one transaction: one conditional"
+            + " `UPDATE` of the balance by the batch's total, then one JDBC batch of ledger rows"
+            + " (`INSERT ... ON CONFLICT DO NOTHING`, one per deduction). It does more per"
+            + " deduction than the other two (a ledger row, which makes repeats safe).",
         "",
         "`deductions/s` counts applied deductions only; `refused` counts deductions refused in"
             + " the measured windows; p99 is the latency of one call, refused or not, under the"

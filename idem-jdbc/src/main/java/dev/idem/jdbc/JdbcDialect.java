@@ -47,15 +47,14 @@ public interface JdbcDialect {
   String insertIfAbsent(String table, String columns, String values);
 
   /**
-   * An insert that does nothing when it would violate any unique key of the table (update count 0),
-   * and leaves the transaction usable. The default is a plain insert, for databases whose
-   * duplicate-key error does not abort the transaction (H2): the caller then takes that error as 0.
+   * An insert that does nothing when it would violate any unique key of the table (update count 0)
+   * and leaves the transaction usable, or null when the database has no such statement (H2).
    *
    * @param columns the parenthesised column list
    * @param values the parenthesised values, with parameters
    */
   default String insertIgnoringDuplicates(String table, String columns, String values) {
-    return "INSERT INTO " + table + " " + columns + " VALUES " + values;
+    return null;
   }
 
   /** Deletes at most {@code ?} expired rows in one statement that holds no long locks. */

@@ -21,23 +21,28 @@ import javax.sql.DataSource;
 /**
  * A {@link HotAccountStore} on the application's own tables: a balance table (the article's {@code
  * account}) and a ledger with one row per applied deduction, whose request id column carries a
- * unique index. A batch is one transaction on its own connection:
+ * unique index. A batch is one transaction on its own connection. Where the dialect has an insert
+ * that skips duplicates ({@code ON CONFLICT DO NOTHING} on PostgreSQL, {@code INSERT IGNORE} on
+ * MySQL and MariaDB), the common case takes two statements:
  *
  * <ol>
- *   <li>{@code SELECT balance ... FOR UPDATE} locks the account row, so batches of one account from
+ *   <li>{@code UPDATE ... SET balance = balance - :total [, version = version + 1] WHERE id = ? AND
+ *       balance >= :total} debits the whole batch and locks the row, so batches of one account from
  *       any number of processes follow one another;
- *   <li>one query finds which request ids the ledger already holds (those are DUPLICATE);
- *   <li>the rest are taken in order while the balance covers them (the others are
- *       INSUFFICIENT_FUNDS) and inserted into the ledger in one JDBC batch, skipping any row the
- *       unique index refuses ({@code ON CONFLICT DO NOTHING} on PostgreSQL, {@code INSERT IGNORE}
- *       on MySQL and MariaDB), so a racing insert of the same id never aborts the transaction;
- *   <li>one {@code UPDATE ... SET balance = balance - :total [, version = version + 1] WHERE id = ?
- *       AND balance >= :total} debits their total.
+ *   <li>the ledger rows go in as one JDBC batch; a row the unique index skips is a repeat
+ *       (DUPLICATE), and only then a third statement gives its amount back.
  * </ol>
  *
+ * <p>When the balance does not cover the whole batch (and always on H2, and with a driver that
+ * reports no per-row counts for a batch, as MariaDB Connector/J's bulk protocol does), the batch is
+ * taken one by one instead: {@code SELECT balance ... FOR UPDATE}, one query for the request ids
+ * the ledger already holds (DUPLICATE), the rest in order while the balance covers them (the others
+ * INSUFFICIENT_FUNDS), their ledger rows, and one debit of their total.
+ *
  * <p>The unique index, not the lock, is what keeps a request id from being debited twice. Bumping
- * the version column, when one is named, keeps version-checked writers of the same row correct.
- * Table and column names are validated identifiers; values are bound parameters. Thread-safe.
+ * the version column, when one is named, keeps version-checked writers of the same row correct; a
+ * batch of nothing but repeats may bump it without changing the balance. Table and column names are
+ * validated identifiers; values are bound parameters. Thread-safe.
  *
  * @param <K> the account id type, bound with {@code setObject}
  */
@@ -45,6 +50,8 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
 
   private final DataSource dataSource;
   private final HotAccountSql sql;
+  // Set once the driver is seen to report no per-row counts for a batch insert.
+  private volatile boolean countsUnknown;
 
   private JdbcHotAccountStore(Builder b) {
     this.dataSource = b.dataSource;
@@ -97,6 +104,63 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
 
   private List<DeductionResult> applyIn(Connection c, K account, List<Deduction> batch)
       throws SQLException {
+    if (sql.skipsDuplicates && !countsUnknown) {
+      List<DeductionResult> results = whenAllFit(c, account, batch);
+      if (results != null) {
+        return results;
+      }
+    }
+    return oneByOne(c, account, batch);
+  }
+
+  // The common case in two statements and a commit: the balance covers the whole batch, so one
+  // conditional UPDATE debits it all (and locks the row), the ledger insert finds the repeats, and
+  // only when there were some is their amount given back. Null when the balance did not cover the
+  // batch (or there is no such account), or when the driver reports no counts: nothing was
+  // written, and the batch is taken one by one.
+  private List<DeductionResult> whenAllFit(Connection c, K account, List<Deduction> batch)
+      throws SQLException {
+    List<DeductionResult> results = new ArrayList<>(batch.size());
+    List<Integer> firsts = new ArrayList<>();
+    Set<String> inBatch = new HashSet<>();
+    BigDecimal total = BigDecimal.ZERO;
+    for (Deduction d : batch) {
+      if (inBatch.add(d.requestId())) {
+        firsts.add(results.size());
+        total = total.add(d.amount());
+        results.add(DeductionResult.APPLIED);
+      } else {
+        results.add(DeductionResult.DUPLICATE);
+      }
+    }
+    if (!debit(c, account, total)) {
+      return null;
+    }
+    Set<Integer> inserted = insertLedger(c, account, batch, firsts);
+    if (inserted == null) {
+      // Without counts a repeat cannot be told from a new row here: undo, and let this store take
+      // every batch one by one from now on.
+      c.rollback();
+      countsUnknown = true;
+      return null;
+    }
+    BigDecimal refund = BigDecimal.ZERO;
+    for (int i : firsts) {
+      if (!inserted.contains(i)) {
+        results.set(i, DeductionResult.DUPLICATE);
+        refund = refund.add(batch.get(i).amount());
+      }
+    }
+    if (refund.signum() > 0) {
+      credit(c, account, refund);
+    }
+    return results;
+  }
+
+  // Under the row lock: known request ids are repeats, the others go in order while the balance
+  // covers them.
+  private List<DeductionResult> oneByOne(Connection c, K account, List<Deduction> batch)
+      throws SQLException {
     List<DeductionResult> results = new ArrayList<>(batch.size());
     BigDecimal balance = lockBalance(c, account);
     if (balance == null) {
@@ -117,7 +181,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
         results.add(DeductionResult.APPLIED);
       }
     }
-    Set<Integer> inserted = insertLedger(c, account, batch, taken);
+    Set<Integer> inserted = insertedByUs(c, account, batch, taken);
     BigDecimal total = BigDecimal.ZERO;
     for (int i : taken) {
       if (inserted.contains(i)) {
@@ -126,8 +190,8 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
         results.set(i, DeductionResult.DUPLICATE);
       }
     }
-    if (total.signum() > 0) {
-      debit(c, account, total);
+    if (total.signum() > 0 && !debit(c, account, total)) {
+      throw new SQLException("the locked balance row changed under its lock");
     }
     return results;
   }
@@ -162,10 +226,10 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     return found;
   }
 
-  // Inserts the ledger rows of the taken deductions; returns the indexes of those that went in. A
-  // row can only be refused when its request id was recorded meanwhile for another account (the
-  // row lock keeps this account's batches apart). Where the dialect has no insert that skips it
-  // (H2), the duplicate-key error fails the whole batch instead, and a retry answers DUPLICATE.
+  // Inserts the ledger rows of the taken deductions; returns the indexes of those that went in, or
+  // null when the driver sent the batch in bulk and reports no counts (MariaDB Connector/J).
+  // Where the dialect has no insert that skips a duplicate (H2), the duplicate-key error of a
+  // request id recorded meanwhile for another account fails the batch; a retry answers DUPLICATE.
   private Set<Integer> insertLedger(
       Connection c, K account, List<Deduction> batch, List<Integer> taken) throws SQLException {
     Set<Integer> inserted = new HashSet<>();
@@ -182,34 +246,47 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
       }
       counts = ps.executeBatch();
     }
-    boolean unknown = false;
     for (int k = 0; k < counts.length; k++) {
       if (counts[k] == Statement.SUCCESS_NO_INFO) {
-        unknown = true;
-      } else if (counts[k] > 0) {
+        return null;
+      }
+      if (counts[k] > 0) {
         inserted.add(taken.get(k));
       }
-    }
-    if (unknown) {
-      // The driver sent the batch in bulk and reports no counts: ask the ledger instead.
-      List<Deduction> takenDeductions = new ArrayList<>();
-      taken.forEach(i -> takenDeductions.add(batch.get(i)));
-      Set<String> ours =
-          requestIds(c, sql.recordedRequests(taken.size()), takenDeductions, account);
-      inserted.clear();
-      taken.stream().filter(i -> ours.contains(batch.get(i).requestId())).forEach(inserted::add);
     }
     return inserted;
   }
 
-  private void debit(Connection c, K account, BigDecimal total) throws SQLException {
+  // After the one-by-one path's check under the row lock, a taken request id that is in the ledger
+  // with this account can only have been inserted by this transaction.
+  private Set<Integer> insertedByUs(
+      Connection c, K account, List<Deduction> batch, List<Integer> taken) throws SQLException {
+    Set<Integer> inserted = insertLedger(c, account, batch, taken);
+    if (inserted != null) {
+      return inserted;
+    }
+    List<Deduction> takenDeductions = new ArrayList<>();
+    taken.forEach(i -> takenDeductions.add(batch.get(i)));
+    Set<String> ours = requestIds(c, sql.recordedRequests(taken.size()), takenDeductions, account);
+    Set<Integer> found = new HashSet<>();
+    taken.stream().filter(i -> ours.contains(batch.get(i).requestId())).forEach(found::add);
+    return found;
+  }
+
+  private boolean debit(Connection c, K account, BigDecimal total) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.debit)) {
       ps.setBigDecimal(1, total);
       ps.setObject(2, account);
       ps.setBigDecimal(3, total);
-      if (ps.executeUpdate() != 1) {
-        throw new SQLException("the locked balance row changed under its lock");
-      }
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  private void credit(Connection c, K account, BigDecimal amount) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.credit)) {
+      ps.setBigDecimal(1, amount);
+      ps.setObject(2, account);
+      ps.executeUpdate();
     }
   }
 

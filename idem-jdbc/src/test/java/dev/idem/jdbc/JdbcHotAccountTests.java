@@ -78,17 +78,44 @@ abstract class JdbcHotAccountTests extends HotAccountStoreContract {
   }
 
   @Test
-  void everyBatchThatDebitsBumpsTheVersionOnce() {
+  void aBatchBumpsTheVersionOnceHoweverManyItDebits() {
     String a = "hot-v-" + System.nanoTime();
     open(a, BigDecimal.TEN);
     store.apply(
         a,
-        List.of(new Deduction(a + "-1", BigDecimal.ONE), new Deduction(a + "-2", BigDecimal.ONE)));
-    store.apply(a, List.of(new Deduction(a + "-1", BigDecimal.ONE)));
+        List.of(
+            new Deduction(a + "-1", BigDecimal.ONE),
+            new Deduction(a + "-2", BigDecimal.ONE),
+            new Deduction(a + "-3", BigDecimal.ONE)));
 
     assertThat(query("SELECT version FROM idem_test_hot_account WHERE id = ?", a))
         .isEqualByComparingTo("1");
-    assertThat(balance(a)).isEqualByComparingTo("8");
+    assertThat(balance(a)).isEqualByComparingTo("7");
+  }
+
+  @Test
+  void aBatchTheBalanceCannotCoverWholeIsTakenInOrder() {
+    String a = "hot-o-" + System.nanoTime();
+    open(a, new BigDecimal("3.00"));
+    store.apply(a, List.of(new Deduction(a + "-0", BigDecimal.ONE)));
+
+    assertThat(
+            store.apply(
+                a,
+                List.of(
+                    new Deduction(a + "-0", BigDecimal.ONE),
+                    new Deduction(a + "-1", BigDecimal.ONE),
+                    new Deduction(a + "-2", BigDecimal.TEN),
+                    new Deduction(a + "-3", BigDecimal.ONE),
+                    new Deduction(a + "-4", BigDecimal.ONE))))
+        .containsExactly(
+            DeductionResult.DUPLICATE,
+            DeductionResult.APPLIED,
+            DeductionResult.INSUFFICIENT_FUNDS,
+            DeductionResult.APPLIED,
+            DeductionResult.INSUFFICIENT_FUNDS);
+    assertThat(balance(a)).isEqualByComparingTo("0");
+    assertThat(ledger(a).rows()).isEqualTo(3);
   }
 
   @Test

@@ -4,8 +4,9 @@ import dev.idem.jdbc.JdbcDialect;
 import java.util.Collections;
 
 /**
- * The statements of a hot-account store, built once from validated names: lock the balance row,
- * find request ids already in the ledger, insert ledger rows skipping duplicates, debit the total.
+ * The statements of a hot-account store, built once from validated names: debit a total, lock the
+ * balance row, find request ids already in the ledger, insert ledger rows (skipping duplicates
+ * where the dialect can), give back what duplicates took.
  */
 public final class HotAccountSql {
 
@@ -15,8 +16,14 @@ public final class HotAccountSql {
   /** Parameters: account id, request id, amount. */
   public final String insertLedger;
 
-  /** Parameters: total, account id, total. */
+  /** True when {@link #insertLedger} skips a duplicate request id instead of failing. */
+  public final boolean skipsDuplicates;
+
+  /** Parameters: total, account id, total. One row updated when the balance covers the total. */
   public final String debit;
+
+  /** Gives back what a debit took for rows the ledger refused. Parameters: amount, account id. */
+  public final String credit;
 
   private final String ledger;
   private final String ledgerAccount;
@@ -43,12 +50,15 @@ public final class HotAccountSql {
     this.ledgerRequest = SqlIdentifiers.column(ledgerRequest);
     String amount = SqlIdentifiers.column(ledgerAmount);
     this.lockBalance = "SELECT " + bal + " FROM " + t + " WHERE " + idc + " = ? FOR UPDATE";
+    String columns = "(" + this.ledgerAccount + ", " + this.ledgerRequest + ", " + amount + ")";
+    String ignoring = dialect.insertIgnoringDuplicates(this.ledger, columns, "(?, ?, ?)");
+    this.skipsDuplicates = ignoring != null;
     this.insertLedger =
-        dialect.insertIgnoringDuplicates(
-            this.ledger,
-            "(" + this.ledgerAccount + ", " + this.ledgerRequest + ", " + amount + ")",
-            "(?, ?, ?)");
+        skipsDuplicates
+            ? ignoring
+            : "INSERT INTO " + this.ledger + " " + columns + " VALUES (?, ?, ?)";
     String bump = version == null ? "" : ", " + v(version) + " = " + v(version) + " + 1";
+    this.credit = "UPDATE " + t + " SET " + bal + " = " + bal + " + ? WHERE " + idc + " = ?";
     this.debit =
         "UPDATE "
             + t
