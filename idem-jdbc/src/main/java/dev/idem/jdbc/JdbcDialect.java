@@ -55,6 +55,17 @@ public interface JdbcDialect {
    */
   String insertIfAbsent(String table, String columns, String values);
 
+  /**
+   * An insert that does nothing when it would violate any unique key of the table (update count 0)
+   * and leaves the transaction usable, or null when the database has no such statement (H2).
+   *
+   * @param columns the parenthesised column list
+   * @param values the parenthesised values, with parameters
+   */
+  default String insertIgnoringDuplicates(String table, String columns, String values) {
+    return null;
+  }
+
   /** Deletes at most {@code ?} expired rows in one statement that holds no long locks. */
   String purge(String table);
 

@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * Everything the JDBC store runs on one database: the shared store, token and engine contracts in
- * plain mode, the store and token contracts again in join mode, the join-mode tests and the
- * JDBC-specific ones. A database's test class only says which database.
+ * plain mode, the store and token contracts again in join mode, the join-mode tests, the
+ * hot-account contract and the JDBC-specific ones. A database's test class only says which
+ * database.
  */
 abstract class JdbcBackendTests {
 
@@ -128,6 +129,19 @@ abstract class JdbcBackendTests {
     @Override
     protected String url() {
       return JdbcBackendTests.this.url();
+    }
+  }
+
+  @Nested
+  class HotAccounts extends JdbcHotAccountTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
     }
   }
 

@@ -98,6 +98,17 @@ public final class Dialects {
         }
 
         @Override
+        public String insertIgnoringDuplicates(String t, String columns, String values) {
+          return "INSERT INTO "
+              + t
+              + " "
+              + columns
+              + " VALUES "
+              + values
+              + " ON CONFLICT DO NOTHING";
+        }
+
+        @Override
         public String purge(String t) {
           return "DELETE FROM "
               + t
@@ -193,6 +204,11 @@ public final class Dialects {
     @Override
     public String insertIfAbsent(String t, String columns, String values) {
       return "INSERT IGNORE INTO " + t + " " + columns + " VALUES " + values;
+    }
+
+    @Override
+    public String insertIgnoringDuplicates(String t, String columns, String values) {
+      return insertIfAbsent(t, columns, values);
     }
 
     @Override

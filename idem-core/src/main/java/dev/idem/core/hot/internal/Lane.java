@@ -1,0 +1,163 @@
+package dev.idem.core.hot.internal;
+
+import dev.idem.core.hot.Deduction;
+import dev.idem.core.hot.DeductionAbandonedException;
+import dev.idem.core.hot.DeductionFailedException;
+import dev.idem.core.hot.DeductionResult;
+import dev.idem.core.hot.HotAccountQueueFullException;
+import dev.idem.core.hot.HotAccountStore;
+import dev.idem.core.hot.internal.Pending.State;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The queue of one account. At most one caller leads at a time: it takes up to a batch from the
+ * head of the queue (its own deduction among them), applies it through the store, answers every
+ * caller of the batch, and hands the lead to the caller now at the head, or closes the lane when
+ * the queue is empty. No thread is ever started, and an idle account leaves nothing behind.
+ *
+ * <p>Invariant: the lane is active (someone leads or is about to) exactly when the queue is not
+ * empty or a batch is in flight; a closed lane takes no more deductions.
+ */
+public final class Lane<K> {
+
+  private final K account;
+  private final HotAccountStore<K> store;
+  private final int maxBatch;
+  private final Consumer<Lane<K>> onClose;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private boolean active;
+  private boolean closed;
+
+  /**
+   * @param onClose removes the lane from its executor; called under the lane's lock
+   */
+  public Lane(K account, HotAccountStore<K> store, int maxBatch, Consumer<Lane<K>> onClose) {
+    this.account = account;
+    this.store = store;
+    this.maxBatch = maxBatch;
+    this.onClose = onClose;
+  }
+
+  /**
+   * Queues {@code deduction} and waits at most {@code waitNanos} for its result, applying batches
+   * when it is this caller's turn to lead.
+   *
+   * @return the result, or null when the lane had closed (queue on a fresh lane instead)
+   */
+  public DeductionResult deduct(Deduction deduction, int maxQueue, long waitNanos) {
+    lock.lock();
+    try {
+      if (closed) {
+        return null;
+      }
+      if (queue.size() >= maxQueue) {
+        throw new HotAccountQueueFullException(account, maxQueue);
+      }
+      Pending p =
+          new Pending(deduction, lock.newCondition(), active ? State.QUEUED : State.LEADING);
+      active = true;
+      queue.add(p);
+      return await(p, waitNanos);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many deductions wait in the queue, not counting a batch in flight. */
+  public int queued() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private DeductionResult await(Pending p, long waitNanos) {
+    long left = waitNanos;
+    while (true) {
+      if (p.state == State.DONE) {
+        if (p.failure != null) {
+          throw new DeductionFailedException(p.deduction.requestId(), p.failure);
+        }
+        return p.result;
+      }
+      if (left <= 0) {
+        throw abandon(p, false);
+      }
+      if (p.state == State.LEADING) {
+        lead();
+        continue;
+      }
+      try {
+        left = p.changed.awaitNanos(left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw abandon(p, true);
+      }
+    }
+  }
+
+  private DeductionAbandonedException abandon(Pending p, boolean interrupted) {
+    boolean inFlight = p.state == State.IN_FLIGHT;
+    if (!inFlight) {
+      boolean wasLeading = p.state == State.LEADING;
+      queue.remove(p);
+      p.state = State.DONE;
+      if (wasLeading) {
+        handOff();
+      }
+    }
+    return new DeductionAbandonedException(p.deduction.requestId(), inFlight, interrupted);
+  }
+
+  // Called with the lock held by the caller whose deduction is at the head; releases it while the
+  // store works.
+  private void lead() {
+    List<Pending> batch = new ArrayList<>(Math.min(maxBatch, queue.size()));
+    List<Deduction> deductions = new ArrayList<>(batch.size());
+    while (batch.size() < maxBatch && !queue.isEmpty()) {
+      Pending next = queue.poll();
+      next.state = State.IN_FLIGHT;
+      batch.add(next);
+      deductions.add(next.deduction);
+    }
+    List<DeductionResult> results = null;
+    Throwable failure = null;
+    lock.unlock();
+    try {
+      results = store.apply(account, List.copyOf(deductions));
+      if (results == null || results.size() != deductions.size()) {
+        throw new IllegalStateException(
+            "store answered "
+                + (results == null ? "null" : results.size() + " results")
+                + " for a batch of "
+                + deductions.size());
+      }
+    } catch (RuntimeException | Error e) {
+      failure = e;
+    } finally {
+      lock.lock();
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).finish(failure == null ? results.get(i) : null, failure);
+    }
+    handOff();
+  }
+
+  private void handOff() {
+    Pending head = queue.peek();
+    if (head != null) {
+      head.promote();
+    } else {
+      active = false;
+      closed = true;
+      onClose.accept(this);
+    }
+  }
+}
