@@ -3,6 +3,7 @@ package dev.idem.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.IdempotencyStore;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
@@ -16,17 +17,25 @@ import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * With a store that does not join the caller's transaction (here the in-memory one), an
+ * With a store that does not join the caller's transaction (each subclass names one), an
  * {@code @Idempotent} method's outcome is stored only when that transaction commits; a rollback
  * frees the key so that a retry runs again.
  */
-class IdempotentMethodTransactionTest {
+abstract class IdempotentMethodTransactionTests {
 
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner()
-          .withConfiguration(
-              AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class))
-          .withBean(Jobs.class);
+      configure(
+          new ApplicationContextRunner()
+              .withConfiguration(
+                  AutoConfigurations.of(
+                      IdemAutoConfiguration.class, IdemAopAutoConfiguration.class))
+              .withBean(Jobs.class));
+
+  /** Adds the store under test to the context. */
+  abstract ApplicationContextRunner configure(ApplicationContextRunner runner);
+
+  /** The store class the context is expected to pick. */
+  abstract Class<? extends IdempotencyStore> expectedStore();
 
   private final String key = UUID.randomUUID().toString();
   private final TransactionTemplate transactions = new TransactionTemplate(new ResourceLess());
@@ -35,6 +44,7 @@ class IdempotentMethodTransactionTest {
   void aRollbackOfTheCallersTransactionLetsARetryRunAgain() {
     runner.run(
         context -> {
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(expectedStore());
           Jobs jobs = context.getBean(Jobs.class);
           transactions.executeWithoutResult(
               status -> {
