@@ -14,10 +14,11 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * <p>The advice is added last to a bean that is already proxied, so it runs inside every other
  * advice, {@code @Transactional} above all: with the JDBC store on the application's DataSource the
- * record is written in the method's transaction (join mode) and commits or rolls back with it. The
- * annotations are checked when a bean is proxied: a method without a key expression stops the
- * application at startup. The interceptor is looked up at the first call, so that this
- * post-processor, created early, pulls no store or DataSource into existence before their time.
+ * record is written in the method's transaction (join mode) and commits or rolls back with it; with
+ * any other store the interceptor holds the outcome until that transaction ends. The annotations
+ * are checked when a bean is proxied: a method without a key expression stops the application at
+ * startup. The interceptor is looked up at the first call, so that this post-processor, created
+ * early, pulls no store or DataSource into existence before their time.
  */
 public class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
 

@@ -40,11 +40,21 @@ public final class TransactionOutcomes {
   }
 
   private static boolean joins(IdempotencyStore store) {
-    IdempotencyStore inner = store;
-    if (METRICS && inner instanceof TimedIdempotencyStore timed) {
-      inner = timed.delegate();
+    IdempotencyStore inner = METRICS ? Timed.unwrap(store) : store;
+    return JDBC && Jdbc.joins(inner);
+  }
+
+  // Holders, so that the optional classes are touched only when they are present.
+  private static final class Timed {
+    static IdempotencyStore unwrap(IdempotencyStore store) {
+      return store instanceof TimedIdempotencyStore timed ? timed.delegate() : store;
     }
-    return JDBC && inner instanceof JdbcIdempotencyStore jdbc && jdbc.joinsCurrentTransaction();
+  }
+
+  private static final class Jdbc {
+    static boolean joins(IdempotencyStore store) {
+      return store instanceof JdbcIdempotencyStore jdbc && jdbc.joinsCurrentTransaction();
+    }
   }
 
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
