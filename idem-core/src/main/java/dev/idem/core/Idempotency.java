@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,20 +94,47 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    return run(ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true);
+    return run(ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true, null);
+  }
+
+  /**
+   * As {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig)}, but the outcome of work that ran is not stored at once: it is handed to
+   * {@code deferral} as a {@link PendingOutcome} for the caller to complete or release later, for
+   * example when the transaction around the call commits or rolls back. This is for callers whose
+   * work has effects that become durable only after this method returns while the store does not
+   * share their fate. A return value or terminal failure is held back; a retryable failure still
+   * frees the key at once, and a replay or a refusal calls {@code deferral} not at all.
+   *
+   * @param deferral receives the held outcome, on the calling thread, before this method returns or
+   *     throws the work's terminal failure
+   */
+  public <T, E extends Exception> Executed<T> executeWithStatus(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      Consumer<PendingOutcome> deferral)
+      throws E {
+    Objects.requireNonNull(deferral, "deferral");
+    return run(
+        ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true, deferral);
   }
 
   /**
    * The claim loop shared by keys and tokens.
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
+   * @param deferral receives the outcome instead of the store, or null to store it at once
    */
   <T, E extends Exception> Executed<T> run(
       ClaimRequest request,
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      boolean replayUsed)
+      boolean replayUsed,
+      Consumer<PendingOutcome> deferral)
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
@@ -131,7 +159,7 @@ public final class Idempotency implements AutoCloseable {
         }
         return storeFailedAtClaim(request, codec, work, config, e);
       }
-      return handle(result, request, codec, work, config, replayUsed);
+      return handle(result, request, codec, work, config, replayUsed, deferral);
     }
   }
 
@@ -141,11 +169,12 @@ public final class Idempotency implements AutoCloseable {
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      boolean replayUsed)
+      boolean replayUsed,
+      Consumer<PendingOutcome> deferral)
       throws E {
     IdempotencyKey key = request.key();
     if (result instanceof ClaimResult.Claimed claimed) {
-      return leasedRun.run(claimed.lease(), codec, work, config);
+      return leasedRun.run(claimed.lease(), codec, work, config, deferral);
     }
     if (result instanceof ClaimResult.Completed completed) {
       if (!replayUsed) {

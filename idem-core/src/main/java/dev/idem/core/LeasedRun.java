@@ -4,15 +4,17 @@ import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.internal.RunningLease;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome, or
- * releases the key after a retryable failure.
+ * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
+ * it to the caller to settle later), or releases the key after a retryable failure.
  */
 final class LeasedRun {
 
@@ -37,36 +39,75 @@ final class LeasedRun {
     this.report = report;
   }
 
+  /**
+   * @param deferral receives a held outcome instead of the store, or null to store it at once
+   */
   <T, E extends Exception> Executed<T> run(
-      Lease lease, ResultCodec<T> codec, Work<T, E> work, IdempotencyConfig config) throws E {
+      Lease lease,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      Consumer<PendingOutcome> deferral)
+      throws E {
     RunningLease running = new RunningLease(lease);
+    LeaseWatchdog.Watch watch = startWatchdog(running, config);
     T value;
-    try (LeaseWatchdog.Watch watch = startWatchdog(running, config);
-        MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
+    try (MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
       value = work.run(running);
     } catch (Exception | Error failure) {
       if (failure instanceof Exception e && config.isTerminal(e)) {
-        byte[] encoded = codec.encodeFailure(e);
-        try {
-          if (!storeOutcome(running, Outcome.failure(encoded), config)) {
-            log.warn("lease on {} was lost; terminal failure not stored", lease.key());
-          }
-        } catch (OutcomeTooLargeException tooLarge) {
-          log.warn("terminal failure of {} too large to store; key released", lease.key());
+        Outcome outcome = Outcome.failure(codec.encodeFailure(e));
+        if (deferral != null) {
+          deferral.accept(new Held(running, watch, outcome, config));
+        } else {
+          stopWatch(watch);
+          storeTerminalFailure(running, outcome, config);
         }
       } else {
+        stopWatch(watch);
         release(running);
       }
       report.accept(lease.key(), ExecutionOutcome.EXECUTED);
       throw failure;
     }
-    if (!storeOutcome(running, Outcome.success(codec.encode(value)), config)) {
+    Outcome outcome;
+    try {
+      outcome = Outcome.success(codec.encode(value));
+    } catch (RuntimeException e) {
+      stopWatch(watch);
+      release(running);
+      throw e;
+    }
+    if (deferral != null) {
+      deferral.accept(new Held(running, watch, outcome, config));
+      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+      return new Executed<>(value, false);
+    }
+    stopWatch(watch);
+    if (!storeOutcome(running, outcome, config)) {
       report.accept(lease.key(), ExecutionOutcome.LEASE_LOST);
       throw new LeaseLostException(
           "the lease on " + lease.key() + " was taken over before the result could be stored");
     }
     report.accept(lease.key(), ExecutionOutcome.EXECUTED);
     return new Executed<>(value, false);
+  }
+
+  private void storeTerminalFailure(
+      RunningLease running, Outcome outcome, IdempotencyConfig config) {
+    try {
+      if (!storeOutcome(running, outcome, config)) {
+        log.warn("lease on {} was lost; terminal failure not stored", running.key());
+      }
+    } catch (OutcomeTooLargeException tooLarge) {
+      log.warn("terminal failure of {} too large to store; key released", running.key());
+    }
+  }
+
+  private static void stopWatch(LeaseWatchdog.Watch watch) {
+    if (watch != null) {
+      watch.close();
+    }
   }
 
   private LeaseWatchdog.Watch startWatchdog(RunningLease running, IdempotencyConfig config) {
@@ -105,6 +146,59 @@ final class LeasedRun {
         config.completionAttempts(),
         last);
     return true;
+  }
+
+  /** An outcome held back until the caller settles it; the watchdog keeps its lease meanwhile. */
+  private final class Held implements PendingOutcome {
+    private final RunningLease running;
+    private final LeaseWatchdog.Watch watch;
+    private final Outcome outcome;
+    private final IdempotencyConfig config;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    Held(
+        RunningLease running,
+        LeaseWatchdog.Watch watch,
+        Outcome outcome,
+        IdempotencyConfig config) {
+      this.running = running;
+      this.watch = watch;
+      this.outcome = outcome;
+      this.config = config;
+    }
+
+    @Override
+    public IdempotencyKey key() {
+      return running.key();
+    }
+
+    @Override
+    public boolean complete() {
+      settle();
+      try {
+        if (storeOutcome(running, outcome, config)) {
+          return true;
+        }
+        report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+        log.warn("lease on {} was lost before its held outcome was stored", running.key());
+      } catch (OutcomeTooLargeException tooLarge) {
+        log.warn("held outcome of {} too large to store; key released", running.key());
+      }
+      return false;
+    }
+
+    @Override
+    public void release() {
+      settle();
+      LeasedRun.this.release(running);
+    }
+
+    private void settle() {
+      if (!settled.compareAndSet(false, true)) {
+        throw new IllegalStateException("the outcome of " + running.key() + " is already settled");
+      }
+      stopWatch(watch);
+    }
   }
 
   private void release(RunningLease running) {

@@ -94,6 +94,6 @@ public final class TokenService {
     }
     ClaimRequest request =
         new ClaimRequest(IdempotencyKey.of(scope, token), fingerprint, config.lease(), true);
-    return idempotency.run(request, codec, work, config, replayUsed);
+    return idempotency.run(request, codec, work, config, replayUsed, null);
   }
 }

@@ -76,6 +76,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             : Set.of();
   }
 
+  /**
+   * True when the calling thread has a transaction that this store writes its records in (join
+   * mode), so that they commit or roll back with the caller's own writes.
+   */
+  public boolean joinsCurrentTransaction() {
+    return jdbc.joined();
+  }
+
   @Override
   public ClaimResult claim(ClaimRequest request) {
     return jdbc.run(

@@ -48,6 +48,20 @@ public final class IdemPolicies {
   }
 
   /**
+   * The HTTP statuses that {@code operation} answers without storing them, so that a retry runs
+   * again: {@code idem.policies.<operation>.retryable-statuses}, or {@code
+   * idem.defaults.retryable-statuses} when that is unset. 5xx answers are never stored anyway.
+   */
+  public Set<Integer> retryableStatuses(String operation) {
+    IdemProperties.Policy own = properties.getPolicies().get(operation);
+    List<Integer> statuses =
+        own != null && own.getRetryableStatuses() != null
+            ? own.getRetryableStatuses()
+            : properties.getDefaults().getRetryableStatuses();
+    return statuses == null ? Set.of() : Set.copyOf(statuses);
+  }
+
+  /**
    * The config of {@code operation} with the overrides of an {@link Idempotent} annotation ({@code
    * waitMillis}, {@code leaseSeconds}, {@code retentionSeconds}) applied on top.
    */

@@ -100,6 +100,12 @@ public class IdemProperties {
     /** JSON fields left out of the fingerprint, as dot-separated paths (default none). */
     private List<String> ignoreFields;
 
+    /**
+     * HTTP statuses answered to the client but not stored, freeing the key for a retry (default
+     * none; 5xx answers are never stored).
+     */
+    private List<Integer> retryableStatuses;
+
     public Duration getLease() {
       return lease;
     }
@@ -146,6 +152,14 @@ public class IdemProperties {
 
     public void setIgnoreFields(List<String> ignoreFields) {
       this.ignoreFields = ignoreFields;
+    }
+
+    public List<Integer> getRetryableStatuses() {
+      return retryableStatuses;
+    }
+
+    public void setRetryableStatuses(List<Integer> retryableStatuses) {
+      this.retryableStatuses = retryableStatuses;
     }
   }
 

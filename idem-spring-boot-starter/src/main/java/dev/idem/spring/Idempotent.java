@@ -11,8 +11,8 @@ import java.lang.annotation.Target;
  *
  * <p>On a Spring MVC handler method the starter's filter protects POST and PATCH requests to it:
  * the key comes from the {@code Idempotency-Key} header (or an {@code X-Idempotent-Token}), the
- * fingerprint from method, route template and body, and repeats get the first response. On other
- * bean methods {@link #key()} names the key as a SpEL expression over the method's arguments
+ * fingerprint from method, the request's path and body, and repeats get the first response. On
+ * other bean methods {@link #key()} names the key as a SpEL expression over the method's arguments
  * ({@code #orderNo}, {@code #cmd.id}, {@code #p0}), the return value is stored (as JSON, with the
  * application's Jackson mapper) and a repeat gets it back without the method running again.
  *

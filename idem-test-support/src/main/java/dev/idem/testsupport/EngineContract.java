@@ -16,6 +16,7 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.KeyReuseException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.Outcome;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
@@ -68,6 +69,78 @@ public abstract class EngineContract extends StoreContractSupport {
     assertThat(first).isEqualTo(new Executed<>("result-1", false));
     assertThat(again).isEqualTo(new Executed<>("result-1", true));
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aHeldOutcomeKeepsTheKeyInProgressUntilCompletedThenReplays() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    Executed<String> first =
+        engine.executeWithStatus(
+            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", defaults(), held::add);
+    assertThat(first).isEqualTo(new Executed<>("ran", false));
+    assertThat(held).hasSize(1);
+    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "dup"))
+        .isInstanceOf(RequestInProgressException.class);
+    assertThat(held.get(0).complete()).isTrue();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "again"))
+        .isEqualTo("ran");
+    assertThatThrownBy(() -> held.get(0).release()).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aReleasedHeldOutcomeOrTerminalFailureLetsARetryRunAgain() {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    engine.executeWithStatus(
+        key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", config, held::add);
+    held.get(0).release();
+    assertThat(store().find(key)).isEmpty();
+    assertThatThrownBy(
+            () ->
+                engine.executeWithStatus(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IllegalArgumentException("declined");
+                    },
+                    config,
+                    held::add))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(held).hasSize(2);
+    held.get(1).release();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried", config))
+        .isEqualTo("retried");
+  }
+
+  @Test
+  void aRetryableFailureIsNotHeldAndFreesTheKeyAtOnce() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    assertThatThrownBy(
+            () ->
+                engine.executeWithStatus(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IOException("reset");
+                    },
+                    defaults(),
+                    held::add))
+        .isInstanceOf(IOException.class);
+    assertThat(held).isEmpty();
+    assertThat(store().find(key)).isEmpty();
+  }
+
+  private static IdempotencyConfig defaults() {
+    return IdempotencyConfig.ofDefaults();
   }
 
   @Test

@@ -4,15 +4,18 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.internal.MethodPlan;
+import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
@@ -26,6 +29,7 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -38,8 +42,19 @@ import tools.jackson.databind.ObjectMapper;
  * InvalidKeyException} (or runs the method unguarded when {@code required = false}); so does one
  * that cannot be evaluated (a null argument) or gives a value that is not a valid key. Nothing is
  * stored in these cases.
+ *
+ * <p>Inside a Spring transaction that the store does not write in (Redis, memory, JDBC with join
+ * off or on another DataSource) the outcome is held until the transaction ends: stored after it
+ * commits, the key freed after it rolls back, so that a retry runs again instead of replaying an
+ * answer whose effects were rolled back. Until then a duplicate finds the key in progress. With the
+ * JDBC store in join mode the record is written in the transaction itself.
  */
 public class IdempotentMethodInterceptor implements MethodInterceptor {
+
+  private static final boolean SPRING_TX =
+      ClassUtils.isPresent(
+          "org.springframework.transaction.support.TransactionSynchronizationManager",
+          IdempotentMethodInterceptor.class.getClassLoader());
 
   private final Idempotency idempotency;
   private final IdemPolicies policies;
@@ -89,7 +104,15 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     }
     IdempotencyKey key = IdempotencyKey.of(scope(plan, arguments), value);
     Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
-    return idempotency.execute(key, fingerprint(plan, context), plan.codec(), work, plan.config());
+    Fingerprint fingerprint = fingerprint(plan, context);
+    Consumer<PendingOutcome> deferral =
+        SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
+    if (deferral == null) {
+      return idempotency.execute(key, fingerprint, plan.codec(), work, plan.config());
+    }
+    return idempotency
+        .executeWithStatus(key, fingerprint, plan.codec(), work, plan.config(), deferral)
+        .value();
   }
 
   private EvaluationContext context(MethodPlan plan, Object target, Object[] arguments) {

@@ -21,6 +21,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("idem")
 public class IdemHealthAutoConfiguration {
 
+  /**
+   * The {@code idem} indicator on the application's store; an application bean of the same name
+   * replaces it.
+   *
+   * @param store the store whose health is reported
+   * @return an {@link IdempotencyStoreHealthIndicator} on {@code store}
+   */
   @Bean
   @ConditionalOnMissingBean(name = "idemHealthIndicator")
   public HealthIndicator idemHealthIndicator(IdempotencyStore store) {

@@ -16,6 +16,11 @@ public class IdempotencyStoreHealthIndicator extends AbstractHealthIndicator {
 
   private final IdempotencyStore store;
 
+  /**
+   * An indicator that reads the probe key from {@code store} at every check.
+   *
+   * @param store the store to check; a check never writes to it
+   */
   public IdempotencyStoreHealthIndicator(IdempotencyStore store) {
     super("idempotency store health check failed");
     this.store = store;

@@ -36,8 +36,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * The {@code Idempotency-Key} semantics of Idem's design for Spring MVC: POST and PATCH requests to
  * protected routes run once per key and caller; a repeat gets the stored status, allow-listed
  * headers and body with {@code Idempotent-Replayed: true}. 2xx-4xx answers are stored; 5xx answers,
- * refusals before the handler ran, unhandled exceptions and answers over the body limit are passed
- * on unstored and free the key. Idem's own failures become {@code application/problem+json}.
+ * the policy's {@code retryable-statuses}, refusals before the handler ran, unhandled exceptions
+ * and answers over the body limit are passed on unstored and free the key. Idem's own failures
+ * become {@code application/problem+json}.
  */
 public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
@@ -46,6 +47,14 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
   /** The header that carries a server-issued token instead of a key. */
   public static final String TOKEN_HEADER = "X-Idempotent-Token";
+
+  /**
+   * The request attribute that holds the key a protected request runs under, as a {@code String}:
+   * the parsed {@code Idempotency-Key} value (quotes removed), or the {@code X-Idempotent-Token},
+   * exactly as the store keys the record. Set before the handler runs, so that it can derive things
+   * (an order number) from the key that was used.
+   */
+  public static final String KEY_ATTRIBUTE = IdempotencyFilter.class.getName() + ".KEY";
 
   /** Runs after security filters (which set the principal) and before the dispatcher. */
   public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
@@ -128,6 +137,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     if (key == null && token == null) {
       throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
     }
+    request.setAttribute(KEY_ATTRIBUTE, key != null ? key : token);
     CachedBodyRequest cached = CachedBodyRequest.read(request, maxBodyBytes);
     if (cached == null) {
       Problems.write(response, 413, "body-too-large", "Request body over the limit", null);
@@ -147,7 +157,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             ctx -> {
               ran[0] = new CapturingResponse(response);
               chain.doFilter(cached, ran[0]);
-              return outcome(cached, ran[0]);
+              return outcome(cached, route, ran[0]);
             });
     try {
       Executed<StoredResponse> executed =
@@ -181,8 +191,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     }
   }
 
-  private StoredResponse outcome(HttpServletRequest request, CapturingResponse captured) {
-    if (captured.getStatus() >= 500 || Refusals.refusedBeforeHandler(request)) {
+  private StoredResponse outcome(
+      HttpServletRequest request, Route route, CapturingResponse captured) {
+    if (route.isRetryable(captured.getStatus()) || Refusals.refusedBeforeHandler(request)) {
       throw new Unstored(captured);
     }
     if (captured.bodySize() > maxBodyBytes) {
@@ -196,7 +207,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   private static Fingerprint fingerprint(HttpServletRequest request, Route route, byte[] body) {
-    String prefix = request.getMethod() + " " + route.template();
+    // the actual path, not the template: a key reused on another order's URL is key reuse
+    String prefix = request.getMethod() + " " + pathWithinApplication(request);
     String type = request.getContentType();
     if (type != null && isJson(type) && body.length > 0) {
       try {
@@ -207,6 +219,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       }
     }
     return Fingerprint.of(prefix, body);
+  }
+
+  private static String pathWithinApplication(HttpServletRequest request) {
+    String uri = request.getRequestURI();
+    String context = request.getContextPath();
+    return context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
   }
 
   private static boolean isJson(String contentType) {

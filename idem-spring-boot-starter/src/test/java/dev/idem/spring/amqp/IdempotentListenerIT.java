@@ -43,7 +43,7 @@ class IdempotentListenerIT {
     deadLetters = rabbit.declare("dead", null);
     queue = rabbit.declare("effects", deadLetters);
     keyedQueue = rabbit.declare("keyed", null);
-    manualQueue = rabbit.declare("manual", null);
+    manualQueue = rabbit.declare("manual", deadLetters);
   }
 
   @AfterEach
@@ -232,6 +232,26 @@ class IdempotentListenerIT {
     stopConsumer();
 
     assertThat(effects.rows(id)).isEqualTo(1);
+    assertThat(rabbit.depth(manualQueue)).isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementARejectManualFailureIsLeftToTheContainerToReject() {
+    startConsumer(1);
+    String refused = "reject-manual-" + newId();
+    String next = newId();
+    rabbit.publish(manualQueue, refused, refused, Map.of());
+    rabbit.publish(manualQueue, next, next, Map.of());
+
+    await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) == 1);
+    await().atMost(PATIENCE).until(() -> outcomes().count(next, ExecutionOutcome.EXECUTED) == 1);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    // one run each: no nack put the refused message back, no closed channel redelivered the next
+    assertThat(listeners.calls()).isEqualTo(2);
+    assertThat(effects.rows(refused)).isZero();
+    assertThat(effects.rows(next)).isEqualTo(1);
     assertThat(rabbit.depth(manualQueue)).isZero();
   }
 }

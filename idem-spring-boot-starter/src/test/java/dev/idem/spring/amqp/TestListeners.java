@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -15,7 +16,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Listeners whose effect is one row in the table {@code test.table} per call. {@code test.crash}
  * makes them stop for good at a point a crash test kills the process: {@code before-commit} after
  * the row is written, {@code after-commit} once the transaction committed (before the container
- * acknowledges). A body starting with {@code fail-once} fails its first attempt after writing.
+ * acknowledges). A body starting with {@code fail-once} fails its first attempt after writing; one
+ * starting with {@code reject-manual} throws an {@link AmqpRejectAndDontRequeueException} asking
+ * the container to reject it (its {@code rejectManual} set).
  */
 public class TestListeners {
 
@@ -80,6 +83,9 @@ public class TestListeners {
       allInTransaction.set(false);
     }
     jdbc.update("INSERT INTO " + table + " (body) VALUES (?)", body);
+    if (body.startsWith("reject-manual")) {
+      throw new AmqpRejectAndDontRequeueException("the listener refuses " + body, true, null);
+    }
     if (body.startsWith("fail-once") && failedOnce.add(body)) {
       throw new IllegalStateException("the first attempt of " + body + " fails");
     }

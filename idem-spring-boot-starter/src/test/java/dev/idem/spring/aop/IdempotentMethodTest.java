@@ -267,12 +267,25 @@ class IdempotentMethodTest {
   }
 
   @Test
-  void anAnnotationWithoutAKeyExpressionFailsAtTheCall() {
-    runner.run(
-        context ->
-            assertThatThrownBy(() -> context.getBean(Jobs.class).noKey(key))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("Jobs.noKey needs a key expression"));
+  void anAnnotationWithoutAKeyExpressionFailsTheStartup() {
+    runner
+        .withBean(KeylessJobs.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("KeylessJobs.noKey needs a key expression"));
+  }
+
+  /** A bean whose annotated method names no key. */
+  static class KeylessJobs {
+    @Idempotent(key = "")
+    public String noKey(String key) {
+      return key;
+    }
   }
 
   @Test

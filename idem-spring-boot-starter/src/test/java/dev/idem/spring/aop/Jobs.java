@@ -94,11 +94,6 @@ public class Jobs {
     return probe.getAsDouble();
   }
 
-  @Idempotent(key = "")
-  public String noKey(String key) {
-    return key;
-  }
-
   public String notAnnotated(String key) {
     return key + " " + count("notAnnotated");
   }

@@ -27,7 +27,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
       "idem.http.max-body-bytes=2KB",
       "idem.http.paths=/by-path/**",
       "idem.defaults.retry-after=2s",
-      "idem.policies.stamped-by-policy.ignore-fields=requestedAt"
+      "idem.policies.stamped-by-policy.ignore-fields=requestedAt",
+      "idem.policies.conflicting.retryable-statuses=409"
     })
 abstract class HttpConformanceTests {
 
@@ -314,16 +315,47 @@ abstract class HttpConformanceTests {
   }
 
   @Test
-  void patchIsProtectedWithTheRouteTemplateInTheFingerprint() {
+  void patchIsProtectedWithTheActualPathInTheFingerprint() {
     HttpResponse<String> first =
         http.send("PATCH", "/orders/7", null, withRun("Idempotency-Key", key));
     HttpResponse<String> second =
         http.send("PATCH", "/orders/7", null, withRun("Idempotency-Key", key));
     assertThat(second.body()).isEqualTo(first.body());
     assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    HttpResponse<String> other =
-        http.send("PATCH", "/orders/8", null, withRun("Idempotency-Key", key));
-    assertThat(other.statusCode()).isEqualTo(200);
+    assertProblem(
+        http.send("PATCH", "/orders/8", null, withRun("Idempotency-Key", key)), 422, "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyReusedOnAnotherPathVariableIsKeyReuse() {
+    HttpResponse<String> first = post("/accounts/A/payments", ORDER, "Idempotency-Key", key);
+    assertThat(first.body()).isEqualTo("paid A 1");
+    assertProblem(post("/accounts/B/payments", ORDER, "Idempotency-Key", key), 422, "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryableStatusOfThePolicyIsAnsweredUnstoredAndFreesTheKey() {
+    HttpResponse<String> conflict =
+        post("/conflicting?conflict=true", null, "Idempotency-Key", key);
+    assertThat(conflict.statusCode()).isEqualTo(409);
+    assertThat(conflict.body()).isEqualTo("conflicting 1");
+    HttpResponse<String> retry = post("/conflicting?conflict=false", null, "Idempotency-Key", key);
+    assertThat(retry.statusCode()).isEqualTo(201);
+    assertThat(retry.body()).isEqualTo("conflicting 2");
+    HttpResponse<String> repeat = post("/conflicting?conflict=false", null, "Idempotency-Key", key);
+    assertThat(repeat.body()).isEqualTo("conflicting 2");
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+  }
+
+  @Test
+  void theHandlerReadsTheParsedKeyFromARequestAttribute() {
+    assertThat(post("/key-attribute", null, "Idempotency-Key", "\"" + key + "\"").body())
+        .isEqualTo(key);
+    HttpResponse<String> issued = post("/api/tokens", null);
+    String token = issued.body().replaceAll(".*\"token\":\"([^\"]+)\".*", "$1");
+    assertThat(post("/key-attribute", null, "X-Idempotent-Token", token).body()).isEqualTo(token);
   }
 
   @Test

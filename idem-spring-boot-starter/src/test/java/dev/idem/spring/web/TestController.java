@@ -2,6 +2,7 @@ package dev.idem.spring.web;
 
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
@@ -148,6 +149,28 @@ public class TestController {
   @PostMapping("/plain")
   String plain(@RequestHeader("X-Run") String run) {
     return "plain " + count(run);
+  }
+
+  @Idempotent
+  @PostMapping("/accounts/{id}/payments")
+  String pay(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return "paid " + id + " " + count(run);
+  }
+
+  /** Answers 409 when asked to; the policy names 409 retryable, so it is not stored. */
+  @Idempotent(operation = "conflicting")
+  @PostMapping("/conflicting")
+  ResponseEntity<String> conflicting(
+      @RequestHeader("X-Run") String run, @RequestParam("conflict") boolean conflict) {
+    int n = count(run);
+    return ResponseEntity.status(conflict ? 409 : 201).body("conflicting " + n);
+  }
+
+  @Idempotent
+  @PostMapping("/key-attribute")
+  String keyAttribute(@RequestHeader("X-Run") String run, HttpServletRequest request) {
+    count(run);
+    return String.valueOf(request.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE));
   }
 
   @PostMapping("/by-path/{name}")

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.listener.support.ContainerUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationException;
@@ -74,7 +75,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
         log.debug("message {} was processed before by group {}", id, listener.group());
       }
     } catch (Exception | Error e) {
-      if (listener.manualAck()) {
+      // a rejectManual failure asks the container to reject the delivery itself; a nack here
+      // would settle the tag first and the container's reject would then close the channel
+      if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
         nack(delivery);
       }
       throw e;

@@ -14,6 +14,12 @@ public final class JacksonResultCodec implements ResultCodec<Object> {
   private final ObjectMapper mapper;
   private final JavaType type;
 
+  /**
+   * A codec that writes values with {@code mapper} and reads them back as {@code type}.
+   *
+   * @param mapper the application's mapper, whose modules and settings apply to stored values
+   * @param type the method's resolved return type, generics included
+   */
   public JacksonResultCodec(ObjectMapper mapper, JavaType type) {
     this.mapper = mapper;
     this.type = type;

@@ -13,11 +13,13 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import tools.jackson.databind.ObjectMapper;
 
 /**
  * What the advice needs to know about one {@link Idempotent} method, worked out at its first call
- * and cached: the parsed expressions, the operation, its config and the codec of its return type.
+ * and cached (its key expression is checked earlier, when the bean is proxied): the parsed
+ * expressions, the operation, its config and the codec of its return type.
  *
  * @param method the method of the target class, whose parameter names the expressions use
  * @param operation the operation name (scope and policy)
@@ -51,18 +53,9 @@ public record MethodPlan(
       ObjectMapper mapper) {
     Class<?> userClass = ClassUtils.getUserClass(targetClass);
     Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
-    Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
-    if (idempotent == null) {
-      idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
-    }
-    String operation =
-        idempotent.operation().isEmpty()
-            ? userClass.getSimpleName() + "." + method.getName()
-            : idempotent.operation();
-    if (idempotent.key().isBlank()) {
-      throw new IllegalStateException(
-          "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
-    }
+    Idempotent idempotent = annotation(method, specific);
+    String operation = operation(method, userClass, idempotent);
+    requireKey(operation, idempotent);
     Expression fingerprint =
         idempotent.fingerprint().isBlank()
             ? null
@@ -78,6 +71,43 @@ public record MethodPlan(
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
         codec(specific, userClass, mapper));
+  }
+
+  /**
+   * Checks every method of {@code targetClass} that {@code pointcut} matches, so that a missing key
+   * expression stops the application at startup rather than at the method's first call.
+   *
+   * @throws IllegalStateException naming the first annotated method without a key expression
+   */
+  public static void requireKeys(Class<?> targetClass, IdempotentMethodPointcut pointcut) {
+    Class<?> userClass = ClassUtils.getUserClass(targetClass);
+    for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass)) {
+      if (pointcut.matches(method, userClass)) {
+        Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
+        Idempotent idempotent = annotation(method, specific);
+        requireKey(operation(method, userClass, idempotent), idempotent);
+      }
+    }
+  }
+
+  private static Idempotent annotation(Method method, Method specific) {
+    Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
+    return idempotent != null
+        ? idempotent
+        : AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+  }
+
+  private static String operation(Method method, Class<?> userClass, Idempotent idempotent) {
+    return idempotent.operation().isEmpty()
+        ? userClass.getSimpleName() + "." + method.getName()
+        : idempotent.operation();
+  }
+
+  private static void requireKey(String operation, Idempotent idempotent) {
+    if (idempotent.key().isBlank()) {
+      throw new IllegalStateException(
+          "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
+    }
   }
 
   @SuppressWarnings("unchecked")

@@ -52,7 +52,8 @@ public final class RouteResolver {
             pattern.getPatternString(),
             true,
             policies.forOperation(operation),
-            policies.ignoredFields(operation));
+            policies.ignoredFields(operation),
+            policies.retryableStatuses(operation));
       }
     }
     return null;
@@ -80,7 +81,8 @@ public final class RouteResolver {
         template,
         idempotent.required(),
         policies.forAnnotation(operation, idempotent),
-        Set.copyOf(ignored));
+        Set.copyOf(ignored),
+        policies.retryableStatuses(operation));
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {

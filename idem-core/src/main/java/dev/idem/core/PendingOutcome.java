@@ -1,0 +1,29 @@
+package dev.idem.core;
+
+/**
+ * The outcome of work that ran under a claimed key, held back from the store until the caller
+ * settles it: {@link #complete()} once the work's effects are durable (the caller's transaction
+ * committed), {@link #release()} when they are gone (it rolled back). Until then the record stays
+ * IN_PROGRESS, its lease renewed by the watchdog, so a duplicate is refused or waits as its policy
+ * says. Exactly one of the two must be called, once; a second call throws {@link
+ * IllegalStateException}. Both may be called from any thread.
+ *
+ * <p>Handed out by {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
+ * Work, IdempotencyConfig, java.util.function.Consumer)}.
+ */
+public interface PendingOutcome {
+
+  /** The key the outcome belongs to. */
+  IdempotencyKey key();
+
+  /**
+   * Stores the held outcome (a return value or a terminal failure), so that repeats replay it.
+   *
+   * @return false when it was not stored: the lease was taken over meanwhile, or the outcome was
+   *     too large and the key was freed instead (both are logged)
+   */
+  boolean complete();
+
+  /** Frees the key without storing anything, so that a retry runs the work again. */
+  void release();
+}
