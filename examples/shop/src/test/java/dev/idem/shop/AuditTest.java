@@ -1,8 +1,10 @@
 package dev.idem.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.idem.shop.ShopClient.Answer;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -16,6 +18,8 @@ class AuditTest extends EndToEnd {
   void aSuccessfulPaymentWhoseOutboxMessageIsLostIsAViolation() {
     String orderNo = alice.order("STICKER", 1);
     String paymentNo = alice.pay(orderNo, "WALLET", key()).text("paymentNo");
+    // Relayed and applied first, so that putting the row back afterwards loses nothing.
+    awaitPoints(orderNo);
     String message = "SELECT payload FROM outbox WHERE event_id = ?";
     String eventId = "payment.succeeded:" + paymentNo;
     String payload = jdbc.queryForObject(message, String.class, eventId);
@@ -49,8 +53,7 @@ class AuditTest extends EndToEnd {
   void pointsStillMissingLongAfterThePaymentAreAViolationAndNotBefore() {
     String orderNo = alice.order("STICKER", 2);
     alice.pay(orderNo, "WALLET", key());
-    org.awaitility.Awaitility.await()
-        .until(() -> count("SELECT COUNT(*) FROM loyalty_points WHERE order_no = ?", orderNo) == 1);
+    awaitPoints(orderNo);
     String name = "loyalty points missing for an order paid long ago";
 
     jdbc.update("UPDATE loyalty_points SET order_no = 'moved' WHERE order_no = ?", orderNo);
@@ -88,6 +91,12 @@ class AuditTest extends EndToEnd {
     assertThat(invariant(customer.json(), "stock differs from initial stock minus deductions"))
         .isEqualTo(1);
     assertThat(administrator.json().path("violations").toString()).contains("MUG");
+  }
+
+  private void awaitPoints(String orderNo) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> count("SELECT COUNT(*) FROM loyalty_points WHERE order_no = ?", orderNo) == 1);
   }
 
   private static void assertBroken(JsonNode report, String name, String row) {
