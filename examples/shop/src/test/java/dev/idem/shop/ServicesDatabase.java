@@ -43,7 +43,7 @@ final class ServicesDatabase {
           "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services)", e);
     }
     deleteRedisKeys(REDIS_PREFIX);
-    deleteQueues("shop-it.loyalty");
+    deleteQueues("shop-it.loyalty.v2");
     done = true;
   }
 
@@ -59,13 +59,15 @@ final class ServicesDatabase {
       throw new IllegalStateException("MariaDB at 127.0.0.1:3306 is needed (scripts/services)", e);
     }
     deleteRedisKeys(MARIADB_REDIS_PREFIX);
-    deleteQueues("shop-it-mariadb.loyalty");
+    deleteQueues("shop-it-mariadb.loyalty.v2");
     mariaDbDone = true;
   }
 
   /**
    * Deletes the ITs' loyalty queue and its dead-letter queue, so that they are declared afresh with
-   * the current arguments (RabbitMQ refuses to redeclare a queue with other ones).
+   * the current arguments (RabbitMQ refuses to redeclare a queue with other ones). The names end in
+   * {@code .v2} since the queue got its dead-letter arguments, so that runs of older versions on
+   * the shared broker keep their own queues.
    */
   private static void deleteQueues(String queue) {
     ConnectionFactory factory = new ConnectionFactory();
