@@ -128,11 +128,20 @@ async function refreshWallet() {
   $('version').textContent = json.version;
 }
 
+// Role ADMIN gets the rows that break an invariant; a customer gets the names and counts only.
+function brokenText(report) {
+  if (report.violations) return report.violations.join('; ');
+  return report.invariants
+    .filter((i) => i.violations > 0)
+    .map((i) => i.name + ' (' + i.violations + ')')
+    .join('; ');
+}
+
 async function refreshAudit() {
   const { json } = await call('GET', '/api/audit');
   $('audit-verdict').innerHTML = json.ok
     ? '<span class="ok">ok</span>: every invariant holds'
-    : '<span class="bad">broken</span>: ' + json.violations.join('; ');
+    : '<span class="bad">broken</span>: ' + brokenText(json);
   $('audit').textContent = JSON.stringify(json, null, 2);
 }
 

@@ -3,11 +3,15 @@ package dev.idem.shop;
 import dev.idem.shop.gateway.GatewayTimeoutException;
 import java.net.URI;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.ObjectError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
@@ -36,6 +40,33 @@ class ProblemHandler {
   @ExceptionHandler(HttpMessageNotReadableException.class)
   ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
     return problem(HttpStatus.BAD_REQUEST, "invalid-request", "malformed JSON body", Map.of());
+  }
+
+  /**
+   * A body that fails its Bean Validation constraints, refused by Spring before the handler ran (so
+   * the idempotency filter stores nothing). An unknown SKU keeps its own type.
+   */
+  @ExceptionHandler(MethodArgumentNotValidException.class)
+  ResponseEntity<ProblemDetail> invalid(MethodArgumentNotValidException e) {
+    String detail =
+        e.getBindingResult().getAllErrors().stream()
+            .map(ProblemHandler::describe)
+            .sorted()
+            .collect(Collectors.joining("; "));
+    boolean unknownProduct =
+        e.getBindingResult().getFieldErrors().stream()
+            .anyMatch(f -> "KnownProduct".equals(f.getCode()));
+    return problem(
+        HttpStatus.BAD_REQUEST,
+        unknownProduct ? "unknown-product" : "invalid-request",
+        detail,
+        Map.of());
+  }
+
+  private static String describe(ObjectError error) {
+    return error instanceof FieldError field
+        ? field.getField() + ": " + field.getDefaultMessage()
+        : error.getDefaultMessage();
   }
 
   static ResponseEntity<ProblemDetail> problem(

@@ -50,7 +50,7 @@ class SecurityConfig {
                 users.add(
                     User.withUsername(name)
                         .password("{noop}" + user.password())
-                        .roles("CUSTOMER")
+                        .roles(user.roles().toArray(String[]::new))
                         .build()));
     return new InMemoryUserDetailsManager(users);
   }

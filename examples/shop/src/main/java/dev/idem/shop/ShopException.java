@@ -5,8 +5,10 @@ import org.springframework.http.HttpStatus;
 
 /**
  * A request the shop refuses for a business reason, answered as {@code application/problem+json}
- * with the type {@code urn:shop:problem:<type>}. Such answers are 4xx, so the idempotency filter
- * stores them and replays them to a retry with the same key.
+ * with the type {@code urn:shop:problem:<type>}. Such answers are 4xx and come from the handler, so
+ * the idempotency filter stores them and replays them to a retry with the same key: throw it for
+ * outcomes of the operation (conflicts, not found), and let Bean Validation refuse a bad body
+ * before the handler runs.
  */
 public final class ShopException extends RuntimeException {
 
@@ -42,14 +44,23 @@ public final class ShopException extends RuntimeException {
     return new ShopException(HttpStatus.UNAUTHORIZED, "unauthorized", detail, Map.of());
   }
 
+  /** The HTTP status of the answer: 400, 401, 404 or 409. */
   public HttpStatus status() {
     return status;
   }
 
+  /**
+   * The problem type's last part: the answer's {@code type} is {@code urn:shop:problem:<type>},
+   * such as {@code order-paid} or {@code out-of-stock}. Clients switch on it, so it is stable.
+   */
   public String type() {
     return type;
   }
 
+  /**
+   * Extra members of the problem+json body (such as {@code paymentNo} or {@code sku}), immutable;
+   * empty when there are none.
+   */
   public Map<String, Object> properties() {
     return properties;
   }

@@ -2,6 +2,7 @@ package dev.idem.shop;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -14,6 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param reconcile the reconciliation job for payments left in PROCESSING
  * @param outbox the outbox relay
  * @param wallet how WALLET payments deduct the balance
+ * @param audit the audit's deadlines
  */
 @ConfigurationProperties("shop")
 public record ShopProperties(
@@ -21,14 +23,29 @@ public record ShopProperties(
     @DefaultValue Gateway gateway,
     @DefaultValue Reconcile reconcile,
     @DefaultValue Outbox outbox,
-    @DefaultValue Wallet wallet) {
+    @DefaultValue Wallet wallet,
+    @DefaultValue Audit audit) {
 
   public ShopProperties {
     users = users == null ? Map.of() : Map.copyOf(users);
   }
 
-  /** A demo user: password and starting balance. */
-  public record User(String password, @DefaultValue("500.00") BigDecimal balance) {}
+  /**
+   * A demo user.
+   *
+   * @param password the plain password (a demo: a real shop stores hashes)
+   * @param balance the starting wallet balance
+   * @param roles Spring Security roles: {@code CUSTOMER}, or {@code ADMIN} to see the audit's rows
+   */
+  public record User(
+      String password,
+      @DefaultValue("500.00") BigDecimal balance,
+      @DefaultValue("CUSTOMER") List<String> roles) {
+
+    public User {
+      roles = List.copyOf(roles);
+    }
+  }
 
   /**
    * The fake gateway.
@@ -41,7 +58,9 @@ public record ShopProperties(
    * @param callbacks whether the gateway calls {@code /api/payments/notify}
    * @param callbackDelay how long after the charge the callback is sent
    * @param callbackRepeats how many times each callback is sent
-   * @param secret the shared secret the callback carries in {@code X-Gateway-Secret}
+   * @param secret the shared secret the callback carries in {@code X-Gateway-Secret}; required, and
+   *     the demo value {@code change-me-gateway-secret} of the embedded default is refused under
+   *     profile {@code services}
    * @param callbackUrl where callbacks go; empty means this application's own notify endpoint
    */
   public record Gateway(
@@ -52,7 +71,7 @@ public record ShopProperties(
       @DefaultValue("true") boolean callbacks,
       @DefaultValue("500ms") Duration callbackDelay,
       @DefaultValue("2") int callbackRepeats,
-      @DefaultValue("change-me-gateway-secret") String secret,
+      @DefaultValue("") String secret,
       @DefaultValue("") String callbackUrl) {}
 
   /**
@@ -79,4 +98,12 @@ public record ShopProperties(
    *     UPDATE ... WHERE balance >= amount}, no read and no retry
    */
   public record Wallet(@DefaultValue("versioned") String mode) {}
+
+  /**
+   * The audit.
+   *
+   * @param pointsWithin how long after its payment an order may wait for its loyalty points before
+   *     the missing points count as a lost event
+   */
+  public record Audit(@DefaultValue("5m") Duration pointsWithin) {}
 }

@@ -27,11 +27,13 @@ abstract class EndToEnd {
 
   ShopClient alice;
   ShopClient bob;
+  ShopClient admin;
 
   @BeforeEach
   void logIn() {
     alice = new ShopClient(port, "alice", "alice");
     bob = new ShopClient(port, "bob", "bob");
+    admin = new ShopClient(port, "admin", "admin");
   }
 
   @AfterEach
@@ -40,7 +42,7 @@ abstract class EndToEnd {
         await()
             .atMost(Duration.ofSeconds(30))
             .until(
-                () -> alice.get("/api/audit").json(),
+                () -> admin.get("/api/audit").json(),
                 r ->
                     r.path("pendingMessages").asLong() == 0
                         && r.path("pendingPoints").asLong() == 0);

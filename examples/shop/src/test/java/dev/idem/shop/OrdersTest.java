@@ -126,6 +126,27 @@ class OrdersTest extends EndToEnd {
   }
 
   @Test
+  void anOrderRefusedForItsBodyLeavesTheKeyFreeForTheCorrectedBody() {
+    String key = key();
+    String[] refused = {
+      "{\"items\":[]}",
+      "{\"items\":[{\"sku\":\"MUG\",\"quantity\":0}]}",
+      "{\"items\":[{\"sku\":\"NOPE\",\"quantity\":1}]}",
+      "{\"items\":[{\"sku\":\"MUG\",\"quantity\":1},{\"sku\":\"MUG\",\"quantity\":2}]}",
+      "{\"orderNo\":\"bad number!\",\"items\":[{\"sku\":\"MUG\",\"quantity\":1}]}"
+    };
+    for (String body : refused) {
+      Answer answer = alice.post("/api/orders", body, "Idempotency-Key", key);
+      assertThat(answer.status()).as(body).isEqualTo(400);
+      assertThat(answer.replayed()).as(body).isFalse();
+    }
+
+    Answer corrected = alice.post("/api/orders", STICKERS, "Idempotency-Key", key);
+
+    assertThat(corrected.status()).isEqualTo(201);
+  }
+
+  @Test
   void theSameKeyFromTwoUsersMakesTwoOrdersAndEachSeesOnlyTheirOwn() {
     String key = key();
     Answer mine = alice.post("/api/orders", STICKERS, "Idempotency-Key", key);

@@ -16,6 +16,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class PaymentsTest extends EndToEnd {
 
   @Autowired FakeGateway gateway;
+  @Autowired ShopProperties properties;
 
   @Test
   void tenConcurrentCardPaymentsWithDifferentKeysChargeTheOrderOnce() throws Exception {
@@ -26,10 +27,11 @@ class PaymentsTest extends EndToEnd {
     assertThat(succeeded).isNotEmpty();
     assertThat(succeeded).extracting(a -> a.text("status")).containsOnly("SUCCESS");
     assertThat(succeeded).extracting(a -> a.text("paymentNo")).containsOnly(paymentNoOf(orderNo));
+    // Requests that found the payment open drove it on (2xx); later ones found the order paid.
     assertThat(answers)
         .filteredOn(a -> a.status() >= 300)
         .extracting(Answer::status)
-        .containsOnly(409);
+        .allMatch(status -> status == 409);
     assertThat(charges(orderNo)).isEqualTo(1);
     assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("PAID");
   }
@@ -84,11 +86,10 @@ class PaymentsTest extends EndToEnd {
   void aCallbackBeforeTheAnswerRepeatedChangesNothingMore() {
     String orderNo = alice.order("STICKER", 5);
     gateway.script(Behaviour.approve().callback(Callback.BEFORE_ANSWER, 3));
-    long callbacks = gateway.callbacksAnswered();
 
     Answer paid = alice.pay(orderNo, "CARD", key());
 
-    assertThat(gateway.callbacksAnswered()).isEqualTo(callbacks + 3);
+    assertThat(gateway.callbacksAnswered(paid.text("paymentNo"))).isEqualTo(3);
     assertThat(paid.status()).isEqualTo(201);
     assertThat(paid.text("status")).isEqualTo("SUCCESS");
     assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
@@ -99,13 +100,12 @@ class PaymentsTest extends EndToEnd {
   void callbacksAfterTheAnswerAndRepeatedByHandChangeNothing() {
     String orderNo = alice.order("STICKER", 6);
     gateway.script(Behaviour.approve().callback(Callback.AFTER_ANSWER, 3));
-    long callbacks = gateway.callbacksAnswered();
 
     Answer paid = alice.pay(orderNo, "CARD", key());
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> gateway.callbacksAnswered() >= callbacks + 3);
-    Answer late = notice(paid.text("paymentNo"), "FAILED", "change-me-gateway-secret");
+        .until(() -> gateway.callbacksAnswered(paid.text("paymentNo")) == 3);
+    Answer late = notice(paid.text("paymentNo"), "FAILED", secret());
 
     assertThat(paid.text("status")).isEqualTo("SUCCESS");
     assertThat(late.status()).isEqualTo(200);
@@ -113,7 +113,120 @@ class PaymentsTest extends EndToEnd {
     assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
         .isEqualTo(1);
     assertThat(notice(paid.text("paymentNo"), "SUCCESS", "wrong").status()).isEqualTo(401);
-    assertThat(notice("PAY-none", "SUCCESS", "change-me-gateway-secret").status()).isEqualTo(404);
+    assertThat(notice("PAY-none", "SUCCESS", secret()).status()).isEqualTo(404);
+    assertThat(notice(paid.text("paymentNo"), "PAID", secret()).status()).isEqualTo(400);
+  }
+
+  @Test
+  void aForgedSuccessCallbackForACardTheGatewayDeclinedSettlesItFailed() {
+    String orderNo = alice.order("STICKER", 2);
+    // Declined at the gateway, the answer lost and no callback: the payment waits in PROCESSING.
+    gateway.script(Behaviour.approve().declined().timingOut().callback(Callback.NONE, 0));
+    Answer lost = alice.pay(orderNo, "CARD", key());
+    assertThat(lost.status()).isEqualTo(504);
+
+    Answer forged = notice(lost.text("paymentNo"), "SUCCESS", secret());
+
+    assertThat(forged.status()).isEqualTo(200);
+    assertThat(forged.text("status")).isEqualTo("FAILED");
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("CREATED");
+    assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
+        .isZero();
+  }
+
+  @Test
+  void aCallbackSettlesACardFromWhatTheGatewaySaysNotFromItsBody() {
+    String orderNo = alice.order("STICKER", 3);
+    gateway.script(Behaviour.approve().timingOut().callback(Callback.NONE, 0));
+    Answer lost = alice.pay(orderNo, "CARD", key());
+
+    Answer callback = notice(lost.text("paymentNo"), "FAILED", secret());
+
+    assertThat(callback.text("status")).isEqualTo("SUCCESS");
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("PAID");
+  }
+
+  @Test
+  void aForgedSuccessCallbackForAWalletPaymentChangesNothing() {
+    String orderNo = alice.order("STICKER", 4);
+    String paymentNo = "PAY-wallet-" + key().substring(0, 8);
+    // A wallet payment caught in PROCESSING, as after a crash in the middle of its transaction.
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', 4.00,"
+            + " 'PROCESSING', LOCALTIMESTAMP)",
+        paymentNo,
+        orderNo,
+        orderNo);
+    BigDecimal before = balance(alice);
+
+    Answer forged = notice(paymentNo, "SUCCESS", secret());
+
+    assertThat(forged.status()).isEqualTo(200);
+    assertThat(forged.text("status")).isNotEqualTo("SUCCESS");
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("CREATED");
+    assertThat(balance(alice)).isEqualByComparingTo(before);
+    assertThat(count("SELECT COUNT(*) FROM outbox WHERE payload LIKE ?", "%" + orderNo + "%"))
+        .isZero();
+  }
+
+  @Test
+  void aPaymentRefusedForItsBodyLeavesTheKeyFreeForTheCorrectedBody() {
+    String orderNo = alice.order("STICKER", 5);
+    String key = key();
+
+    Answer refused = alice.pay(orderNo, "CASH", key);
+    Answer corrected = alice.pay(orderNo, "WALLET", key);
+
+    assertThat(refused.status()).isEqualTo(400);
+    assertThat(refused.text("type")).isEqualTo("urn:shop:problem:invalid-request");
+    assertThat(corrected.status()).isEqualTo(201);
+    assertThat(corrected.text("status")).isEqualTo("SUCCESS");
+  }
+
+  @Test
+  void theReconcilerCountsAPaymentsAgeFromItsEntryIntoProcessingOnTheDatabaseClock() {
+    String early = alice.order("STICKER", 6);
+    String late = alice.order("STICKER", 7);
+    String created = "PAY-early-" + key().substring(0, 8);
+    String stuck = "PAY-late-" + key().substring(0, 8);
+    // Created long ago but PROCESSING only from a moment the job must not reach yet.
+    insertProcessing(
+        created, early, "TIMESTAMP '2000-01-01 00:00:00'", "TIMESTAMP '2037-01-01 00:00:00'");
+    // Created now but PROCESSING since long ago.
+    insertProcessing(stuck, late, "LOCALTIMESTAMP", "TIMESTAMP '2000-01-01 00:00:00'");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(stuck), "FAILED"::equals);
+    assertThat(status(created)).isEqualTo("PROCESSING");
+
+    jdbc.update(
+        "UPDATE payment_records SET processing_since = TIMESTAMP '2000-01-01 00:00:00'"
+            + " WHERE payment_no = ?",
+        created);
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(created), "FAILED"::equals);
+  }
+
+  private void insertProcessing(String paymentNo, String orderNo, String createdAt, String since) {
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, created_at, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET',"
+            + " 1.00, 'PROCESSING', "
+            + createdAt
+            + ", "
+            + since
+            + ")",
+        paymentNo,
+        orderNo,
+        orderNo);
+  }
+
+  private String status(String paymentNo) {
+    return jdbc.queryForObject(
+        "SELECT status FROM payment_records WHERE payment_no = ?", String.class, paymentNo);
+  }
+
+  private String secret() {
+    return properties.gateway().secret();
   }
 
   @Test

@@ -1,14 +1,18 @@
 package dev.idem.shop;
 
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConnectionFactory;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Gives the services ITs a fresh PostgreSQL database {@code shop_it} and no Redis keys under {@code
@@ -39,6 +43,7 @@ final class ServicesDatabase {
           "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services)", e);
     }
     deleteRedisKeys(REDIS_PREFIX);
+    deleteQueues("shop-it.loyalty.v2");
     done = true;
   }
 
@@ -54,7 +59,27 @@ final class ServicesDatabase {
       throw new IllegalStateException("MariaDB at 127.0.0.1:3306 is needed (scripts/services)", e);
     }
     deleteRedisKeys(MARIADB_REDIS_PREFIX);
+    deleteQueues("shop-it-mariadb.loyalty.v2");
     mariaDbDone = true;
+  }
+
+  /**
+   * Deletes the ITs' loyalty queue and its dead-letter queue, so that they are declared afresh with
+   * the current arguments (RabbitMQ refuses to redeclare a queue with other ones). The names end in
+   * {@code .v2} since the queue got its dead-letter arguments, so that runs of older versions on
+   * the shared broker keep their own queues.
+   */
+  private static void deleteQueues(String queue) {
+    ConnectionFactory factory = new ConnectionFactory();
+    factory.setHost("127.0.0.1");
+    factory.setPort(5672);
+    try (com.rabbitmq.client.Connection c = factory.newConnection();
+        Channel channel = c.createChannel()) {
+      channel.queueDelete(queue);
+      channel.queueDelete(queue + ".dlq");
+    } catch (IOException | TimeoutException e) {
+      throw new IllegalStateException("RabbitMQ at 127.0.0.1:5672 is needed (scripts/services)", e);
+    }
   }
 
   private static void deleteRedisKeys(String prefix) {

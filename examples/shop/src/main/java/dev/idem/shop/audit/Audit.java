@@ -1,5 +1,8 @@
 package dev.idem.shop.audit;
 
+import dev.idem.shop.ShopProperties;
+import dev.idem.shop.internal.DatabaseClock;
+import dev.idem.shop.messaging.PaymentSucceeded;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,19 +18,34 @@ import org.springframework.stereotype.Service;
 @Service
 public class Audit {
 
-  private static final Map<String, String> CHECKS = checks();
+  private static final String PREFIX = PaymentSucceeded.TOPIC + ":";
+  private static final String POINTS_LATE = "loyalty points missing for an order paid long ago";
 
   private final JdbcTemplate jdbc;
+  private final Map<String, String> checks;
 
-  Audit(JdbcTemplate jdbc) {
+  Audit(JdbcTemplate jdbc, DatabaseClock clock, ShopProperties properties) {
     this.jdbc = jdbc;
+    this.checks = checks();
+    // Points are on their way for a while after the payment (relay, broker); past the deadline
+    // the event is lost.
+    this.checks.put(
+        POINTS_LATE,
+        "SELECT o.order_no FROM orders o WHERE o.status = 'PAID' AND o.paid_at < "
+            + clock.ago(properties.audit().pointsWithin())
+            + " AND NOT EXISTS (SELECT 1 FROM loyalty_points l WHERE l.order_no = o.order_no)");
   }
 
+  /** Runs every check. */
   public AuditReport report() {
+    List<AuditReport.Invariant> invariants = new ArrayList<>();
     List<String> violations = new ArrayList<>();
-    CHECKS.forEach(
-        (name, sql) ->
-            jdbc.queryForList(sql, String.class).forEach(row -> violations.add(name + ": " + row)));
+    checks.forEach(
+        (name, sql) -> {
+          List<String> rows = jdbc.queryForList(sql, String.class);
+          invariants.add(new AuditReport.Invariant(name, rows.size()));
+          rows.forEach(row -> violations.add(name + ": " + row));
+        });
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("orders", count("SELECT COUNT(*) FROM orders"));
     counts.put("paidOrders", count("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
@@ -42,7 +60,12 @@ public class Audit {
             "SELECT COUNT(*) FROM orders o WHERE o.status = 'PAID' AND NOT EXISTS"
                 + " (SELECT 1 FROM loyalty_points l WHERE l.order_no = o.order_no)");
     return new AuditReport(
-        violations.isEmpty(), List.copyOf(violations), counts, pendingMessages, pendingPoints);
+        violations.isEmpty(),
+        List.copyOf(invariants),
+        List.copyOf(violations),
+        counts,
+        pendingMessages,
+        pendingPoints);
   }
 
   private long count(String sql) {
@@ -91,7 +114,6 @@ public class Audit {
         "SELECT p.payment_no FROM payment_records p WHERE p.method = 'WALLET' AND p.status ="
             + " 'SUCCESS' AND NOT EXISTS (SELECT 1 FROM wallet_ledger l WHERE l.payment_no ="
             + " p.payment_no)");
-    c.put("negative stock", "SELECT sku FROM products WHERE stock < 0");
     c.put(
         "stock differs from initial stock minus deductions",
         "SELECT p.sku FROM products p WHERE p.stock <> p.initial_stock - COALESCE((SELECT"
@@ -104,6 +126,19 @@ public class Audit {
         "order without lines",
         "SELECT o.order_no FROM orders o WHERE NOT EXISTS"
             + " (SELECT 1 FROM order_items i WHERE i.order_no = o.order_no)");
+    c.put(
+        "successful payment without its outbox message",
+        "SELECT p.payment_no FROM payment_records p WHERE p.status = 'SUCCESS' AND NOT EXISTS"
+            + " (SELECT 1 FROM outbox o WHERE o.event_id = CONCAT('"
+            + PREFIX
+            + "', p.payment_no))");
+    c.put(
+        "outbox message for a payment that did not succeed",
+        "SELECT o.event_id FROM outbox o WHERE o.topic = '"
+            + PaymentSucceeded.TOPIC
+            + "' AND NOT EXISTS (SELECT 1 FROM payment_records p WHERE CONCAT('"
+            + PREFIX
+            + "', p.payment_no) = o.event_id AND p.status = 'SUCCESS')");
     c.put(
         "loyalty points given more than once for an order",
         "SELECT order_no FROM loyalty_points GROUP BY order_no HAVING COUNT(*) > 1");

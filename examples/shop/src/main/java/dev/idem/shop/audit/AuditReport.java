@@ -1,5 +1,6 @@
 package dev.idem.shop.audit;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
@@ -7,14 +8,32 @@ import java.util.Map;
  * The invariants, checked against the database.
  *
  * @param ok true when no invariant is broken
- * @param violations one line per broken invariant and row
+ * @param invariants every invariant by name with its number of violations
+ * @param violations one line per broken invariant and row, naming orders, payments and users; null
+ *     (left out of the JSON) in the view of a customer
  * @param counts totals, for a person to read
  * @param pendingMessages outbox rows not relayed yet (not a violation: they are on their way)
- * @param pendingPoints paid orders whose points have not arrived yet (likewise)
+ * @param pendingPoints paid orders whose points have not arrived yet (likewise, until the deadline)
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record AuditReport(
     boolean ok,
+    List<Invariant> invariants,
     List<String> violations,
     Map<String, Long> counts,
     long pendingMessages,
-    long pendingPoints) {}
+    long pendingPoints) {
+
+  /**
+   * One invariant.
+   *
+   * @param name what must hold, phrased as its violation
+   * @param violations how many rows break it
+   */
+  public record Invariant(String name, long violations) {}
+
+  /** The report without the rows that identify users, orders and payments. */
+  public AuditReport withoutRows() {
+    return new AuditReport(ok, invariants, null, counts, pendingMessages, pendingPoints);
+  }
+}

@@ -7,6 +7,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +25,7 @@ class CallbackSender implements DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(CallbackSender.class);
 
-  private final AtomicLong answered = new AtomicLong();
+  private final Map<String, AtomicLong> answered = new ConcurrentHashMap<>();
   private final ShopProperties.Gateway settings;
   private final Environment environment;
   private final HttpClient http =
@@ -66,7 +68,7 @@ class CallbackSender implements DisposableBean {
             .build();
     try {
       HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
-      answered.incrementAndGet();
+      answered.computeIfAbsent(paymentNo, p -> new AtomicLong()).incrementAndGet();
       log.debug("callback {} {} answered {}", paymentNo, status, answer.statusCode());
     } catch (IOException e) {
       // A real gateway retries later; the reconciliation job covers a callback that never lands.
@@ -76,9 +78,10 @@ class CallbackSender implements DisposableBean {
     }
   }
 
-  /** How many callbacks the shop has answered so far. */
-  long answered() {
-    return answered.get();
+  /** How many callbacks for the payment number the shop has answered so far. */
+  long answered(String paymentNo) {
+    AtomicLong n = answered.get(paymentNo);
+    return n == null ? 0 : n.get();
   }
 
   private URI target() {

@@ -77,9 +77,12 @@ public class FakeGateway {
     return book.find(paymentNo);
   }
 
-  /** How many callbacks have been sent and answered (any status) since start. */
-  public long callbacksAnswered() {
-    return callbacks.answered();
+  /**
+   * How many callbacks for the payment number have been sent and answered (any status) since start.
+   * The fake keeps one counter per payment number it called back about.
+   */
+  public long callbacksAnswered(String paymentNo) {
+    return callbacks.answered(paymentNo);
   }
 
   private Behaviour next() {

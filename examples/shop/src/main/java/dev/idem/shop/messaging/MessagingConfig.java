@@ -2,6 +2,8 @@ package dev.idem.shop.messaging;
 
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
@@ -14,6 +16,8 @@ import tools.jackson.databind.json.JsonMapper;
 @Configuration
 class MessagingConfig {
 
+  private static final Logger log = LoggerFactory.getLogger(MessagingConfig.class);
+
   @Bean
   LoyaltyConsumer loyaltyConsumer(DataSource dataSource, JsonMapper json) throws SQLException {
     return new LoyaltyConsumer(dataSource, json);
@@ -23,7 +27,15 @@ class MessagingConfig {
   @Profile("!services")
   InProcessMessageBus messageBus(LoyaltyConsumer loyalty) {
     InProcessMessageBus bus = new InProcessMessageBus();
-    bus.subscribe(loyalty::accept);
+    bus.subscribe(
+        message -> {
+          try {
+            loyalty.accept(message);
+          } catch (UnreadableMessageException e) {
+            // No dead-letter queue in process: drop it, or the relay would send it forever.
+            log.error("dropped message {}: {}", message.id(), e.getMessage());
+          }
+        });
     return bus;
   }
 }

@@ -2,6 +2,7 @@ package dev.idem.shop.order;
 
 import dev.idem.shop.ShopException;
 import dev.idem.spring.Idempotent;
+import jakarta.validation.Valid;
 import java.net.URI;
 import java.security.Principal;
 import java.util.List;
@@ -29,7 +30,7 @@ class OrderController {
   @Idempotent(operation = "orders", waitMillis = 10_000)
   @PostMapping("/api/orders")
   ResponseEntity<Order> create(
-      @RequestBody OrderRequest request,
+      @Valid @RequestBody OrderRequest request,
       Principal principal,
       @RequestHeader(value = "Idempotency-Key", required = false) String key,
       @RequestHeader(value = "X-Idempotent-Token", required = false) String token) {

@@ -1,5 +1,6 @@
 package dev.idem.shop.order;
 
+import dev.idem.shop.internal.DatabaseClock;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
@@ -73,7 +74,9 @@ public class OrderRepository {
   /** CREATED to PAID as one guarded update; true only for the call that changed it. */
   public boolean markPaid(String orderNo) {
     return jdbc.update(
-            "UPDATE orders SET status = ? WHERE order_no = ? AND status = ?",
+            "UPDATE orders SET status = ?, paid_at = "
+                + DatabaseClock.NOW
+                + " WHERE order_no = ? AND status = ?",
             Order.PAID,
             orderNo,
             Order.CREATED)

@@ -1,7 +1,9 @@
 package dev.idem.shop.payment;
 
-import dev.idem.shop.ShopException;
 import dev.idem.spring.Idempotent;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import java.security.Principal;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -14,8 +16,14 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class PaymentController {
 
-  /** The body: {@code {"method": "CARD"}} or {@code {"method": "WALLET"}}. */
-  record PaymentRequest(String method) {}
+  /**
+   * The body: {@code {"method": "CARD"}} or {@code {"method": "WALLET"}}, checked by Spring before
+   * the handler runs, so that a refused body stores nothing under its idempotency key.
+   */
+  record PaymentRequest(
+      @NotNull(message = "must be CARD or WALLET")
+          @Pattern(regexp = "CARD|WALLET", message = "must be CARD or WALLET")
+          String method) {}
 
   /** The answer. */
   record PaymentView(
@@ -46,21 +54,11 @@ class PaymentController {
   @PostMapping("/api/orders/{orderNo}/payments")
   ResponseEntity<PaymentView> pay(
       @PathVariable("orderNo") String orderNo,
-      @RequestBody PaymentRequest request,
+      @Valid @RequestBody PaymentRequest request,
       Principal principal) {
-    PaymentService.Paid paid = payments.pay(principal.getName(), orderNo, method(request));
+    PaymentService.Paid paid =
+        payments.pay(principal.getName(), orderNo, PaymentMethod.valueOf(request.method()));
     return ResponseEntity.status(paid.created() ? HttpStatus.CREATED : HttpStatus.OK)
         .body(PaymentView.of(paid.payment()));
-  }
-
-  private static PaymentMethod method(PaymentRequest request) {
-    String method = request == null ? null : request.method();
-    if ("CARD".equals(method)) {
-      return PaymentMethod.CARD;
-    }
-    if ("WALLET".equals(method)) {
-      return PaymentMethod.WALLET;
-    }
-    throw ShopException.badRequest("invalid-request", "method must be CARD or WALLET");
   }
 }

@@ -1,10 +1,10 @@
 package dev.idem.shop.payment;
 
+import dev.idem.shop.internal.DatabaseClock;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -18,9 +18,11 @@ public class PaymentRepository {
       "payment_no, order_no, username, method, amount, status, failure_reason";
 
   private final JdbcTemplate jdbc;
+  private final DatabaseClock clock;
 
-  PaymentRepository(JdbcTemplate jdbc) {
+  PaymentRepository(JdbcTemplate jdbc, DatabaseClock clock) {
     this.jdbc = jdbc;
+    this.clock = clock;
   }
 
   /**
@@ -50,15 +52,36 @@ public class PaymentRepository {
     return one("SELECT " + COLUMNS + " FROM payment_records WHERE active_order_no = ?", orderNo);
   }
 
-  /** Payments in PROCESSING since before {@code cutoff}. */
-  List<Payment> processingSince(Instant cutoff) {
+  /**
+   * Notes the database's time as the moment the payment entered PROCESSING; call it in the
+   * transaction of the PENDING to PROCESSING transition.
+   */
+  void startedProcessing(String paymentNo) {
+    jdbc.update(
+        "UPDATE payment_records SET processing_since = "
+            + DatabaseClock.NOW
+            + " WHERE payment_no = ? AND status = ?",
+        paymentNo,
+        PaymentStatus.PROCESSING.name());
+  }
+
+  /**
+   * Payments in PROCESSING for longer than {@code age} by the database's clock (rows from before
+   * processing_since existed count from their creation).
+   */
+  public List<Payment> processingLongerThan(Duration age) {
+    String since = "COALESCE(processing_since, created_at)";
     return jdbc.query(
         "SELECT "
             + COLUMNS
-            + " FROM payment_records WHERE status = ? AND created_at < ? ORDER BY created_at",
+            + " FROM payment_records WHERE status = ? AND "
+            + since
+            + " < "
+            + clock.ago(age)
+            + " ORDER BY "
+            + since,
         PaymentRepository::map,
-        PaymentStatus.PROCESSING.name(),
-        Timestamp.from(cutoff));
+        PaymentStatus.PROCESSING.name());
   }
 
   /** Lets the order go after its payment FAILED, so that it can be paid again. */

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Pays an order. Every step is safe to repeat on its own, whatever key the client sends: the
@@ -31,6 +32,7 @@ public class PaymentService {
   private final FakeGateway gateway;
   private final WalletCharger wallet;
   private final Settlement settlement;
+  private final TransactionTemplate tx;
 
   PaymentService(
       OrderRepository orders,
@@ -38,13 +40,15 @@ public class PaymentService {
       StateTransitions<String, PaymentStatus> transitions,
       FakeGateway gateway,
       WalletCharger wallet,
-      Settlement settlement) {
+      Settlement settlement,
+      TransactionTemplate tx) {
     this.orders = orders;
     this.payments = payments;
     this.transitions = transitions;
     this.gateway = gateway;
     this.wallet = wallet;
     this.settlement = settlement;
+    this.tx = tx;
   }
 
   public Paid pay(String username, String orderNo, PaymentMethod method) {
@@ -76,7 +80,14 @@ public class PaymentService {
           "order " + orderNo + " is being paid by " + payment.method(),
           Map.of("paymentNo", payment.paymentNo()));
     }
-    transitions.transition(payment.paymentNo(), PaymentStatus.PENDING, PaymentStatus.PROCESSING);
+    tx.executeWithoutResult(
+        s -> {
+          if (transitions
+              .transition(payment.paymentNo(), PaymentStatus.PENDING, PaymentStatus.PROCESSING)
+              .changed()) {
+            payments.startedProcessing(payment.paymentNo());
+          }
+        });
     drive(payment);
     return new Paid(payments.find(payment.paymentNo()).orElseThrow(), created);
   }

@@ -5,7 +5,6 @@ import dev.idem.core.lock.LockProvider;
 import dev.idem.shop.ShopProperties;
 import dev.idem.shop.gateway.FakeGateway;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +57,7 @@ public class Reconciler {
     }
     try (LockHandle held = lock.get()) {
       int seen = 0;
-      for (Payment payment : payments.processingSince(Instant.now().minus(olderThan))) {
+      for (Payment payment : payments.processingLongerThan(olderThan)) {
         resolve(payment);
         seen++;
       }

@@ -4,13 +4,16 @@ import dev.idem.shop.messaging.LoyaltyConsumer;
 import dev.idem.shop.messaging.Message;
 import dev.idem.shop.messaging.MessageBus;
 import dev.idem.shop.messaging.PaymentSucceeded;
+import dev.idem.shop.messaging.UnreadableMessageException;
 import java.nio.charset.StandardCharsets;
-import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.BindingBuilder;
 import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.DirectExchange;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.core.TopicExchange;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -22,7 +25,9 @@ import org.springframework.context.annotation.Profile;
 /**
  * Profile services: the outbox relays to a RabbitMQ topic exchange, and the loyalty consumer
  * listens on a durable queue. The message id is the event id; the listener acknowledges after the
- * inbox transaction committed, and a failure sends the message back to the queue.
+ * inbox transaction committed, and a failure (the database) sends the message back to the queue. A
+ * message that can never be applied (no id, not the event) is rejected without requeue and goes to
+ * the dead-letter queue {@code <queue>.dlq} through the direct exchange {@code <queue>.dlx}.
  */
 @Configuration
 @Profile("services")
@@ -33,9 +38,20 @@ class RabbitConfig {
       @Value("${shop.rabbit.exchange}") String exchange,
       @Value("${shop.rabbit.queue}") String queue) {
     TopicExchange events = new TopicExchange(exchange, true, false);
-    Queue loyalty = new Queue(queue, true);
-    Binding binding = BindingBuilder.bind(loyalty).to(events).with(PaymentSucceeded.TOPIC);
-    return new Declarables(events, loyalty, binding);
+    DirectExchange deadLetters = new DirectExchange(queue + ".dlx", true, false);
+    Queue dead = QueueBuilder.durable(queue + ".dlq").build();
+    Queue loyalty =
+        QueueBuilder.durable(queue)
+            .deadLetterExchange(deadLetters.getName())
+            .deadLetterRoutingKey(dead.getName())
+            .build();
+    return new Declarables(
+        events,
+        deadLetters,
+        dead,
+        loyalty,
+        BindingBuilder.bind(loyalty).to(events).with(PaymentSucceeded.TOPIC),
+        BindingBuilder.bind(dead).to(deadLetters).with(dead.getName()));
   }
 
   @Bean
@@ -74,11 +90,15 @@ class RabbitConfig {
 
     @RabbitListener(queues = "${shop.rabbit.queue}")
     void onMessage(org.springframework.amqp.core.Message delivery) {
-      loyalty.accept(
-          new Message(
-              delivery.getMessageProperties().getMessageId(),
-              delivery.getMessageProperties().getReceivedRoutingKey(),
-              new String(delivery.getBody(), StandardCharsets.UTF_8)));
+      try {
+        loyalty.accept(
+            new Message(
+                delivery.getMessageProperties().getMessageId(),
+                delivery.getMessageProperties().getReceivedRoutingKey(),
+                new String(delivery.getBody(), StandardCharsets.UTF_8)));
+      } catch (UnreadableMessageException e) {
+        throw new AmqpRejectAndDontRequeueException(e.getMessage(), e);
+      }
     }
   }
 }

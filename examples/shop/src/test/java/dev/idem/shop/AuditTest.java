@@ -1,0 +1,116 @@
+package dev.idem.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.shop.ShopClient.Answer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Each invariant the audit checks fires when the data is broken by hand; every test repairs what it
+ * broke, so the audit after it is ok again.
+ */
+class AuditTest extends EndToEnd {
+
+  @Test
+  void aSuccessfulPaymentWhoseOutboxMessageIsLostIsAViolation() {
+    String orderNo = alice.order("STICKER", 1);
+    String paymentNo = alice.pay(orderNo, "WALLET", key()).text("paymentNo");
+    // Relayed and applied first, so that putting the row back afterwards loses nothing.
+    awaitPoints(orderNo);
+    String message = "SELECT payload FROM outbox WHERE event_id = ?";
+    String eventId = "payment.succeeded:" + paymentNo;
+    String payload = jdbc.queryForObject(message, String.class, eventId);
+
+    jdbc.update("DELETE FROM outbox WHERE event_id = ?", eventId);
+    JsonNode broken = admin.get("/api/audit").json();
+    jdbc.update(
+        "INSERT INTO outbox (event_id, topic, payload, published_at)"
+            + " VALUES (?, 'payment.succeeded', ?, LOCALTIMESTAMP)",
+        eventId,
+        payload);
+
+    assertBroken(broken, "successful payment without its outbox message", paymentNo);
+  }
+
+  @Test
+  void anOutboxMessageForAPaymentThatDidNotSucceedIsAViolation() {
+    String eventId = "payment.succeeded:PAY-never-" + key().substring(0, 8);
+    // Marked published, so that the relay leaves it alone.
+    jdbc.update(
+        "INSERT INTO outbox (event_id, topic, payload, published_at)"
+            + " VALUES (?, 'payment.succeeded', '{}', LOCALTIMESTAMP)",
+        eventId);
+    JsonNode broken = admin.get("/api/audit").json();
+    jdbc.update("DELETE FROM outbox WHERE event_id = ?", eventId);
+
+    assertBroken(broken, "outbox message for a payment that did not succeed", eventId);
+  }
+
+  @Test
+  void pointsStillMissingLongAfterThePaymentAreAViolationAndNotBefore() {
+    String orderNo = alice.order("STICKER", 2);
+    alice.pay(orderNo, "WALLET", key());
+    awaitPoints(orderNo);
+    String name = "loyalty points missing for an order paid long ago";
+
+    jdbc.update("UPDATE loyalty_points SET order_no = 'moved' WHERE order_no = ?", orderNo);
+    JsonNode recent = admin.get("/api/audit").json();
+    jdbc.update(
+        "UPDATE orders SET paid_at = TIMESTAMP '2000-01-01 00:00:00' WHERE order_no = ?", orderNo);
+    JsonNode late = admin.get("/api/audit").json();
+    jdbc.update("UPDATE loyalty_points SET order_no = ? WHERE order_no = 'moved'", orderNo);
+
+    assertThat(recent.path("violations").toString()).doesNotContain(name);
+    assertThat(recent.path("pendingPoints").asLong()).isPositive();
+    assertBroken(late, name, orderNo);
+  }
+
+  @Test
+  void stockThatDiffersFromItsDeductionsIsAViolation() {
+    jdbc.update("UPDATE products SET stock = stock - 1 WHERE sku = 'MUG'");
+    JsonNode broken = admin.get("/api/audit").json();
+    jdbc.update("UPDATE products SET stock = stock + 1 WHERE sku = 'MUG'");
+
+    assertBroken(broken, "stock differs from initial stock minus deductions", "MUG");
+  }
+
+  @Test
+  void aCustomerSeesTheVerdictNamesAndCountsButNoRows() {
+    jdbc.update("UPDATE products SET stock = stock - 1 WHERE sku = 'MUG'");
+    Answer customer = bob.get("/api/audit");
+    Answer administrator = admin.get("/api/audit");
+    jdbc.update("UPDATE products SET stock = stock + 1 WHERE sku = 'MUG'");
+
+    assertThat(customer.status()).isEqualTo(200);
+    assertThat(customer.json().path("ok").asBoolean()).isFalse();
+    assertThat(customer.json().has("violations")).isFalse();
+    assertThat(customer.body()).doesNotContain("MUG");
+    assertThat(invariant(customer.json(), "stock differs from initial stock minus deductions"))
+        .isEqualTo(1);
+    assertThat(administrator.json().path("violations").toString()).contains("MUG");
+  }
+
+  private void awaitPoints(String orderNo) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> count("SELECT COUNT(*) FROM loyalty_points WHERE order_no = ?", orderNo) == 1);
+  }
+
+  private static void assertBroken(JsonNode report, String name, String row) {
+    assertThat(report.path("ok").asBoolean()).isFalse();
+    assertThat(report.path("violations").toString()).contains(name + ": " + row);
+    assertThat(invariant(report, name)).isPositive();
+  }
+
+  private static long invariant(JsonNode report, String name) {
+    for (JsonNode invariant : report.path("invariants")) {
+      if (invariant.path("name").asString().equals(name)) {
+        return invariant.path("violations").asLong();
+      }
+    }
+    throw new AssertionError("no invariant " + name + " in " + report);
+  }
+}
