@@ -250,6 +250,20 @@ class PaymentsTest extends EndToEnd {
   }
 
   @Test
+  void aConflictIsAnsweredButNotStoredSoTheSameKeyAsksAgain() {
+    String orderNo = alice.order("STICKER", 1);
+    alice.pay(orderNo, "CARD", key());
+    String key = key();
+
+    Answer conflict = alice.pay(orderNo, "CARD", key);
+    Answer again = alice.pay(orderNo, "CARD", key);
+
+    assertThat(conflict.status()).isEqualTo(409);
+    assertThat(again.status()).isEqualTo(409);
+    assertThat(again.replayed()).isFalse();
+  }
+
+  @Test
   void aDeclinedCardLeavesTheOrderOpenForAnotherPayment() {
     String orderNo = alice.order("STICKER", 8);
     gateway.script(Behaviour.approve().declined());

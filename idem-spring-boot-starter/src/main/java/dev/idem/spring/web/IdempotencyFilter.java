@@ -54,7 +54,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    * exactly as the store keys the record. Set before the handler runs, so that it can derive things
    * (an order number) from the key that was used.
    */
-  public static final String KEY_ATTRIBUTE = IdempotencyFilter.class.getName() + ".KEY";
+  public static final String KEY_ATTRIBUTE = "dev.idem.spring.web.IdempotencyFilter.KEY";
 
   /** Runs after security filters (which set the principal) and before the dispatcher. */
   public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;

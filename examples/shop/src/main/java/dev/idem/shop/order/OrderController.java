@@ -2,6 +2,7 @@ package dev.idem.shop.order;
 
 import dev.idem.shop.ShopException;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.web.IdempotencyFilter;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.security.Principal;
@@ -10,8 +11,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Orders: create with an idempotency key or token, read your own. */
@@ -32,10 +33,10 @@ class OrderController {
   ResponseEntity<Order> create(
       @Valid @RequestBody OrderRequest request,
       Principal principal,
-      @RequestHeader(value = "Idempotency-Key", required = false) String key,
-      @RequestHeader(value = "X-Idempotent-Token", required = false) String token) {
-    OrderService.Placed placed =
-        service.place(principal.getName(), request, key != null ? key : token);
+      // The key exactly as the filter parsed and stored it (header or token), so that a retry
+      // sending the header quoted, bare or twice derives the same order number.
+      @RequestAttribute(name = IdempotencyFilter.KEY_ATTRIBUTE, required = false) String key) {
+    OrderService.Placed placed = service.place(principal.getName(), request, key);
     Order order = placed.order();
     if (!placed.created()) {
       return ResponseEntity.ok(order);

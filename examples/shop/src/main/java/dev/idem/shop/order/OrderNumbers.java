@@ -24,11 +24,7 @@ final class OrderNumbers {
     if (key == null || key.isBlank()) {
       return "ORD-" + UUID.randomUUID().toString().replace("-", "").substring(0, 24);
     }
-    String bare =
-        key.length() >= 2 && key.startsWith("\"") && key.endsWith("\"")
-            ? key.substring(1, key.length() - 1)
-            : key;
-    byte[] digest = sha256(username + "\n" + bare);
+    byte[] digest = sha256(username + "\n" + key);
     return "ORD-" + HexFormat.of().formatHex(digest).substring(0, 24);
   }
 
