@@ -12,10 +12,6 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.lock.LockProvider;
-import dev.idem.testsupport.EngineContract;
-import dev.idem.testsupport.IdempotencyStoreContract;
-import dev.idem.testsupport.LockProviderContract;
-import dev.idem.testsupport.TokenContract;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -24,14 +20,13 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
  * The store, token, engine and lock contracts on a Redis Cluster of three primaries: the one named
  * by {@code IDEM_REDIS_CLUSTER_URI}, or else one this class starts on free local ports.
  */
-class RedisClusterIT {
+class RedisClusterIT extends RedisBackendTests {
 
   private static RedisClusterHarness harness;
   private static RedisClusterClient client;
@@ -92,40 +87,18 @@ class RedisClusterIT {
             () -> assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class));
   }
 
-  @Nested
-  class Store extends IdempotencyStoreContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
-
-    @Override
-    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
-      return ClusterStoreFactory.class;
-    }
+  @Override
+  IdempotencyStore store() {
+    return store;
   }
 
-  @Nested
-  class Tokens extends TokenContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
+  @Override
+  LockProvider locks() {
+    return locks;
   }
 
-  @Nested
-  class Engine extends EngineContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
-  }
-
-  @Nested
-  class Locks extends LockProviderContract {
-    @Override
-    protected LockProvider provider() {
-      return locks;
-    }
+  @Override
+  Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+    return ClusterStoreFactory.class;
   }
 }

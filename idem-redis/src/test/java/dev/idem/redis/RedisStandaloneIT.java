@@ -15,10 +15,6 @@ import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
 import dev.idem.redis.internal.RedisKeys;
-import dev.idem.testsupport.EngineContract;
-import dev.idem.testsupport.IdempotencyStoreContract;
-import dev.idem.testsupport.LockProviderContract;
-import dev.idem.testsupport.TokenContract;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -31,11 +27,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** The store, token, engine and lock contracts on a standalone Redis, plus Redis specifics. */
-class RedisStandaloneIT {
+class RedisStandaloneIT extends RedisBackendTests {
 
   private static RedisClient client;
   private static RedisIdempotencyStore store;
@@ -55,41 +50,19 @@ class RedisStandaloneIT {
     client.shutdown();
   }
 
-  @Nested
-  class Store extends IdempotencyStoreContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
-
-    @Override
-    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
-      return StandaloneStoreFactory.class;
-    }
+  @Override
+  IdempotencyStore store() {
+    return store;
   }
 
-  @Nested
-  class Tokens extends TokenContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
+  @Override
+  LockProvider locks() {
+    return locks;
   }
 
-  @Nested
-  class Engine extends EngineContract {
-    @Override
-    protected IdempotencyStore store() {
-      return store;
-    }
-  }
-
-  @Nested
-  class Locks extends LockProviderContract {
-    @Override
-    protected LockProvider provider() {
-      return locks;
-    }
+  @Override
+  Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+    return StandaloneStoreFactory.class;
   }
 
   @Test

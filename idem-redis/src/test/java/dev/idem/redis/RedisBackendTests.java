@@ -1,0 +1,60 @@
+package dev.idem.redis;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.EngineContract;
+import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.LockProviderContract;
+import dev.idem.testsupport.TokenContract;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The contract suites on one Redis topology, written once: a topology's IT supplies its store, lock
+ * provider and the factory a crashing child JVM builds its store with.
+ */
+abstract class RedisBackendTests {
+
+  abstract IdempotencyStore store();
+
+  abstract LockProvider locks();
+
+  abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
+
+  @Nested
+  class Store extends IdempotencyStoreContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return RedisBackendTests.this.crashStoreFactory();
+    }
+  }
+
+  @Nested
+  class Tokens extends TokenContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class Locks extends LockProviderContract {
+    @Override
+    protected LockProvider provider() {
+      return RedisBackendTests.this.locks();
+    }
+  }
+}
