@@ -21,6 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * segments the way a lossy network does, and the kernels on both sides still see healthy TCP
  * connections to the proxy.
  *
+ * <p>Two kinds of partition: {@link #hold(boolean)} delays bytes until it is lifted, as a real
+ * network partition does to a live TCP connection; {@link #blackhole(boolean)} drops them, which a
+ * real network never does inside a connection, so a client's connection used during a blackhole
+ * stays out of step with the server until it is closed (a {@link #cut()} after lifting it).
+ *
  * <p>Every setting takes effect at once, for open and new connections alike, and may be changed
  * from any thread. Each connection is served by two daemon threads (one per direction) named {@code
  * fault-proxy-<port>-...}; {@link #close()} ends them all.
@@ -104,6 +109,17 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
+   * While on, connections stay open and bytes are held back, not dropped: each direction stops
+   * passing bytes on and, once the proxy's and the kernels' buffers are full, stops reading, as in
+   * a partition that TCP rides out by retransmitting. Clients wait until their own timeouts fire;
+   * when it is turned off, everything held arrives late, in order. New connections are still
+   * accepted (their first bytes are held too).
+   */
+  public void hold(boolean on) {
+    faults.hold(on);
+  }
+
+  /**
    * While on, every new connection is closed with a reset as soon as it is accepted, as by a server
    * that is down. Open connections are left alone. (The client's connect itself succeeds, since the
    * proxy still listens; the failure shows on first use.)
@@ -127,10 +143,14 @@ public final class FaultProxy implements AutoCloseable {
     return cut;
   }
 
-  /** Turns every fault off: no latency, no blackhole, no refusal. Open connections stay open. */
+  /**
+   * Turns every fault off: no latency, no blackhole, nothing held, no refusal. Open connections
+   * stay open.
+   */
   public void reset() {
     faults.latency = Duration.ZERO;
     faults.blackhole = false;
+    faults.hold(false);
     faults.refuse = false;
   }
 

@@ -118,6 +118,7 @@ final class ProxiedConnection {
 
   private void forward(byte[] buffer, int n, OutputStream out)
       throws IOException, InterruptedException {
+    faults.awaitRelease();
     Duration delay = faults.latency;
     if (!delay.isZero() && !faults.blackhole) {
       // sleeping in the one thread of this direction delays every chunk without reordering

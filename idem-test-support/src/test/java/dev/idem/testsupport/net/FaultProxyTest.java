@@ -103,6 +103,25 @@ class FaultProxyTest {
   }
 
   @Test
+  void holdDelaysWhatIsSentUntilItIsLifted() throws Exception {
+    try (Socket socket = connect()) {
+      assertThat(roundTrip(socket, "a")).isEqualTo("a");
+      proxy.hold(true);
+      socket.getOutputStream().write("late".getBytes());
+      socket.getOutputStream().flush();
+      socket.setSoTimeout(200);
+      assertThatThrownBy(() -> socket.getInputStream().read())
+          .isInstanceOf(SocketTimeoutException.class);
+
+      proxy.hold(false);
+      socket.setSoTimeout((int) WAIT.toMillis());
+      assertThat(new String(socket.getInputStream().readNBytes(4))).isEqualTo("late");
+      assertThat(roundTrip(socket, "b")).isEqualTo("b");
+    }
+    assertThat(proxy.bytesDropped()).isZero();
+  }
+
+  @Test
   void refuseClosesNewConnectionsButNotOpenOnes() throws Exception {
     try (Socket open = connect()) {
       assertThat(roundTrip(open, "a")).isEqualTo("a");
@@ -138,6 +157,7 @@ class FaultProxyTest {
   void resetRestoresCleanForwarding() throws Exception {
     proxy.latency(Duration.ofSeconds(30));
     proxy.blackhole(true);
+    proxy.hold(true);
     proxy.refuse(true);
     proxy.reset();
     try (Socket socket = connect()) {
@@ -149,16 +169,23 @@ class FaultProxyTest {
   @Test
   void closeStopsListeningCutsConnectionsAndLeavesNoThreads() throws Exception {
     String prefix = "fault-proxy-" + proxy.port() + "-";
-    try (Socket socket = connect()) {
-      assertThat(roundTrip(socket, "a")).isEqualTo("a");
-      proxy.latency(Duration.ofSeconds(30)); // a thread asleep in a delay must end too
-      socket.getOutputStream().write('x');
-      socket.getOutputStream().flush();
-      await().atMost(WAIT).until(() -> threadsNamed(prefix) == 3);
+    try (Socket delayed = connect();
+        Socket held = connect()) {
+      assertThat(roundTrip(delayed, "a")).isEqualTo("a");
+      assertThat(roundTrip(held, "b")).isEqualTo("b");
+      // threads asleep in a delay or waiting for a hold to end must end too
+      proxy.latency(Duration.ofSeconds(30));
+      delayed.getOutputStream().write('x');
+      delayed.getOutputStream().flush();
+      proxy.hold(true);
+      held.getOutputStream().write('y');
+      held.getOutputStream().flush();
+      await().atMost(WAIT).until(() -> threadsNamed(prefix) == 5);
 
       proxy.close();
 
-      assertEndsOrResets(socket);
+      assertEndsOrResets(delayed);
+      assertEndsOrResets(held);
       assertThatThrownBy(this::connect).isInstanceOf(ConnectException.class);
       await().atMost(WAIT).until(() -> threadsNamed(prefix) == 0);
     }
