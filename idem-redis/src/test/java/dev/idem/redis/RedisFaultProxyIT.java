@@ -23,6 +23,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,10 +81,37 @@ class RedisFaultProxyIT {
   }
 
   @Test
-  void aCutWithTheServerUnreachableFailsTypedAndTheStoreRecoversAfterReconnecting() {
+  void aCutDuringAClaimFailsTypedAndTheStoreRecoversAfterReconnecting() throws Exception {
     ClaimRequest request = request();
     assertThat(store.find(request.key())).isEmpty();
-    // Lettuce re-sends commands after a quick reconnect; refusing keeps it from reconnecting
+    proxy.latency(Duration.ofSeconds(1));
+    long before = proxy.bytesForwarded();
+
+    CompletableFuture<ClaimResult> claim =
+        CompletableFuture.supplyAsync(() -> store.claim(request));
+    // the claim has reached Redis; its answer is held back by the latency when we cut
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> proxy.bytesForwarded() > before);
+    assertThat(proxy.cut()).isPositive();
+
+    assertThatThrownBy(claim::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(RedisException.class);
+
+    proxy.reset();
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aClaimWhileRedisIsUnreachableFailsTypedAndTheStoreRecoversAfterReconnecting() {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    // Lettuce keeps commands sent while disconnected and sends them once it has reconnected;
+    // refusing keeps it from reconnecting, so the claim waits out the command timeout
     proxy.refuse(true);
     assertThat(proxy.cut()).isPositive();
 
