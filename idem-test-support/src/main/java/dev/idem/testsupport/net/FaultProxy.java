@@ -102,7 +102,8 @@ public final class FaultProxy implements AutoCloseable {
   /**
    * While on, connections stay open but nothing passes: bytes read from either side are dropped,
    * not queued. Clients see a silent partition and wait until their own timeouts fire. Bytes
-   * dropped are gone for good, so a connection used during a blackhole is usually unusable after.
+   * dropped are gone for good, so a connection used during a blackhole is out of step with the
+   * server after it: {@link #cut()} it when lifting the blackhole, or use {@link #hold(boolean)}.
    */
   public void blackhole(boolean on) {
     faults.blackhole = on;
