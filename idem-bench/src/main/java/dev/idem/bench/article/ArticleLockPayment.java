@@ -26,12 +26,12 @@ import org.redisson.api.RedissonClient;
  * schema lacks, so that the benchmark measures the flow and not a table scan.
  *
  * <p><b>Flaw.</b> Nothing in the database stops a second payment of the same order: the only guard
- * is the lock, and it is a lease. When the work outlives the lease's 30 s (a slow provider, a GC
- * pause, a network partition) or Redis loses the lock (a failover before replication), a second
- * call takes the lock, finds the first payment not yet written or not yet successful, and pays
- * again. The lock carries no fencing token, so the late first call's writes cannot be refused
- * either. A repeat that arrives while the first runs is told "processing" rather than given the
- * first result.
+ * is the lock, and it is a lease. When a call stalls past the lease's 30 s after its check found no
+ * payment and before its insert (a GC pause, a slow network, a failover that lost the lock), a
+ * second call takes the lock, finds nothing, and pays; then the first resumes and pays again. The
+ * lock carries no fencing token, so the late call's writes cannot be refused. A repeat that comes
+ * while the first call runs is told "processing" rather than given its result, and one that comes
+ * after a stall past the lease but before the first payment settled gets the PENDING record.
  */
 public final class ArticleLockPayment {
 
