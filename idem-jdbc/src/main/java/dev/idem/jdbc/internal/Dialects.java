@@ -109,6 +109,11 @@ public final class Dialects {
         }
 
         @Override
+        public boolean writesInOneStatement() {
+          return true;
+        }
+
+        @Override
         public String purge(String t) {
           return "DELETE FROM "
               + t
