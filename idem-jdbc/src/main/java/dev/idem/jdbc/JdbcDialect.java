@@ -66,15 +66,6 @@ public interface JdbcDialect {
     return null;
   }
 
-  /**
-   * True when a statement may hold data-modifying common table expressions ({@code WITH d AS
-   * (UPDATE ... RETURNING ...) INSERT ...}), with {@code unnest} of array parameters and {@code ON
-   * CONFLICT DO NOTHING}, so that several writes go to the database in one round trip: PostgreSQL.
-   */
-  default boolean writesInOneStatement() {
-    return false;
-  }
-
   /** Deletes at most {@code ?} expired rows in one statement that holds no long locks. */
   String purge(String table);
 

@@ -33,10 +33,6 @@ import javax.sql.DataSource;
  *       (DUPLICATE), and only then a third statement gives its amount back.
  * </ol>
  *
- * <p>On PostgreSQL the two are one statement (a data-modifying {@code WITH}: the debit, then the
- * ledger rows from arrays of request ids and amounts, {@code ON CONFLICT DO NOTHING}), so that a
- * batch costs one round trip and the commit.
- *
  * <p>When the balance does not cover the whole batch (and always on H2, and with a driver that
  * reports no per-row counts for a batch, as MariaDB Connector/J's bulk protocol does), the batch is
  * taken one by one instead: {@code SELECT balance ... FOR UPDATE}, one query for the request ids
@@ -137,18 +133,10 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
         results.add(DeductionResult.DUPLICATE);
       }
     }
-    Set<Integer> inserted;
-    if (sql.debitAndRecord != null) {
-      inserted = debitAndRecord(c, account, batch, firsts, total);
-      if (inserted == null) {
-        return null;
-      }
-    } else {
-      if (!debit(c, account, total)) {
-        return null;
-      }
-      inserted = insertLedger(c, account, batch, firsts);
+    if (!debit(c, account, total)) {
+      return null;
     }
+    Set<Integer> inserted = insertLedger(c, account, batch, firsts);
     if (inserted == null) {
       // Without counts a repeat cannot be told from a new row here: undo, and let this store take
       // every batch one by one from now on.
@@ -206,48 +194,6 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
       throw new SQLException("the locked balance row changed under its lock");
     }
     return results;
-  }
-
-  // Debit and ledger rows in one round trip (PostgreSQL); the indexes of the rows inserted, or null
-  // when the balance did not cover the total and nothing was written.
-  private Set<Integer> debitAndRecord(
-      Connection c, K account, List<Deduction> batch, List<Integer> firsts, BigDecimal total)
-      throws SQLException {
-    String[] requestIds = new String[firsts.size()];
-    BigDecimal[] amounts = new BigDecimal[firsts.size()];
-    for (int k = 0; k < firsts.size(); k++) {
-      requestIds[k] = batch.get(firsts.get(k)).requestId();
-      amounts[k] = batch.get(firsts.get(k)).amount();
-    }
-    boolean debited = false;
-    Set<String> recorded = new HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.debitAndRecord)) {
-      ps.setBigDecimal(1, total);
-      ps.setObject(2, account);
-      ps.setBigDecimal(3, total);
-      ps.setArray(4, c.createArrayOf("text", requestIds));
-      ps.setArray(5, c.createArrayOf("numeric", amounts));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String requestId = rs.getString(1);
-          if (requestId == null) {
-            debited = true;
-          } else {
-            recorded.add(requestId);
-          }
-        }
-      }
-    }
-    if (!debited) {
-      return null;
-    }
-    Set<Integer> inserted = new HashSet<>();
-    for (int i : firsts) {
-      if (recorded.contains(batch.get(i).requestId())) {
-        inserted.add(i);
-      }
-    }
-    return inserted;
   }
 
   private BigDecimal lockBalance(Connection c, K account) throws SQLException {

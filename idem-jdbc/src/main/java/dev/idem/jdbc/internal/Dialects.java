@@ -109,11 +109,6 @@ public final class Dialects {
         }
 
         @Override
-        public boolean writesInOneStatement() {
-          return true;
-        }
-
-        @Override
         public String purge(String t) {
           return "DELETE FROM "
               + t

@@ -25,14 +25,6 @@ public final class HotAccountSql {
   /** Gives back what a debit took for rows the ledger refused. Parameters: amount, account id. */
   public final String credit;
 
-  /**
-   * The debit and the ledger rows in one statement, or null where the dialect cannot: parameters
-   * total, account id, total, request ids (a text array), amounts (a numeric array). The ledger
-   * rows go in only when the debit applied, skipping duplicates; the result has one row with a null
-   * request id when the debit applied, and one row per request id inserted.
-   */
-  public final String debitAndRecord;
-
   private final String ledger;
   private final String ledgerAccount;
   private final String ledgerRequest;
@@ -81,52 +73,6 @@ public final class HotAccountSql {
             + " = ? AND "
             + bal
             + " >= ?";
-    this.debitAndRecord =
-        dialect.writesInOneStatement()
-            ? debitAndRecord(
-                t, idc, bal, bump, this.ledger, this.ledgerAccount, this.ledgerRequest, amount)
-            : null;
-  }
-
-  private static String debitAndRecord(
-      String t,
-      String idc,
-      String bal,
-      String bump,
-      String ledger,
-      String ledgerAccount,
-      String ledgerRequest,
-      String amount) {
-    return "WITH d AS (UPDATE "
-        + t
-        + " SET "
-        + bal
-        + " = "
-        + bal
-        + " - ?"
-        + bump
-        + " WHERE "
-        + idc
-        + " = ? AND "
-        + bal
-        + " >= ? RETURNING "
-        + idc
-        + "), i AS (INSERT INTO "
-        + ledger
-        + " ("
-        + ledgerAccount
-        + ", "
-        + ledgerRequest
-        + ", "
-        + amount
-        + ") SELECT d."
-        + idc
-        + ", r.request_id, r.amount FROM d, unnest(CAST(? AS text[]), CAST(? AS numeric[]))"
-        + " AS r (request_id, amount) ON CONFLICT DO NOTHING RETURNING "
-        + ledgerRequest
-        + ") SELECT "
-        + ledgerRequest
-        + " FROM i UNION ALL SELECT NULL FROM d";
   }
 
   private static String v(String version) {
