@@ -28,9 +28,26 @@ final class PrivateRedis {
     this.port = port;
   }
 
-  /** Starts redis-server without persistence and waits until it answers PING. */
+  /**
+   * Starts redis-server without persistence and waits until it answers; when another process takes
+   * the port first (other tests use this range too), tries the next free one.
+   */
   static PrivateRedis start() {
-    int port = freePort();
+    int from = FIRST_PORT;
+    for (int attempt = 0; attempt < 10; attempt++) {
+      int port = freePort(from);
+      PrivateRedis redis = launch(port);
+      if (redis.awaitReady()) {
+        return redis;
+      }
+      redis.stop();
+      from = port + 1;
+    }
+    throw new IllegalStateException(
+        "could not start a redis-server in " + FIRST_PORT + "-" + LAST_PORT);
+  }
+
+  private static PrivateRedis launch(int port) {
     try {
       Process process =
           new ProcessBuilder(
@@ -46,17 +63,23 @@ final class PrivateRedis {
               .redirectErrorStream(true)
               .redirectOutput(new File(System.getProperty("java.io.tmpdir"), "shop-redis-" + port))
               .start();
-      PrivateRedis redis = new PrivateRedis(process, port);
-      // Ours, not a server that took the port first: its process id is the one started here.
-      String pid = "process_id:" + process.pid();
-      await()
-          .atMost(Duration.ofSeconds(20))
-          .ignoreExceptions()
-          .until(() -> process.isAlive() && redis.call(c -> c.sync().info("server")).contains(pid));
-      return redis;
+      return new PrivateRedis(process, port);
     } catch (IOException e) {
       throw new IllegalStateException("redis-server is needed on the PATH", e);
     }
+  }
+
+  // True once the server answers as ours (the process id it reports is the one started here, not
+  // a server that took the port first); false when the process ended instead.
+  private boolean awaitReady() {
+    String pid = "process_id:" + process.pid();
+    return await()
+            .atMost(Duration.ofSeconds(20))
+            .ignoreExceptions()
+            .until(
+                () -> !process.isAlive() || call(c -> c.sync().info("server")).contains(pid),
+                done -> done)
+        && process.isAlive();
   }
 
   String url() {
@@ -89,8 +112,8 @@ final class PrivateRedis {
     }
   }
 
-  private static int freePort() {
-    for (int port = FIRST_PORT; port <= LAST_PORT; port++) {
+  private static int freePort(int from) {
+    for (int port = from; port <= LAST_PORT; port++) {
       try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
         return port;
       } catch (IOException taken) {
