@@ -85,7 +85,8 @@ public final class HotAccountConfig {
    * to come back together (a pool of workers, a burst of payments); without the wait the first of
    * them to return would go to the store alone, and the others in the batch after, paying two
    * transactions for what fits in one. The wait ends as soon as they are queued, so it costs its
-   * full length only when they do not come. {@link Duration#ZERO} turns it off.
+   * full length only when they do not come, and never more than half of the first caller's own
+   * {@link #maxWait()}. {@link Duration#ZERO} turns it off.
    */
   public Duration gatherWait() {
     return gatherWait;
@@ -124,7 +125,10 @@ public final class HotAccountConfig {
       return this;
     }
 
-    /** Zero or more; zero turns gathering off. See {@link HotAccountConfig#gatherWait()}. */
+    /**
+     * Zero or more, and shorter than {@link #maxWait(Duration)}; zero turns gathering off. See
+     * {@link HotAccountConfig#gatherWait()}.
+     */
     public Builder gatherWait(Duration gatherWait) {
       this.gatherWait = Objects.requireNonNull(gatherWait, "gatherWait");
       return this;
@@ -132,7 +136,7 @@ public final class HotAccountConfig {
 
     /**
      * @throws IllegalArgumentException when a size is below 1, the wait is not positive or the
-     *     gather wait is negative
+     *     gather wait is negative or not shorter than the wait
      */
     public HotAccountConfig build() {
       if (maxBatchSize < 1) {
@@ -146,6 +150,10 @@ public final class HotAccountConfig {
       }
       if (gatherWait.isNegative()) {
         throw new IllegalArgumentException("gatherWait must not be negative, was " + gatherWait);
+      }
+      if (gatherWait.compareTo(maxWait) >= 0) {
+        throw new IllegalArgumentException(
+            "gatherWait (" + gatherWait + ") must be shorter than maxWait (" + maxWait + ")");
       }
       return new HotAccountConfig(this);
     }

@@ -1,6 +1,7 @@
 package dev.idem.core.hot;
 
 import dev.idem.core.hot.internal.Lane;
+import dev.idem.core.lock.internal.Durations;
 import java.math.BigDecimal;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,7 +71,7 @@ public final class HotAccountExecutor<K> {
   public DeductionResult deduct(K account, Deduction deduction) {
     Objects.requireNonNull(account, "account");
     Objects.requireNonNull(deduction, "deduction");
-    long waitNanos = config.maxWait().toNanos();
+    long waitNanos = Durations.toNanosSaturated(config.maxWait());
     while (true) {
       Lane<K> lane = lanes.computeIfAbsent(account, this::newLane);
       DeductionResult result = lane.deduct(deduction, config.maxQueueSize(), waitNanos);
@@ -105,7 +106,7 @@ public final class HotAccountExecutor<K> {
         store,
         config.maxBatchSize(),
         expected,
-        config.gatherWait().toNanos(),
+        Durations.toNanosSaturated(config.gatherWait()),
         lane -> {
           lanes.remove(account, lane);
           remember(account, lane.lastBatch());

@@ -241,6 +241,7 @@ class HotAccountExecutorTest {
             store,
             HotAccountConfig.custom()
                 .mode(HotAccountConfig.Mode.SERIALIZE)
+                .maxWait(Duration.ofHours(2))
                 .gatherWait(Duration.ofHours(1))
                 .build());
     Future<DeductionResult> first = pay(executor, "first");
@@ -273,8 +274,12 @@ class HotAccountExecutorTest {
   }
 
   private static HotAccountExecutor<String> gathering(GatedStore store, Duration gatherWait) {
+    Duration maxWait = HotAccountConfig.DEFAULT_MAX_WAIT;
+    if (gatherWait.compareTo(maxWait) >= 0) {
+      maxWait = gatherWait.multipliedBy(2);
+    }
     return new HotAccountExecutor<>(
-        store, HotAccountConfig.custom().gatherWait(gatherWait).build());
+        store, HotAccountConfig.custom().maxWait(maxWait).gatherWait(gatherWait).build());
   }
 
   @Test
@@ -293,6 +298,14 @@ class HotAccountExecutorTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> HotAccountConfig.custom().gatherWait(Duration.ofNanos(-1)).build())
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                HotAccountConfig.custom()
+                    .maxWait(Duration.ofSeconds(1))
+                    .gatherWait(Duration.ofSeconds(1))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shorter than maxWait");
     HotAccountConfig serial =
         HotAccountConfig.from(HotAccountConfig.ofDefaults())
             .mode(HotAccountConfig.Mode.SERIALIZE)

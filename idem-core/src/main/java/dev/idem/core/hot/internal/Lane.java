@@ -123,7 +123,7 @@ public final class Lane<K> {
         throw abandon(p, false);
       }
       if (p.state == State.LEADING) {
-        lead();
+        left = lead(left);
         continue;
       }
       try {
@@ -149,11 +149,12 @@ public final class Lane<K> {
   }
 
   // Called with the lock held by the caller whose deduction is at the head; releases it while the
-  // store works.
-  private void lead() {
+  // store works. Answers what is left of the leader's wait after gathering.
+  private long lead(long waitNanos) {
+    long left = waitNanos;
     if (!gathered) {
       gathered = true;
-      gather();
+      left = gather(waitNanos);
     }
     List<Pending> batch = new ArrayList<>(Math.min(maxBatch, queue.size()));
     List<Deduction> deductions = new ArrayList<>(batch.size());
@@ -185,19 +186,23 @@ public final class Lane<K> {
       batch.get(i).finish(failure == null ? results.get(i) : null, failure);
     }
     handOff();
+    return left;
   }
 
   // The first leader, at the head of the queue, waits with the lock released until the queue holds
-  // the expected batch or the bound runs out. It cannot be abandoned meanwhile (its own thread is
-  // here), and an interrupt only ends the wait: the callers queued behind it need their batch.
-  private void gather() {
+  // the expected batch, the bound runs out, or only a little of its own wait is left (it keeps the
+  // rest for the store). It cannot be abandoned meanwhile (its own thread is here), and an
+  // interrupt only ends the gathering: the callers queued behind it need their batch, and the
+  // interrupt status stays set for the caller to see. Answers what is left of the leader's wait.
+  private long gather(long waitNanos) {
     if (gatherTarget <= 1 || gatherNanos <= 0) {
-      return;
+      return waitNanos;
     }
+    long bound = Math.min(gatherNanos, waitNanos / 2);
     Pending leader = queue.peek();
     gathering = leader;
+    long left = bound;
     try {
-      long left = gatherNanos;
       while (queue.size() < gatherTarget && left > 0) {
         left = leader.changed.awaitNanos(left);
       }
@@ -206,6 +211,7 @@ public final class Lane<K> {
     } finally {
       gathering = null;
     }
+    return waitNanos - (bound - Math.max(left, 0));
   }
 
   private void handOff() {
