@@ -98,14 +98,51 @@ final class IdemPayment {
               ctx -> payOnce(orderNo, amount),
               config);
       return new PaymentResult(paid.value(), "SUCCESS", paid.replayed() ? "replayed" : "paid");
-    } catch (RequestInProgressException e) {
+    } catch (RequestInProgressException | StillProcessing e) {
       return PaymentResult.processing("payment in progress");
     }
   }
 
+  /**
+   * The order's open payment is in the provider's hands under another call (one whose lease ran
+   * out, say): not a success to store, but a retryable answer that frees the key.
+   */
+  private static final class StillProcessing extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    StillProcessing(String paymentNo) {
+      super("payment " + paymentNo + " is being processed", null, false, false);
+    }
+  }
+
   private String payOnce(String orderNo, BigDecimal amount) throws SQLException {
-    String paymentNo;
-    Status status;
+    OpenPayment open = openPayment(orderNo, amount);
+    if (open.status() == Status.FAILED) {
+      // Declined earlier and not released (a crash between the two writes): release it and open
+      // a new one, as a declined payment leaves the order payable.
+      release(open.paymentNo());
+      open = openPayment(orderNo, amount);
+    }
+    if (open.status() == Status.SUCCESS) {
+      return open.paymentNo();
+    }
+    if (!transitions.transition(open.paymentNo(), Status.PENDING, Status.PROCESSING).changed()) {
+      throw new StillProcessing(open.paymentNo());
+    }
+    boolean approved = thirdPartyPay.pay(open.paymentNo(), amount);
+    transitions.transition(
+        open.paymentNo(), Status.PROCESSING, approved ? Status.SUCCESS : Status.FAILED);
+    if (!approved) {
+      release(open.paymentNo());
+      throw new IllegalStateException("declined: " + open.paymentNo());
+    }
+    return open.paymentNo();
+  }
+
+  private record OpenPayment(String paymentNo, Status status) {}
+
+  // Finds the order's open payment, creating it PENDING if there is none.
+  private OpenPayment openPayment(String orderNo, BigDecimal amount) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement ps =
           c.prepareStatement(
@@ -127,22 +164,22 @@ final class IdemPayment {
           if (!rs.next()) {
             throw new SQLException("order " + orderNo + " has no open payment");
           }
-          paymentNo = rs.getString(1);
-          status = Status.valueOf(rs.getString(2));
+          return new OpenPayment(rs.getString(1), Status.valueOf(rs.getString(2)));
         }
       }
     }
-    if (status == Status.SUCCESS) {
-      return paymentNo;
+  }
+
+  // A declined payment no longer holds its order open; guarded by its status.
+  private void release(String paymentNo) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE "
+                    + table
+                    + " SET active_order_no = NULL WHERE payment_no = ? AND status = 'FAILED'")) {
+      ps.setString(1, paymentNo);
+      ps.executeUpdate();
     }
-    if (transitions.transition(paymentNo, Status.PENDING, Status.PROCESSING).changed()) {
-      boolean approved = thirdPartyPay.pay(paymentNo, amount);
-      transitions.transition(
-          paymentNo, Status.PROCESSING, approved ? Status.SUCCESS : Status.FAILED);
-      if (!approved) {
-        throw new IllegalStateException("declined: " + paymentNo);
-      }
-    }
-    return paymentNo;
   }
 }

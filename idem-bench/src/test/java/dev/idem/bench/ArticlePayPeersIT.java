@@ -1,6 +1,7 @@
 package dev.idem.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -214,6 +215,27 @@ class ArticlePayPeersIT {
       assertThat(after.message()).isEqualTo("replayed");
       assertThat(successes(idemTable, "O-4")).isEqualTo(1);
       assertThat(charges).hasValue(1);
+    } finally {
+      store.close();
+    }
+  }
+
+  @Test
+  void idemStoresNoSuccessForADeclineAndPaysAfreshOnTheRetry() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    ThirdPartyPay declinesFirst = (paymentNo, amount) -> calls.incrementAndGet() > 1;
+    RedisIdempotencyStore store = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "d:");
+    try (Idempotency engine = Idempotency.builder(store).build()) {
+      IdemPayment idem =
+          new IdemPayment(engine, IdempotencyConfig.ofDefaults(), pool, declinesFirst, idemTable);
+
+      assertThatThrownBy(() -> idem.pay("O-5", AMOUNT)).hasMessageContaining("declined");
+      PaymentResult retry = idem.pay("O-5", AMOUNT);
+
+      assertThat(retry.status()).isEqualTo("SUCCESS");
+      assertThat(retry.message()).isEqualTo("paid");
+      assertThat(calls).hasValue(2);
+      assertThat(successes(idemTable, "O-5")).isEqualTo(1);
     } finally {
       store.close();
     }
