@@ -20,6 +20,7 @@ import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisKeys;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.net.InetAddress;
@@ -159,6 +160,22 @@ class RedisStandaloneIT extends RedisBackendTests {
         store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1));
         assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
       }
+    }
+  }
+
+  @Test
+  void aKeyHoldingAnythingButARecordValueIsAStoreFailureNotAClaim() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    String name = "idem:{" + key.digest() + "}";
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      raw.sync().hset(name, "st", "C");
+      raw.sync().pexpire(name, 60_000);
+      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      raw.sync().del(name);
+      raw.sync().set(name, "S1:CZ", SetArgs.Builder.px(60_000));
+      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      raw.sync().del(name);
     }
   }
 
