@@ -164,10 +164,10 @@ public final class RedisIdempotencyStore
     byte[] record =
         new RecordValue.Writer()
             .field('S', "P")
-            .field('P', request.fingerprint().value())
             .field('F', 1)
             .field('O', owner)
             .field('L', leaseMillis)
+            .field('P', request.fingerprint().value())
             .field('A', key.scope())
             .field('V', key.value())
             .toBytes();
@@ -192,15 +192,25 @@ public final class RedisIdempotencyStore
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long started = System.currentTimeMillis();
+    byte[] head =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', lease.fence())
+            .field('O', lease.owner())
+            .toBytes();
+    byte[] fields =
+        new RecordValue.Writer()
+            .field('F', lease.fence())
+            .field('K', outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S")
+            .field('B', outcome.payload())
+            .toBytes();
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
                 keys.record(digest),
-                RedisKeys.bytes(lease.fence()),
-                RedisKeys.bytes(lease.owner()),
+                head,
+                fields,
                 RedisKeys.bytes(RedisKeys.millis(retention)),
-                RedisKeys.bytes(outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S"),
-                outcome.payload(),
                 keys.changeChannel(),
                 RedisKeys.bytes(digest))
             == 1;

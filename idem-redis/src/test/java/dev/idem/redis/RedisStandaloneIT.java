@@ -164,6 +164,41 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
+  void aCompletionKeepsWhatTheRecordCarriedAndWakesTheWaiterWhoMarkedIt() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Duration lease = Duration.ofSeconds(30);
+    assertThat(store.issue(key, Duration.ofMinutes(5))).isTrue();
+    ClaimRequest token = new ClaimRequest(key, Fingerprint.of("a"), lease, true);
+    Lease claimed = ((ClaimResult.Claimed) store.claim(token)).lease();
+    Lease renewed = store.renew(claimed, lease).orElseThrow();
+    try (RedisIdempotencyStore otherNode = RedisIdempotencyStore.create(client)) {
+      CountDownLatch changed = new CountDownLatch(1);
+      try (RecordChangeNotifier.Subscription sub = otherNode.onChange(key, changed::countDown)) {
+        assertThat(otherNode.claim(token)).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(store.complete(renewed, Outcome.failure(new byte[] {'V', '1'}), lease)).isTrue();
+        assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
+      }
+    }
+    IdempotencyRecord done = store.find(key).orElseThrow();
+    assertThat(done.state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(done.fingerprint()).isEqualTo(Fingerprint.of("a"));
+    assertThat(done.token()).isTrue();
+    assertThat(done.fence()).isEqualTo(claimed.fence());
+    assertThat(done.outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
+    assertThat(done.outcome().payload()).containsExactly('V', '1');
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease)))
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      RecordValue stored =
+          RecordValue.parse(raw.sync().get(RedisKeys.bytes("idem:{" + key.digest() + "}")));
+      assertThat(stored.text('A')).isEqualTo(key.scope());
+      assertThat(stored.text('V')).isEqualTo("k");
+      assertThat(stored.has('W')).isFalse();
+      assertThat(stored.has('U')).isFalse();
+    }
+  }
+
+  @Test
   void aKeyHoldingAnythingButARecordValueIsAStoreFailureNotAClaim() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     String name = "idem:{" + key.digest() + "}";

@@ -27,7 +27,7 @@ public final class LuaScripts {
       local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
       """;
 
-  // RecordValue's form: name letter, byte length, ':', bytes; a repeated name counts last.
+  // RecordValue's form: name letter, byte length, ':', bytes, in RecordValue's order.
   private static final String FIELDS =
       """
       local function fields(v)
@@ -40,11 +40,15 @@ public final class LuaScripts {
         end
         return r
       end
+      local order = {'S', 'F', 'O', 'L', 'U', 'W', 'K', 'B', 'E', 'P', 'T', 'N', 'A', 'V'}
       local function encode(r)
         local out = {}
-        for name, x in pairs(r) do
-          if type(x) == 'number' then x = string.format('%.0f', x) end
-          out[#out + 1] = name .. #x .. ':' .. x
+        for _, name in ipairs(order) do
+          local x = r[name]
+          if x then
+            if type(x) == 'number' then x = string.format('%.0f', x) end
+            out[#out + 1] = name .. #x .. ':' .. x
+          end
         end
         return table.concat(out)
       end
@@ -105,7 +109,10 @@ public final class LuaScripts {
               if r.S == 'P' then
                 if now >= lu then return claim(fence + 1, token, tonumber(r.N)) end
                 if not same then return reply('M') end
-                if ARGV[7] == '1' and not r.W then redis.call('APPEND', KEYS[1], 'W1:1') end
+                if ARGV[7] == '1' and not r.W then
+                  r.W = '1'
+                  redis.call('SET', KEYS[1], encode(r), 'KEEPTTL')
+                end
                 return reply('I')
               end
               if same then return reply('D') end
@@ -147,21 +154,37 @@ public final class LuaScripts {
       """;
 
   /**
-   * KEYS: record. ARGV: fence, owner, retention ms, kind (S/F), payload, channel, digest. Answers 1
-   * when stored, 0 when the lease no longer matches.
+   * KEYS: record. ARGV: the head an in-progress record of this lease starts with ({@code S}, {@code
+   * F}, {@code O} fields), the fields of the outcome ({@code F}, {@code K}, {@code B}), retention
+   * ms, channel, digest. Answers 1 when stored, 0 when the lease no longer matches.
+   *
+   * <p>The hot path of every call, so it parses no more than it must: writers keep RecordValue's
+   * order, so a record that starts with the lease's head is in progress under that fence and owner,
+   * its lease fields and waiter mark follow, and the fields it keeps (fingerprint, token, scope and
+   * value) end it and are copied over unread.
    */
   public static final Script COMPLETE =
       new Script(
-          FIELDS
-              + OWNED
+          """
+          local v = redis.call('GET', KEYS[1])
+          local head = ARGV[1]
+          if not v or string.sub(v, 1, #head) ~= head then return 0 end
+          local i, waited = #head + 1, false
+          while true do
+            local name = string.sub(v, i, i)
+            if name ~= 'L' and name ~= 'U' and name ~= 'E' and name ~= 'W' then break end
+            if name == 'W' then waited = true end
+            local c = string.find(v, ':', i + 1, true)
+            i = c + tonumber(string.sub(v, i + 1, c - 1)) + 1
+          end
+          """
               + NOW
-              + NOTIFY
               + """
               local expires = now + tonumber(ARGV[3])
-              local c = {S = 'C', F = r.F, E = expires, K = ARGV[4], B = ARGV[5], P = r.P,
-                T = r.T, N = r.N, A = r.A, V = r.V}
-              redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
-              notify()
+              local e = string.format('%.0f', expires)
+              redis.call('SET', KEYS[1], 'S1:C' .. ARGV[2] .. 'E' .. #e .. ':' .. e ..
+                string.sub(v, i), 'PXAT', expires)
+              if waited then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
               return 1
               """);
 

@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
  * A record as the one string value Redis keeps for it: a run of fields, each a one-letter name, the
  * byte length in decimal, a colon and the bytes ({@code S1:P F1:1 ...} without the spaces). Lengths
  * make any content safe, binary outcomes included; the Lua side reads and writes the same form (see
- * {@link LuaScripts}). A name that appears twice counts as its last occurrence, so a script can add
- * a field with {@code APPEND} and keep the key's expiry.
+ * {@link LuaScripts}). Readers take the fields in any order (a name that appears twice counts as
+ * its last occurrence), but every writer keeps the order {@code S F O L U W K B E P T N A V}: the
+ * completion script relies on it to check an in-progress record by its first bytes and to copy the
+ * fields it keeps without reading them.
  *
  * <p>Fields: {@code S} state (I issued, P in progress, C completed), {@code P} fingerprint, {@code
  * F} fence, {@code O} owner, {@code U} lease end and {@code E} logical expiry (server epoch ms),
