@@ -29,7 +29,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 /**
  * The web page in headless Chromium (Debian's chromium and chromium-driver): log in, order, and pay
  * with a real double click, with a reload while the payment is in flight, and with a network retry
- * and the retry button; each time one charge. Skipped when the browser is not installed.
+ * and the retry button; each time one charge. A request another user left pending is not sent.
+ * Skipped when the browser is not installed.
  */
 class ShopPageIT extends EndToEnd {
 
@@ -157,6 +158,29 @@ class ShopPageIT extends EndToEnd {
     assertThat(count("SELECT COUNT(*) FROM payment_records WHERE order_no = ?", orderNo))
         .isEqualTo(1);
     awaitAuditOkOnThePage();
+  }
+
+  @Test
+  void aRequestLeftPendingByAnotherUserIsDroppedNotSentWithTheseCredentials() {
+    String alicesOrder = alice.order("STICKER", 1);
+    logIn("bob");
+    // What alice's unanswered payment leaves in the tab's storage, found by bob's session.
+    ((JavascriptExecutor) browser)
+        .executeScript(
+            "window.sessionStorage.setItem('pending', JSON.stringify({'alices-key':"
+                + " {path: '/api/orders/' + arguments[0] + '/payments', body: {method: 'WALLET'},"
+                + " user: 'alice'}}));",
+            alicesOrder);
+    browser.navigate().refresh();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptions()
+        .until(() -> browser.findElement(By.id("shop")).isDisplayed());
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> storage("pending").equals("{}"));
+    assertThat(paymentLog(alicesOrder)).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM payment_records WHERE order_no = ?", alicesOrder))
+        .isZero();
   }
 
   private void logIn(String user) {
