@@ -38,9 +38,10 @@ function log(method, path, key, answer, note) {
   $('log').prepend(item);
 }
 
-// Requests sent but not answered yet, by key, in sessionStorage: they survive a reload (the
-// user's or the reload button's), after which each is sent again with its own key. Only an
-// answer removes one. The last request is kept too, for the retry button.
+// Requests sent but not settled yet, by key, with the user who sent them, in sessionStorage:
+// they survive a reload (the user's or the reload button's), after which each of the logged-in
+// user's is sent again with its own key. Only a final answer removes one. The last request is kept
+// too, for the retry button.
 function pending() {
   return JSON.parse(store.getItem('pending') || '{}');
 }
@@ -51,11 +52,28 @@ function setPending(key, request) {
   store.setItem('pending', JSON.stringify(all));
 }
 
+// Final: a success, or a refusal that sending the request again would not change. Not final: the
+// key's first request still running or the order's payment still open (409 *in-progress), too
+// many requests (429), a server error (5xx, a busy wallet's 503); nor a network error, which
+// throws before there is an answer.
+function isFinal(answer) {
+  if (answer.status === 409) {
+    return !(answer.json && typeof answer.json.type === 'string' && answer.json.type.endsWith('in-progress'));
+  }
+  return answer.status < 500 && answer.status !== 429;
+}
+
 async function send(method, path, body, key, note) {
-  setPending(key, { path, body });
+  setPending(key, { path, body, user: store.getItem('user') });
   store.setItem('last', JSON.stringify({ path, body, key }));
-  const answer = await call(method, path, body, key);
-  setPending(key, null);
+  let answer;
+  try {
+    answer = await call(method, path, body, key);
+  } catch (e) {
+    log(method, path, key, { status: 'no answer', json: { type: String(e) } }, note);
+    throw e;
+  }
+  if (isFinal(answer)) setPending(key, null);
   log(method, path, key, answer, note);
   return answer;
 }
@@ -79,10 +97,17 @@ async function perform(mode, path, body) {
   await refresh();
 }
 
+// Another user's requests are dropped: they would go out with this user's credentials. A request
+// that fails is logged and stays pending; it does not keep the others or the page's refresh back.
 async function resendPending() {
-  const all = pending();
-  await Promise.all(Object.entries(all).map(
-    ([key, r]) => send('POST', r.path, r.body, key, 're-sent after reload')));
+  const user = store.getItem('user');
+  const mine = Object.entries(pending()).filter(([key, r]) => {
+    if (r.user === user) return true;
+    setPending(key, null);
+    return false;
+  });
+  await Promise.all(mine.map(
+    ([key, r]) => send('POST', r.path, r.body, key, 're-sent after reload').catch(() => {})));
 }
 
 // The retry button: the last request again, with its key, as a client retries a lost answer.

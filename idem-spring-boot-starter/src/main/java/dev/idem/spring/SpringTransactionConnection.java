@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import dev.idem.jdbc.TransactionConnection;
 import java.sql.Connection;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -25,9 +26,10 @@ public final class SpringTransactionConnection implements TransactionConnection 
   /**
    * @param dataSource the DataSource whose Spring transaction to join; the same instance the
    *     transaction manager uses
+   * @throws NullPointerException when {@code dataSource} is null
    */
   public SpringTransactionConnection(DataSource dataSource) {
-    this.dataSource = dataSource;
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
   }
 
   /** The bound transaction's connection, or null when no Spring transaction is active. */

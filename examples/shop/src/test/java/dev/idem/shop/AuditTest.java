@@ -99,6 +99,43 @@ class AuditTest extends EndToEnd {
         .until(() -> count("SELECT COUNT(*) FROM loyalty_points WHERE order_no = ?", orderNo) == 1);
   }
 
+  @Test
+  void aWalletDebitWhosePaymentIsStillProcessingIsPendingAndAViolationOnceThePaymentFailed() {
+    String orderNo = alice.order("STICKER", 1);
+    String paymentNo = "PAY-between-" + key().substring(0, 8);
+    String name = "wallet debit without a successful wallet payment";
+    // A hot-mode payment between its two commits: the debit and its ledger row (no payment number
+    // yet) are in, the payment is PROCESSING; since a moment the reconciler does not reach.
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', 2.00,"
+            + " 'PROCESSING', TIMESTAMP '2037-01-01 00:00:00')",
+        paymentNo,
+        orderNo,
+        orderNo);
+    jdbc.update(
+        "UPDATE accounts SET balance = balance - 2.00, version = version + 1"
+            + " WHERE username = 'alice'");
+    jdbc.update(
+        "INSERT INTO wallet_ledger (order_no, username, amount) VALUES (?, 'alice', 2.00)",
+        orderNo);
+    JsonNode between = admin.get("/api/audit").json();
+    jdbc.update(
+        "UPDATE payment_records SET status = 'FAILED', active_order_no = NULL"
+            + " WHERE payment_no = ?",
+        paymentNo);
+    JsonNode failed = admin.get("/api/audit").json();
+    jdbc.update("DELETE FROM wallet_ledger WHERE order_no = ?", orderNo);
+    jdbc.update(
+        "UPDATE accounts SET balance = balance + 2.00, version = version + 1"
+            + " WHERE username = 'alice'");
+
+    assertThat(between.path("violations").toString()).isEqualTo("[]");
+    assertThat(between.path("pendingDebits").asLong()).isEqualTo(1);
+    assertBroken(failed, name, orderNo);
+    assertThat(failed.path("pendingDebits").asLong()).isZero();
+  }
+
   private static void assertBroken(JsonNode report, String name, String row) {
     assertThat(report.path("ok").asBoolean()).isFalse();
     assertThat(report.path("violations").toString()).contains(name + ": " + row);

@@ -45,7 +45,8 @@ abstract class EndToEnd {
                 () -> admin.get("/api/audit").json(),
                 r ->
                     r.path("pendingMessages").asLong() == 0
-                        && r.path("pendingPoints").asLong() == 0);
+                        && r.path("pendingPoints").asLong() == 0
+                        && r.path("pendingDebits").asLong() == 0);
     assertThat(report.path("violations").toString()).isEqualTo("[]");
     assertThat(report.path("ok").asBoolean()).isTrue();
   }

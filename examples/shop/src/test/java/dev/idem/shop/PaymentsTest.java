@@ -252,6 +252,59 @@ class PaymentsTest extends EndToEnd {
   }
 
   @Test
+  void aWalletPaymentOfAPayerWithoutAWalletFailsAsAnUnknownAccount() {
+    String orderNo = alice.order("STICKER", 1);
+    String paymentNo = "PAY-nowallet-" + key().substring(0, 8);
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, processing_since) VALUES (?, ?, ?, 'nobody', 'WALLET', 2.00,"
+            + " 'PROCESSING', TIMESTAMP '2000-01-01 00:00:00')",
+        paymentNo,
+        orderNo,
+        orderNo);
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(paymentNo), "FAILED"::equals);
+
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT failure_reason FROM payment_records WHERE payment_no = ?",
+                String.class,
+                paymentNo))
+        .startsWith("unknown account");
+    assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo)).isZero();
+  }
+
+  @Test
+  void aPaymentThatCannotBeSettledDoesNotKeepTheReconcilerFromTheOthers() {
+    String poisoned = alice.order("STICKER", 2);
+    String other = alice.order("STICKER", 1);
+    String stuck = "PAY-poisoned-" + key().substring(0, 8);
+    String next = "PAY-next-" + key().substring(0, 8);
+    String eventId = "payment.succeeded:" + stuck;
+    // The debit is made, but settling the payment fails on the database: its outbox message's key
+    // is taken. It is the oldest, so the job meets it first on every pass.
+    jdbc.update(
+        "UPDATE accounts SET balance = balance - 4.00, version = version + 1"
+            + " WHERE username = 'alice'");
+    jdbc.update(
+        "INSERT INTO wallet_ledger (order_no, username, amount) VALUES (?, 'alice', 4.00)",
+        poisoned);
+    jdbc.update(
+        "INSERT INTO outbox (event_id, topic, payload, published_at)"
+            + " VALUES (?, 'payment.succeeded', '{}', LOCALTIMESTAMP)",
+        eventId);
+    insertWalletProcessing(stuck, poisoned, "4.00");
+    insertProcessing(next, other, "LOCALTIMESTAMP", "TIMESTAMP '2000-01-02 00:00:00'");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(next), "FAILED"::equals);
+    String whileBroken = status(stuck);
+    jdbc.update("DELETE FROM outbox WHERE event_id = ?", eventId);
+
+    assertThat(whileBroken).isEqualTo("PROCESSING");
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(stuck), "SUCCESS"::equals);
+  }
+
+  @Test
   void manyOrdersOfOneUserPaidTwiceAtOnceByWalletAreEachDebitedOnce() throws Exception {
     int orders = 12;
     List<String> orderNos = new ArrayList<>();

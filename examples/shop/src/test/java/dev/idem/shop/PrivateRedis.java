@@ -10,22 +10,38 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A redis-server of the test's own, on a free port in 7300-7399, so that it may be flushed: the
  * shared Redis at 6379 never is. Started by {@link #start()}, stopped by {@link #stop()}.
+ *
+ * <p>Registered as an extension ({@code @RegisterExtension static final PrivateRedis REDIS =
+ * PrivateRedis.start();}) it stops itself when the test class's extension context closes: after
+ * every afterAll callback, so after the SpringExtension has closed a {@code @DirtiesContext}
+ * context. A static {@code @AfterAll} method would run first and leave the still-open context's
+ * Redis clients reconnecting to a stopped server until it closes. A shutdown hook kills the server
+ * if the JVM ends before that.
  */
-final class PrivateRedis {
+final class PrivateRedis implements BeforeAllCallback {
+
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(PrivateRedis.class);
 
   private static final int FIRST_PORT = 7300;
   private static final int LAST_PORT = 7399;
 
   private final Process process;
   private final int port;
+  private final Thread killer;
 
   private PrivateRedis(Process process, int port) {
     this.process = process;
     this.port = port;
+    ProcessHandle handle = process.toHandle();
+    this.killer = new Thread(handle::destroy, "stop redis-server " + port);
+    Runtime.getRuntime().addShutdownHook(killer);
   }
 
   /**
@@ -37,7 +53,14 @@ final class PrivateRedis {
     for (int attempt = 0; attempt < 10; attempt++) {
       int port = freePort(from);
       PrivateRedis redis = launch(port);
-      if (redis.awaitReady()) {
+      boolean ready;
+      try {
+        ready = redis.awaitReady();
+      } catch (RuntimeException | Error e) {
+        redis.stop(); // never answered in time (ConditionTimeoutException): leave no server behind
+        throw e;
+      }
+      if (ready) {
         return redis;
       }
       redis.stop();
@@ -91,7 +114,18 @@ final class PrivateRedis {
     call(c -> c.sync().flushall());
   }
 
+  /** Stops the server when the test class's extension context closes (see the class comment). */
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    context.getStore(NAMESPACE).put(this, (AutoCloseable) this::stop);
+  }
+
   void stop() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(killer);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway
+    }
     process.destroy();
     try {
       if (!process.waitFor(20, TimeUnit.SECONDS)) {

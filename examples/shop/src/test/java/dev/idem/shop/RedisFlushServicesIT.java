@@ -1,6 +1,6 @@
 package dev.idem.shop;
 
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -17,16 +17,12 @@ class RedisFlushServicesIT extends RedisLossTests {
     ServicesDatabase.recreateOnce();
   }
 
-  private static final PrivateRedis REDIS = PrivateRedis.start();
+  // Stops after the Spring context closes (see PrivateRedis).
+  @RegisterExtension static final PrivateRedis REDIS = PrivateRedis.start();
 
   @DynamicPropertySource
   static void privateRedis(DynamicPropertyRegistry registry) {
     registry.add("shop.redis.url", REDIS::url);
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    REDIS.stop();
   }
 
   @Override

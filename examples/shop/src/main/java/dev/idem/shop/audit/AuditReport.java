@@ -14,6 +14,8 @@ import java.util.Map;
  * @param counts totals, for a person to read
  * @param pendingMessages outbox rows not relayed yet (not a violation: they are on their way)
  * @param pendingPoints paid orders whose points have not arrived yet (likewise, until the deadline)
+ * @param pendingDebits wallet debits made whose payment is still PROCESSING (hot modes, between the
+ *     debit's commit and the payment's; likewise)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AuditReport(
@@ -22,7 +24,8 @@ public record AuditReport(
     List<String> violations,
     Map<String, Long> counts,
     long pendingMessages,
-    long pendingPoints) {
+    long pendingPoints,
+    long pendingDebits) {
 
   /**
    * One invariant.
@@ -34,6 +37,7 @@ public record AuditReport(
 
   /** The report without the rows that identify users, orders and payments. */
   public AuditReport withoutRows() {
-    return new AuditReport(ok, invariants, null, counts, pendingMessages, pendingPoints);
+    return new AuditReport(
+        ok, invariants, null, counts, pendingMessages, pendingPoints, pendingDebits);
   }
 }

@@ -5,9 +5,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps one charge waiting inside the fake gateway until released, so that a test or a
- * demonstration can act while a payment is surely in flight (reload the page, send a retry). The
- * charge waits at most a minute, then goes on by itself.
+ * Keeps one charge waiting inside the fake gateway, recorded but not answered, until released, so
+ * that a test or a demonstration can act while a payment is surely in flight (reload the page, send
+ * a retry). The charge waits at most a minute, then goes on by itself.
  */
 public final class GatewayHold {
 

@@ -17,6 +17,8 @@ import org.springframework.stereotype.Component;
  * in afterwards; a wallet payment from the ledger: a debit recorded for the order means SUCCESS,
  * and one not made yet is made now, once ({@link WalletCharger#finish}). One instance runs it at a
  * time (a database lock); the lock only saves work, since settling is a guarded transition anyway.
+ * A payment that fails to settle is logged and left PROCESSING for the next pass; the pass goes on
+ * with the others.
  */
 @Component
 public class Reconciler {
@@ -62,7 +64,13 @@ public class Reconciler {
     try (LockHandle held = lock.get()) {
       int seen = 0;
       for (Payment payment : payments.processingLongerThan(olderThan)) {
-        resolve(payment);
+        try {
+          resolve(payment);
+        } catch (RuntimeException e) {
+          // One payment that cannot be settled now (a database error, a row broken by hand) must
+          // not keep the others stuck: it stays PROCESSING and the next pass tries it again.
+          log.error("could not reconcile {}; going on with the others", payment.paymentNo(), e);
+        }
         seen++;
       }
       return seen;

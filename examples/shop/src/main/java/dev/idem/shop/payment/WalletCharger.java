@@ -31,8 +31,12 @@ class WalletCharger {
   enum Result {
     PAID,
     ALREADY_SETTLED,
-    INSUFFICIENT_FUNDS
+    INSUFFICIENT_FUNDS,
+    UNKNOWN_ACCOUNT
   }
+
+  /** The failure reason of a payment whose payer has no wallet. */
+  static final String UNKNOWN_ACCOUNT = "unknown account";
 
   private final StateTransitions<String, PaymentStatus> transitions;
   private final JdbcBalance balance;
@@ -91,12 +95,19 @@ class WalletCharger {
     return switch (hot.debit(payment)) {
       case APPLIED, DUPLICATE -> debited(payment);
       case INSUFFICIENT_FUNDS -> {
+        // FAILED is final only because balances never go up in this shop: with a top-up, a
+        // duplicate debit of this order still queued in the executor could find money and land
+        // after the payment FAILED (a debit without a successful payment). Top-ups would need the
+        // ledger row to be refused for a FAILED payment first.
         settlement.settle(payment, PaymentStatus.FAILED, "insufficient funds");
         yield Result.INSUFFICIENT_FUNDS;
       }
       case UNKNOWN_ACCOUNT -> {
-        settlement.settle(payment, PaymentStatus.FAILED, "no wallet for " + payment.username());
-        yield Result.INSUFFICIENT_FUNDS;
+        settlement.settle(
+            payment,
+            PaymentStatus.FAILED,
+            UNKNOWN_ACCOUNT + ": no wallet for " + payment.username());
+        yield Result.UNKNOWN_ACCOUNT;
       }
     };
   }

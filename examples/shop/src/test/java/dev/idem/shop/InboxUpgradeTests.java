@@ -1,0 +1,107 @@
+package dev.idem.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.jdbc.JdbcDialect;
+import dev.idem.jdbc.JdbcInbox;
+import dev.idem.jdbc.JdbcStoreConfig;
+import dev.idem.shop.messaging.LoyaltyConsumer;
+import dev.idem.shop.messaging.Message;
+import dev.idem.shop.messaging.PaymentSucceeded;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Upgrading a database migrated before the loyalty inbox moved from {@code shop_inbox} (V3, since
+ * removed) into {@code idem_records}: a message processed before the upgrade is still a duplicate
+ * after it. Each database extends it with an empty database of its own.
+ */
+abstract class InboxUpgradeTests {
+
+  private final JsonMapper json = JsonMapper.builder().build();
+
+  /** An empty database, for this test only. */
+  abstract DataSource dataSource();
+
+  /** The folder of the database's migrations: h2, postgresql or mysql. */
+  abstract String vendor();
+
+  @Test
+  void aMessageProcessedBeforeTheUpgradeIsStillADuplicateAfterIt() throws Exception {
+    // The schema as the version before the move left it: V1 to V5, with V3's shop_inbox.
+    migrate("5", "classpath:db/upgrade/" + vendor());
+    Message before = message("PAY-before-upgrade", "ORD-before");
+    try (JdbcInbox old =
+        new JdbcInbox(
+            dataSource(),
+            JdbcStoreConfig.custom(JdbcDialect.detect(dataSource())).table("shop_inbox"),
+            "loyalty")) {
+      assertThat(old.receive(before.id(), c -> {})).isEqualTo(Delivery.PROCESSED);
+    }
+
+    migrate("latest");
+    LoyaltyConsumer consumer = new LoyaltyConsumer(dataSource(), json);
+    try {
+      assertThat(consumer.accept(before)).isEqualTo(Delivery.DUPLICATE);
+      assertThat(consumer.accept(message("PAY-after-upgrade", "ORD-after")))
+          .isEqualTo(Delivery.PROCESSED);
+    } finally {
+      consumer.destroy();
+    }
+    assertThat(tableExists("shop_inbox")).isFalse();
+  }
+
+  @Test
+  void aDatabaseCreatedWithoutTheOldInboxTableMigratesToo() throws Exception {
+    migrate("latest");
+
+    assertThat(tableExists("shop_inbox")).isFalse();
+    assertThat(tableExists("idem_records")).isTrue();
+  }
+
+  // The shop's own migrations up to target (plus extra locations); the removed V3 is let pass
+  // as the shop's configuration does.
+  private void migrate(String target, String... extra) {
+    String[] locations = {
+      "classpath:db/migration/idem/" + vendor(),
+      "classpath:db/migration/shop/common",
+      "classpath:db/migration/shop/" + vendor()
+    };
+    String[] all = new String[locations.length + extra.length];
+    System.arraycopy(locations, 0, all, 0, locations.length);
+    System.arraycopy(extra, 0, all, locations.length, extra.length);
+    Flyway.configure()
+        .dataSource(dataSource())
+        .locations(all)
+        .target(target)
+        .ignoreMigrationPatterns("*:missing")
+        .load()
+        .migrate();
+  }
+
+  private Message message(String paymentNo, String orderNo) {
+    PaymentSucceeded event =
+        new PaymentSucceeded(paymentNo, orderNo, "alice", new BigDecimal("3.00"));
+    return new Message(event.eventId(), PaymentSucceeded.TOPIC, json.writeValueAsString(event));
+  }
+
+  private boolean tableExists(String table) throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT)}) {
+        try (ResultSet tables = c.getMetaData().getTables(c.getCatalog(), null, name, null)) {
+          if (tables.next()) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+  }
+}
