@@ -1,0 +1,111 @@
+package dev.idem.bench.chaos;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one scenario: starts the fleet, schedules the faults, runs the load with a progress line,
+ * inspects the shop and judges. The fleet is torn down whatever happens.
+ */
+final class ChaosRun {
+
+  /**
+   * What a run produced.
+   *
+   * @param scenario the scenario
+   * @param started when the load started
+   * @param verdict the judgement
+   * @param timeline answers per second and their latencies
+   * @param faults the faults and events with their times
+   * @param pendingMessages outbox rows still unrelayed at the audit
+   * @param counts the audit's counts
+   */
+  record Result(
+      Scenario scenario,
+      Instant started,
+      Verdict verdict,
+      Timeline timeline,
+      List<FaultMark> faults,
+      long pendingMessages,
+      java.util.Map<String, Long> counts) {}
+
+  private final Settings settings;
+  private final PrintStream out;
+
+  ChaosRun(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  Result run(Scenario scenario) throws Exception {
+    out.println("== " + scenario.name() + ": starting " + scenario.instances() + " shop(s)");
+    try (ShopFleet fleet = ShopFleet.start(scenario, settings)) {
+      Ledger ledger = new Ledger();
+      Timeline timeline = new Timeline();
+      Instant started = Instant.now();
+      Sender sender = new Sender(fleet.endpoints(), ledger, timeline, System.nanoTime());
+      LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
+      ScheduledExecutorService timers =
+          Executors.newScheduledThreadPool(2, LoadGenerator.daemon("chaos-faults"));
+      try {
+        for (Scenario.Fault fault : scenario.faults()) {
+          timers.schedule(
+              () -> inject(fleet, fault, ledger, sender),
+              fault.at().toMillis(),
+              TimeUnit.MILLISECONDS);
+        }
+        Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
+        timers.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
+        load.run();
+        timers.shutdownNow();
+        timers.awaitTermination(3, TimeUnit.MINUTES);
+        progress.finish();
+      } finally {
+        timers.shutdownNow();
+      }
+      out.println("   load done; checking the shop");
+      ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());
+      ShopState state = inspector.inspect(ledger, scenario.users());
+      Verdict verdict =
+          Verdict.judge(
+              scenario.name(),
+              ledger,
+              state,
+              Timeline.millis(timeline.all(), 50),
+              Timeline.millis(timeline.all(), 99));
+      return new Result(
+          scenario,
+          started,
+          verdict,
+          timeline,
+          ledger.faults(),
+          state.pendingMessages(),
+          state.counts());
+    }
+  }
+
+  private void inject(ShopFleet fleet, Scenario.Fault fault, Ledger ledger, Sender sender) {
+    long at = sender.now();
+    ledger.fault(new FaultMark(at, fault.label(), fault.action()));
+    try {
+      fleet.apply(fault);
+      if (fault.action() == FaultAction.RESTART || fault.action() == FaultAction.RESTART_REDIS) {
+        ledger.fault(
+            new FaultMark(sender.now(), "up " + fault.label().replace("restart", "").trim(), null));
+      }
+    } catch (Exception e) {
+      out.println("\n   fault " + fault.label() + " failed: " + e);
+      ledger.fault(new FaultMark(sender.now(), fault.label() + " failed", null));
+    }
+    out.printf("%n   %5.1fs fault: %s (%d ms)%n", at / 1000.0, fault.label(), sender.now() - at);
+  }
+
+  static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+}
