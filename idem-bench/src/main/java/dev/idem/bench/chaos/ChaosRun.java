@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,23 +51,31 @@ final class ChaosRun {
       Instant started = Instant.now();
       Sender sender = new Sender(fleet.endpoints(), ledger, timeline, System.nanoTime());
       LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
-      ScheduledExecutorService timers =
-          Executors.newScheduledThreadPool(2, LoadGenerator.daemon("chaos-faults"));
+      // One thread for the faults: they run in order, a fault waiting for the one before it (a
+      // restart returns once the shop answers), so "kill #1" never overtakes "restart #2".
+      ScheduledThreadPoolExecutor faults =
+          new ScheduledThreadPoolExecutor(1, LoadGenerator.daemon("chaos-faults"));
+      faults.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+      ScheduledExecutorService ticker =
+          Executors.newSingleThreadScheduledExecutor(LoadGenerator.daemon("chaos-progress"));
       try {
         for (Scenario.Fault fault : scenario.faults()) {
-          timers.schedule(
+          faults.schedule(
               () -> inject(fleet, fault, ledger, sender),
               fault.at().toMillis(),
               TimeUnit.MILLISECONDS);
         }
         Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
-        timers.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
+        ticker.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
         load.run();
-        timers.shutdownNow();
-        timers.awaitTermination(3, TimeUnit.MINUTES);
+        ticker.shutdown();
+        // A fault still running (a restart) finishes; those not yet due are dropped.
+        faults.shutdown();
+        faults.awaitTermination(3, TimeUnit.MINUTES);
         progress.finish();
       } finally {
-        timers.shutdownNow();
+        ticker.shutdownNow();
+        faults.shutdownNow();
       }
       out.println("   load done; checking the shop");
       ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());

@@ -25,6 +25,9 @@ final class Sender {
 
   private static final int MAX_SERVER_ERRORS = 4;
 
+  /** How long an instance that gave no answer is passed over. */
+  private static final long DOWN_NANOS = Duration.ofSeconds(1).toNanos();
+
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -34,12 +37,14 @@ final class Sender {
   private final Ledger ledger;
   private final Timeline timeline;
   private final long startNanos;
+  private final long[] downUntil;
 
   Sender(List<URI> endpoints, Ledger ledger, Timeline timeline, long startNanos) {
     this.endpoints = List.copyOf(endpoints);
     this.ledger = ledger;
     this.timeline = timeline;
     this.startNanos = startNanos;
+    this.downUntil = new long[endpoints.size()];
   }
 
   /** Milliseconds since the start of the load. */
@@ -80,7 +85,7 @@ final class Sender {
       String secret)
       throws InterruptedException {
     long began = System.nanoTime();
-    int target = Math.floorMod(instance, endpoints.size());
+    int target = up(Math.floorMod(instance, endpoints.size()));
     int serverErrors = 0;
     while (System.nanoTime() - began < GIVE_UP_NANOS) {
       HttpRequest.Builder request =
@@ -106,7 +111,8 @@ final class Sender {
       } catch (IOException e) {
         timeline.record(now(), (System.nanoTime() - t0) / 1000);
         ledger.connectionError();
-        target = (target + 1) % endpoints.size();
+        markDown(target);
+        target = up((target + 1) % endpoints.size());
         Thread.sleep(100);
         continue;
       }
@@ -132,6 +138,29 @@ final class Sender {
       return Optional.of(answer);
     }
     return Optional.empty();
+  }
+
+  /**
+   * The first instance from {@code preferred} on that has not failed to answer in the last second,
+   * like a load balancer taking a dead backend out for a while; {@code preferred} if all have.
+   */
+  private int up(int preferred) {
+    long now = System.nanoTime();
+    synchronized (downUntil) {
+      for (int i = 0; i < downUntil.length; i++) {
+        int candidate = (preferred + i) % downUntil.length;
+        if (downUntil[candidate] - now <= 0) {
+          return candidate;
+        }
+      }
+    }
+    return preferred;
+  }
+
+  private void markDown(int instance) {
+    synchronized (downUntil) {
+      downUntil[instance] = System.nanoTime() + DOWN_NANOS;
+    }
   }
 
   /** A GET as {@code user} on {@code instance}: status and body, or empty on no answer. */
