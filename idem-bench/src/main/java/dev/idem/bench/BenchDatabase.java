@@ -12,9 +12,34 @@ import java.util.List;
  * @param dialect the store's dialect for it
  * @param createTables creates the raw-insert table and the business table if missing
  * @param rawInsert inserts one id into {@code bench_raw}, doing nothing if it is there
+ * @param pairInsert the least a hand-written store's claim must do on the store's own schema:
+ *     insert a row in progress unless the key is there, with times sent by the client
  */
 record BenchDatabase(
-    String name, String url, JdbcDialect dialect, List<String> createTables, String rawInsert) {
+    String name,
+    String url,
+    JdbcDialect dialect,
+    List<String> createTables,
+    String rawInsert,
+    String pairInsert) {
+
+  /**
+   * The table of the hand-written pair: the store's own schema, so that the pair and the store
+   * write the same rows and indexes.
+   */
+  static final String PAIR_TABLE = "idem_bench_pair";
+
+  // The columns a claim must fill; the rest stay NULL until the completion.
+  private static final String PAIR_COLUMNS =
+      " (id, scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+          + " updated_at) VALUES (?, ?, ?, 'IN_PROGRESS', '', 1, ?, ?, ?, FALSE, ?)";
+
+  /** The least a completion must do: one owner-checked update by primary key. */
+  static final String PAIR_UPDATE =
+      "UPDATE "
+          + PAIR_TABLE
+          + " SET state = 'COMPLETED', outcome_kind = 'SUCCESS', outcome = ?, expires_at = ?,"
+          + " lease_until = NULL, owner = NULL, updated_at = ? WHERE id = ? AND owner = ?";
 
   /** The table the raw inserts go to. */
   static final String RAW_TABLE = "bench_raw";
@@ -36,7 +61,8 @@ record BenchDatabase(
             "CREATE TABLE IF NOT EXISTS "
                 + BUSINESS_TABLE
                 + " (id CHAR(64) NOT NULL PRIMARY KEY, amount BIGINT NOT NULL)"),
-        "INSERT INTO " + RAW_TABLE + " (id) VALUES (?) ON CONFLICT DO NOTHING");
+        "INSERT INTO " + RAW_TABLE + " (id) VALUES (?) ON CONFLICT DO NOTHING",
+        "INSERT INTO " + PAIR_TABLE + PAIR_COLUMNS + " ON CONFLICT DO NOTHING");
   }
 
   static BenchDatabase mariadb() {
@@ -53,7 +79,8 @@ record BenchDatabase(
                 + BUSINESS_TABLE
                 + " (id CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,"
                 + " amount BIGINT NOT NULL) ENGINE = InnoDB"),
-        "INSERT IGNORE INTO " + RAW_TABLE + " (id) VALUES (?)");
+        "INSERT IGNORE INTO " + RAW_TABLE + " (id) VALUES (?)",
+        "INSERT IGNORE INTO " + PAIR_TABLE + PAIR_COLUMNS);
   }
 
   private static String env(String name, String fallback) {

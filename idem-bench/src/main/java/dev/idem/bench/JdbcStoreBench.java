@@ -78,6 +78,7 @@ public final class JdbcStoreBench {
         s.completeReplayKeys(settings.replayKeys(), JdbcStoreSettings.THREADS);
         List<Scenario> scenarios = new ArrayList<>();
         scenarios.add(new Scenario(JdbcStoreTable.RAW, s::rawInsert));
+        scenarios.add(new Scenario(JdbcStoreTable.MINIMAL_PAIR, s::minimalPair));
         scenarios.add(new Scenario(JdbcStoreTable.CLAIM_COMPLETE, s::claimAndComplete));
         if (s.hasReadCommittedClaims()) {
           scenarios.add(

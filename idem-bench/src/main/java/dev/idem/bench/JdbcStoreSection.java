@@ -53,6 +53,13 @@ record JdbcStoreSection(
             + " `INSERT IGNORE` (MariaDB) of a random 64-character hex id into a one-column table."
             + " The ratio column divides by its rate.");
     lines.add(
+        "- `hand-written pair`: the least any claim-then-complete store on this schema must send:"
+            + " an insert-if-absent of a row in progress, then an update of that row by primary key"
+            + " and owner, each in auto-commit on its own borrowed connection, with times from the"
+            + " client, into a table with the store's own schema and index. Two commits against the"
+            + " raw insert's one and a wider row: its ratio to the raw insert is the ceiling this"
+            + " machine puts on any store, and the store's ratio to it is the store's own cost.");
+    lines.add(
         "- `claim + complete`: `JdbcIdempotencyStore.claim` of a new key, then `complete` with a"
             + " "
             + StoreScenarios.RECEIPT.length

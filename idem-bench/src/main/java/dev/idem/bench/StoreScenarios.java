@@ -85,6 +85,7 @@ final class StoreScenarios implements AutoCloseable {
   void createTables() throws SQLException {
     JdbcSchema.createIfMissing(dataSource, plainConfig(STORE_TABLE));
     JdbcSchema.createIfMissing(dataSource, plainConfig(REPLAY_TABLE));
+    JdbcSchema.createIfMissing(dataSource, plainConfig(BenchDatabase.PAIR_TABLE));
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       for (String ddl : database.createTables()) {
@@ -105,7 +106,11 @@ final class StoreScenarios implements AutoCloseable {
    * replayed keys stay.
    */
   void truncateWrittenTables() throws SQLException {
-    truncate(STORE_TABLE, BenchDatabase.RAW_TABLE, BenchDatabase.BUSINESS_TABLE);
+    truncate(
+        STORE_TABLE,
+        BenchDatabase.RAW_TABLE,
+        BenchDatabase.BUSINESS_TABLE,
+        BenchDatabase.PAIR_TABLE);
   }
 
   /**
@@ -152,6 +157,43 @@ final class StoreScenarios implements AutoCloseable {
         PreparedStatement ps = c.prepareStatement(database.rawInsert())) {
       ps.setString(1, randomHex(32));
       ps.executeUpdate();
+    }
+  }
+
+  /**
+   * The hand-written pair: the least two statements any claim-then-complete store must send on the
+   * store's schema, without reading the row back, without the database's clock, each on its own
+   * borrowed connection as the store does. What separates it from the raw insert is the cost of a
+   * second statement and commit and of a wider row; what separates the store from it is the store's
+   * own work.
+   */
+  void minimalPair() throws SQLException {
+    String id = randomHex(32);
+    String owner = randomHex(16);
+    long now = System.currentTimeMillis();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(database.pairInsert())) {
+      ps.setString(1, id);
+      ps.setString(2, SCOPE);
+      ps.setString(3, id);
+      ps.setString(4, owner);
+      ps.setLong(5, now + LEASE.toMillis());
+      ps.setLong(6, now + 2 * LEASE.toMillis());
+      ps.setLong(7, now);
+      if (ps.executeUpdate() != 1) {
+        throw new IllegalStateException("a new key was not inserted: " + id);
+      }
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(BenchDatabase.PAIR_UPDATE)) {
+      ps.setBytes(1, RECEIPT);
+      ps.setLong(2, now + RETENTION.toMillis());
+      ps.setLong(3, now);
+      ps.setString(4, id);
+      ps.setString(5, owner);
+      if (ps.executeUpdate() != 1) {
+        throw new IllegalStateException("a fresh row was not completed: " + id);
+      }
     }
   }
 

@@ -1,0 +1,157 @@
+package dev.idem.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import dev.idem.testsupport.net.FaultProxy;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The PostgreSQL store reached through a {@link FaultProxy}: a cut or a silent partition makes a
+ * claim fail with {@link IdempotencyStoreException}, leaves no half-written record, and the store
+ * works again once the network is back.
+ */
+class PostgresFaultProxyIT {
+
+  private static final String TABLE = "idem_fault_proxy_it";
+  private static final Duration LEASE = Duration.ofMillis(500);
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final byte[] ANSWER = {1, 2, 3};
+
+  private FaultProxy proxy;
+  private HikariDataSource pool;
+  private JdbcIdempotencyStore store;
+
+  @BeforeEach
+  void connectThroughTheProxy() {
+    URI server = URI.create(Databases.POSTGRES_URL.substring("jdbc:".length()));
+    proxy = FaultProxy.start(server.getHost(), server.getPort());
+    HikariConfig config = new HikariConfig();
+    // socketTimeout (seconds) ends a query or login that gets no answer: the partition test needs
+    // it
+    config.setJdbcUrl(
+        "jdbc:postgresql://"
+            + proxy.host()
+            + ":"
+            + proxy.port()
+            + server.getRawPath()
+            + "?"
+            + server.getRawQuery()
+            + "&socketTimeout=2&connectTimeout=2");
+    config.setMaximumPoolSize(1);
+    config.setConnectionTimeout(3_000);
+    config.setValidationTimeout(1_000);
+    config.setPoolName("idem-fault-proxy-it");
+    pool = new HikariDataSource(config);
+    JdbcStoreConfig storeConfig =
+        JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(TABLE).build();
+    JdbcSchema.createIfMissing(pool, storeConfig);
+    store = new JdbcIdempotencyStore(pool, storeConfig);
+  }
+
+  @AfterEach
+  void dropEverything() throws SQLException {
+    pool.close();
+    proxy.close();
+    try (Connection c = DriverManager.getConnection(Databases.POSTGRES_URL);
+        Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + TABLE);
+    }
+  }
+
+  @Test
+  void aCutDuringAClaimFailsTypedAndLeavesTheClaimWholeOrAbsent() throws Exception {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty(); // a pooled connection, open before the fault
+    proxy.latency(Duration.ofSeconds(1));
+    long before = proxy.bytesForwarded();
+
+    CompletableFuture<ClaimResult> claim =
+        CompletableFuture.supplyAsync(() -> store.claim(request));
+    // the claim has reached the server; its answer is held back by the latency when we cut
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> proxy.bytesForwarded() > before);
+    assertThat(proxy.cut()).isPositive();
+
+    assertThatThrownBy(claim::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(SQLException.class);
+
+    proxy.reset();
+    Optional<IdempotencyRecord> left =
+        await().atMost(WAIT).ignoreExceptions().until(() -> store.find(request.key()), r -> true);
+    left.ifPresent(
+        record -> {
+          assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+          assertThat(record.fence()).isEqualTo(1);
+          assertThat(record.fingerprint()).isEqualTo(request.fingerprint());
+          assertThat(record.leaseUntil()).isNotNull();
+        });
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aSilentPartitionFailsTheClaimTypedAfterTheSocketTimeoutAndTheStoreRecovers() {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    proxy.blackhole(true);
+
+    assertThatThrownBy(() -> store.claim(request))
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(SQLException.class);
+    assertThat(proxy.bytesDropped()).isPositive();
+
+    proxy.reset();
+    claimCompleteAndReplay(request);
+  }
+
+  /** Claims (after any lease left by the fault has ended), completes, and gets the replay. */
+  private void claimCompleteAndReplay(ClaimRequest request) {
+    ClaimResult result =
+        await()
+            .atMost(WAIT)
+            .ignoreExceptions()
+            .until(() -> store.claim(request), r -> r instanceof ClaimResult.Claimed);
+    ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
+    assertThat(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)))
+        .isTrue();
+    assertThat(store.claim(request))
+        .isInstanceOfSatisfying(
+            ClaimResult.Completed.class,
+            c -> assertThat(c.record().outcome().payload()).isEqualTo(ANSWER));
+  }
+
+  private static ClaimRequest request() {
+    return ClaimRequest.of(
+        IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+        Fingerprint.of("POST /pay", ANSWER),
+        LEASE);
+  }
+}

@@ -1,0 +1,191 @@
+package dev.idem.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Outcome;
+import dev.idem.core.ResultCodec;
+import dev.idem.testsupport.net.FaultProxy;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The standalone Redis store reached through a {@link FaultProxy}: a lost connection or a silent
+ * partition fails typed, the engine then fails closed, and the store works again once Lettuce has
+ * reconnected.
+ */
+class RedisFaultProxyIT {
+
+  private static final String PREFIX = "idem-fault-proxy-it:";
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration LEASE = Duration.ofMillis(500);
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final byte[] ANSWER = {4, 5, 6};
+
+  private FaultProxy proxy;
+  private RedisClient client;
+  private RedisIdempotencyStore store;
+
+  @BeforeEach
+  void connectThroughTheProxy() {
+    RedisURI server = RedisURI.create(RedisTestServers.STANDALONE_URI);
+    proxy = FaultProxy.start(server.getHost(), server.getPort());
+    RedisURI proxied = RedisURI.create(server.toURI().toString());
+    proxied.setHost(proxy.host());
+    proxied.setPort(proxy.port());
+    proxied.setTimeout(COMMAND_TIMEOUT);
+    client = RedisClient.create(proxied);
+    store = RedisIdempotencyStore.create(client, PREFIX);
+  }
+
+  @AfterEach
+  void removeEverything() {
+    store.close();
+    client.shutdown();
+    proxy.close();
+    RedisClient direct = RedisTestServers.standaloneClient();
+    try (StatefulRedisConnection<String, String> connection = direct.connect()) {
+      RedisCommands<String, String> redis = connection.sync();
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(PREFIX + "*"));
+        if (!page.getKeys().isEmpty()) {
+          redis.del(page.getKeys().toArray(String[]::new));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    } finally {
+      direct.shutdown();
+    }
+  }
+
+  @Test
+  void aCutDuringAClaimFailsTypedAndTheStoreRecoversAfterReconnecting() throws Exception {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    proxy.latency(Duration.ofSeconds(1));
+    long before = proxy.bytesForwarded();
+
+    CompletableFuture<ClaimResult> claim =
+        CompletableFuture.supplyAsync(() -> store.claim(request));
+    // the claim has reached Redis; its answer is held back by the latency when we cut
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> proxy.bytesForwarded() > before);
+    assertThat(proxy.cut()).isPositive();
+
+    assertThatThrownBy(claim::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(RedisException.class);
+
+    proxy.reset();
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aClaimWhileRedisIsUnreachableFailsTypedAndTheStoreRecoversAfterReconnecting() {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    // Lettuce keeps commands sent while disconnected and sends them once it has reconnected;
+    // refusing keeps it from reconnecting, so the claim waits out the command timeout
+    proxy.refuse(true);
+    assertThat(proxy.cut()).isPositive();
+
+    assertThatThrownBy(() -> store.claim(request))
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(RedisException.class);
+
+    proxy.reset();
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aSilentPartitionFailsTheClaimTypedAndTheEngineDoesNotRunTheWork() {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    AtomicInteger runs = new AtomicInteger();
+    Idempotency engine = Idempotency.builder(store).build();
+    proxy.blackhole(true);
+
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    request.key(),
+                    request.fingerprint(),
+                    ResultCodec.utf8(),
+                    context -> "ran " + runs.incrementAndGet()))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThat(runs).hasValue(0);
+    assertThat(proxy.bytesDropped()).isPositive();
+
+    proxy.reset();
+    // The dropped commands never get a reply, and Lettuce keeps waiting for them on this
+    // connection, so every later command would time out too: only a new connection heals it.
+    proxy.cut();
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aPartitionThatHoldsBytesFailsTypedAndTheStoreRecoversWithoutACut() {
+    ClaimRequest request = request();
+    assertThat(store.find(request.key())).isEmpty();
+    proxy.hold(true);
+
+    assertThatThrownBy(() -> store.claim(request))
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasCauseInstanceOf(RedisException.class);
+
+    // the held claim reaches Redis now and may take effect although its caller gave up: its lease
+    // ends and the key is claimed again; no reconnect is needed, the late reply is discarded
+    proxy.hold(false);
+    claimCompleteAndReplay(request);
+    assertThat(proxy.bytesDropped()).isZero();
+  }
+
+  /** Claims (after any lease left by the fault has ended), completes, and gets the replay. */
+  private void claimCompleteAndReplay(ClaimRequest request) {
+    ClaimResult result =
+        await()
+            .atMost(WAIT)
+            .ignoreExceptions()
+            .until(() -> store.claim(request), r -> r instanceof ClaimResult.Claimed);
+    ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
+    assertThat(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)))
+        .isTrue();
+    assertThat(store.claim(request))
+        .isInstanceOfSatisfying(
+            ClaimResult.Completed.class,
+            c -> assertThat(c.record().outcome().payload()).isEqualTo(ANSWER));
+  }
+
+  private static ClaimRequest request() {
+    return ClaimRequest.of(
+        IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+        Fingerprint.of("POST /pay", ANSWER),
+        LEASE);
+  }
+}
