@@ -25,6 +25,8 @@ final class ChaosRun {
    * @param faults the faults and events with their times
    * @param pendingMessages outbox rows still unrelayed at the audit
    * @param counts the audit's counts
+   * @param serverErrors every 5xx from a live shop, grouped: count, operation, status, problem type
+   *     and the seconds they came at
    */
   record Result(
       Scenario scenario,
@@ -33,7 +35,8 @@ final class ChaosRun {
       Timeline timeline,
       List<FaultMark> faults,
       long pendingMessages,
-      java.util.Map<String, Long> counts) {}
+      java.util.Map<String, Long> counts,
+      List<String> serverErrors) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -94,7 +97,8 @@ final class ChaosRun {
           timeline,
           ledger.faults(),
           state.pendingMessages(),
-          state.counts());
+          state.counts(),
+          serverErrors(ledger));
     }
   }
 
@@ -112,6 +116,36 @@ final class ChaosRun {
       ledger.fault(new FaultMark(sender.now(), fault.label() + " failed", null));
     }
     out.printf("%n   %5.1fs fault: %s (%d ms)%n", at / 1000.0, fault.label(), sender.now() - at);
+  }
+
+  /** The 5xx answers grouped by operation, status and problem type, with when they came. */
+  static List<String> serverErrors(Ledger ledger) {
+    java.util.Map<String, List<Long>> groups = new java.util.TreeMap<>();
+    for (Ledger.ServerError e : ledger.serverErrors()) {
+      String type =
+          Bodies.field(e.answer().body(), "type")
+              .or(() -> Bodies.field(e.answer().body(), "error"))
+              .orElse(
+                  e.answer().body().length() > 80
+                      ? e.answer().body().substring(0, 80)
+                      : e.answer().body());
+      String detail = Bodies.field(e.answer().body(), "detail").map(d -> " (" + d + ")").orElse("");
+      groups
+          .computeIfAbsent(
+              e.operation() + " " + e.answer().status() + " " + type + detail,
+              k -> new java.util.ArrayList<>())
+          .add(e.answer().startMillis() / 1000);
+    }
+    List<String> lines = new java.util.ArrayList<>();
+    groups.forEach(
+        (what, at) ->
+            lines.add(
+                at.size()
+                    + "x "
+                    + what
+                    + " at "
+                    + at.stream().distinct().map(s -> s + "s").toList()));
+    return lines;
   }
 
   static String seconds(Duration d) {

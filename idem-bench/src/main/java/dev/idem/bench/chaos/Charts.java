@@ -10,7 +10,7 @@ import org.HdrHistogram.Histogram;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
@@ -69,8 +69,8 @@ final class Charts {
             true,
             false,
             false);
-    LogAxis log = new LogAxis("ms (log)");
-    log.setSmallestValue(0.1);
+    LogarithmicAxis log = new LogarithmicAxis("ms (log scale)");
+    log.setAllowNegativesFlag(false);
     latency.getXYPlot().setRangeAxis(log);
     for (JFreeChart chart : List.of(throughput, latency)) {
       style(chart.getXYPlot(), result.faults());

@@ -186,6 +186,13 @@ final class Report {
             v.inProgress(),
             v.gatewayTimeouts(),
             v.abandoned()));
+    if (!r.serverErrors().isEmpty()) {
+      md.add("");
+      md.add(
+          "5xx answers from live shops (retried with the same key; explained when within 20 s of a fault):");
+      md.add("");
+      r.serverErrors().forEach(e -> md.add("- `" + e.replace("`", "'") + "`"));
+    }
     if (!v.findings().isEmpty()) {
       md.add("");
       md.add("Findings:");
