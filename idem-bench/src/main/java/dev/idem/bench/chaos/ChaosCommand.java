@@ -126,7 +126,13 @@ public final class ChaosCommand implements Callable<Integer> {
     ChaosRun run = new ChaosRun(settings, System.out);
     List<ChaosRun.Result> results = new ArrayList<>();
     for (Scenario s : scenarios) {
-      results.add(run.run(s));
+      try {
+        results.add(run.run(s));
+      } catch (Exception e) {
+        // One scenario that cannot run (a shop that does not start) must not hide the others.
+        e.printStackTrace(System.out);
+        results.add(ChaosRun.Result.failed(s, e.toString()));
+      }
     }
     return results;
   }

@@ -36,7 +36,21 @@ final class ChaosRun {
       List<FaultMark> faults,
       long pendingMessages,
       java.util.Map<String, Long> counts,
-      List<String> serverErrors) {}
+      List<String> serverErrors) {
+
+    /** The result of a scenario that could not run. */
+    static Result failed(Scenario scenario, String error) {
+      return new Result(
+          scenario,
+          Instant.now(),
+          Verdict.failedToRun(scenario.name(), error),
+          new Timeline(),
+          List.of(),
+          0,
+          java.util.Map.of(),
+          List.of());
+    }
+  }
 
   private final Settings settings;
   private final PrintStream out;

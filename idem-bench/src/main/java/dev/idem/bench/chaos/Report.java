@@ -46,7 +46,7 @@ final class Report {
       out.printf(
           format,
           v.scenario(),
-          v.ok() ? "OK" : "FAILED",
+          v.error() != null ? "ERROR" : v.ok() ? "OK" : "FAILED",
           v.requests(),
           v.duplicates(),
           v.effects(),

@@ -42,6 +42,7 @@ final class ShopFleet implements AutoCloseable {
   private final ServiceResources resources;
   private PrivateRedis redis;
   private Proxies proxies;
+  private final Thread killOnExit = new Thread(this::killProcesses, "chaos-kill-on-exit");
 
   private ShopFleet(Scenario scenario, Settings settings, Path logs) {
     this.scenario = scenario;
@@ -51,6 +52,21 @@ final class ShopFleet implements AutoCloseable {
     new SecureRandom().nextBytes(random);
     this.secret = "chaos-" + HexFormat.of().formatHex(random);
     this.resources = new ServiceResources(settings);
+    // Ctrl-C must not leave shops or the private Redis running.
+    Runtime.getRuntime().addShutdownHook(killOnExit);
+  }
+
+  private void killProcesses() {
+    try {
+      for (ShopInstance instance : instances) {
+        instance.kill();
+      }
+      if (redis != null) {
+        redis.close();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Starts everything and returns once every instance answers. */
@@ -62,7 +78,11 @@ final class ShopFleet implements AutoCloseable {
       fleet.boot();
       return fleet;
     } catch (Exception e) {
-      fleet.close();
+      try {
+        fleet.close();
+      } catch (Exception cleanup) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     }
   }
@@ -132,6 +152,8 @@ final class ShopFleet implements AutoCloseable {
       c.add("--spring.datasource.url=" + resources.jdbcUrl(dbHost, dbPort));
       c.add("--spring.datasource.username=" + settings.postgresUser());
       c.add("--spring.datasource.hikari.connection-timeout=5000");
+      // The PostgreSQL server is shared: a few connections per shop are plenty for the load.
+      c.add("--spring.datasource.hikari.maximum-pool-size=5");
       c.add("--shop.redis.url=" + redisUrl);
       c.add("--idem.redis.key-prefix=chaos:idem:");
       c.add("--shop.rabbit.exchange=" + ServiceResources.EXCHANGE);
@@ -199,6 +221,11 @@ final class ShopFleet implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    try {
+      Runtime.getRuntime().removeShutdownHook(killOnExit);
+    } catch (IllegalStateException e) {
+      // already shutting down: the hook does the killing
+    }
     for (ShopInstance instance : instances) {
       instance.close();
     }

@@ -47,6 +47,7 @@ import java.util.Set;
  * @param p50Millis median latency of all requests
  * @param p99Millis 99th percentile latency
  * @param findings one line per problem found, for the report
+ * @param error why the scenario could not run (the shops did not start, ...), or null when it ran
  */
 public record Verdict(
     String scenario,
@@ -67,7 +68,8 @@ public record Verdict(
     long abandoned,
     double p50Millis,
     double p99Millis,
-    List<String> findings) {
+    List<String> findings,
+    String error) {
 
   /** How long after a fault a 5xx still counts as its consequence. */
   public static final long FAULT_WINDOW_MILLIS = 20_000;
@@ -80,7 +82,8 @@ public record Verdict(
 
   /** Whether nothing was lost, doubled, changed, contradicted, unexplained or audited wrong. */
   public boolean ok() {
-    return lost == 0
+    return error == null
+        && lost == 0
         && doubled == 0
         && unexplained5xx == 0
         && changed == 0
@@ -118,7 +121,33 @@ public record Verdict(
         ledger.abandonedOperations(),
         p50Millis,
         p99Millis,
-        j.findings);
+        j.findings,
+        null);
+  }
+
+  /** The verdict of a scenario that could not run: not OK, with the reason as its finding. */
+  public static Verdict failedToRun(String scenario, String error) {
+    return new Verdict(
+        scenario,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        List.of("could not run: " + error),
+        error);
   }
 
   /** The counting, one pass per rule. */
