@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs one scenario: starts the fleet, schedules the faults, runs the load with a progress line,
@@ -68,6 +69,8 @@ final class ChaosRun {
       Instant started = Instant.now();
       Sender sender = new Sender(fleet.endpoints(), ledger, timeline, System.nanoTime());
       LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
+      // A fault held up behind a slow restart and due only after the load is dropped.
+      AtomicBoolean loadDone = new AtomicBoolean();
       // One thread for the faults: they run in order, a fault waiting for the one before it (a
       // restart returns once the shop answers), so "kill #1" never overtakes "restart #2".
       ScheduledThreadPoolExecutor faults =
@@ -78,13 +81,18 @@ final class ChaosRun {
       try {
         for (Scenario.Fault fault : scenario.faults()) {
           faults.schedule(
-              () -> inject(fleet, fault, ledger, sender),
+              () -> {
+                if (!loadDone.get()) {
+                  inject(fleet, fault, ledger, sender);
+                }
+              },
               fault.at().toMillis(),
               TimeUnit.MILLISECONDS);
         }
         Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
         ticker.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
         load.run();
+        loadDone.set(true);
         ticker.shutdown();
         // A fault still running (a restart) finishes; those not yet due are dropped.
         faults.shutdown();
@@ -148,7 +156,7 @@ final class ChaosRun {
           .computeIfAbsent(
               e.operation() + " " + e.answer().status() + " " + type + detail,
               k -> new java.util.ArrayList<>())
-          .add(e.answer().startMillis() / 1000);
+          .add(e.answer().endMillis() / 1000);
     }
     List<String> lines = new java.util.ArrayList<>();
     groups.forEach(

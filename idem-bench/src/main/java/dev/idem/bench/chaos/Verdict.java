@@ -313,7 +313,7 @@ public record Verdict(
 
     void serverErrors() {
       for (Ledger.ServerError e : ledger.serverErrors()) {
-        if (!faultShortlyBefore(e.answer().startMillis())) {
+        if (!faultShortlyBefore(e.answer().endMillis())) {
           unexplained5xx++;
           finding(
               "5xx: "
@@ -323,7 +323,7 @@ public record Verdict(
                   + " "
                   + e.answer().body()
                   + " at "
-                  + e.answer().startMillis()
+                  + e.answer().endMillis()
                   + " ms");
         }
       }
