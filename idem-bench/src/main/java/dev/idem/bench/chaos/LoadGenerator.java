@@ -143,7 +143,20 @@ final class LoadGenerator {
       String key = UUID.randomUUID().toString();
       ledger.key(method, name, key, orderNo);
       String body = "{\"method\":\"" + method.name() + "\"}";
-      Optional<Answer> answer = send(method, key, "/api/orders/" + orderNo + "/payments", body);
+      String path = "/api/orders/" + orderNo + "/payments";
+      Optional<Answer> answer;
+      if (otherKeyCopy()) {
+        // Two clicks, two keys, the same order: a second payment runs beside the first.
+        String second = UUID.randomUUID().toString();
+        ledger.key(method, name, second, orderNo);
+        ledger.duplicate();
+        Future<Optional<Answer>> copy =
+            copies.submit(() -> sender.keyed(method, name, second, path, body, home + 1));
+        answer = sender.keyed(method, name, key, path, body, home);
+        await(copy);
+      } else {
+        answer = send(method, key, path, body);
+      }
       if (answer.isEmpty()) {
         return;
       }
@@ -155,6 +168,14 @@ final class LoadGenerator {
       if (a.success() && method == Operation.CARD) {
         Bodies.field(a.body(), "paymentNo").ifPresent(cardPayments::add);
       }
+    }
+
+    private boolean otherKeyCopy() {
+      Scenario.Duplicates dup = scenario.duplicates();
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      return dup.otherKey() > 0
+          && random.nextDouble() < dup.rate()
+          && random.nextDouble() < dup.otherKey();
     }
 
     private void callback() throws InterruptedException {
@@ -177,11 +198,7 @@ final class LoadGenerator {
         Future<Optional<Answer>> copy =
             copies.submit(() -> sender.keyed(op, name, key, path, body, home + 1));
         Optional<Answer> first = sender.keyed(op, name, key, path, body, home);
-        try {
-          copy.get();
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("a duplicate failed in the tool", e.getCause());
-        }
+        await(copy);
         return first;
       }
       Optional<Answer> first = sender.keyed(op, name, key, path, body, home);
@@ -192,6 +209,14 @@ final class LoadGenerator {
       }
       sender.keyed(op, name, key, path, body, home + 1);
       return first;
+    }
+
+    private void await(Future<Optional<Answer>> copy) throws InterruptedException {
+      try {
+        copy.get();
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a duplicate failed in the tool", e.getCause());
+      }
     }
 
     private String items() {

@@ -136,7 +136,8 @@ final class Report {
     md.add(
         String.format(
             "Started %s; %s backend, %d instance(s), %d users, %s; duplicates %.0f%% (%.0f%% of them "
-                + "concurrent, the rest after up to %s); mix orders %s, card %s, wallet %s, callbacks %s.",
+                + "concurrent, the rest after up to %s; %.0f%% of repeated payments under a second "
+                + "key); mix orders %s, card %s, wallet %s, callbacks %s.",
             UTC.format(r.started()),
             s.backend().name().toLowerCase(java.util.Locale.ROOT),
             s.instances(),
@@ -145,6 +146,7 @@ final class Report {
             s.duplicates().rate() * 100,
             s.duplicates().concurrent() * 100,
             ChaosRun.seconds(s.duplicates().maxDelay()),
+            s.duplicates().otherKey() * 100,
             num(s.mix().orders()),
             num(s.mix().card()),
             num(s.mix().wallet()),

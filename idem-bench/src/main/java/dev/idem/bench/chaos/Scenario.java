@@ -57,8 +57,10 @@ public record Scenario(
    * @param concurrent share of those whose copy goes out at the same time, to another instance when
    *     there is one; the others are sent again after the first answer
    * @param maxDelay the longest pause before a repeat sent after the first answer
+   * @param otherKey share of duplicated payments whose copy goes out at the same time under a key
+   *     of its own, as two clicks that each made a key: still one payment per order
    */
-  public record Duplicates(double rate, double concurrent, Duration maxDelay) {}
+  public record Duplicates(double rate, double concurrent, Duration maxDelay, double otherKey) {}
 
   /**
    * Relative weights of the operations; only their ratios matter.

@@ -135,17 +135,18 @@ public final class ScenarioParser {
 
     private Duplicates duplicates(JsonNode node) {
       if (node == null) {
-        return new Duplicates(0, 0, Duration.ZERO);
+        return new Duplicates(0, 0, Duration.ZERO, 0);
       }
       mapping(node, "duplicates");
-      onlyKnown(node, "duplicates.", Set.of("rate", "concurrent", "max-delay"));
+      onlyKnown(node, "duplicates.", Set.of("rate", "concurrent", "max-delay", "other-key"));
       double rate = share(node, "duplicates.", "rate");
       double concurrent = node.has("concurrent") ? share(node, "duplicates.", "concurrent") : 0.5;
       Duration maxDelay =
           node.has("max-delay")
               ? duration(node, "duplicates.", "max-delay")
               : Duration.ofSeconds(1);
-      return new Duplicates(rate, concurrent, maxDelay);
+      double otherKey = node.has("other-key") ? share(node, "duplicates.", "other-key") : 0;
+      return new Duplicates(rate, concurrent, maxDelay, otherKey);
     }
 
     private Mix mix(JsonNode node) {

@@ -24,6 +24,7 @@ class ScenarioParserTest {
         rate: 0.3
         concurrent: 0.5
         max-delay: 1500ms
+        other-key: 0.25
       mix:
         orders: 4
         card: 2
@@ -59,7 +60,7 @@ class ScenarioParserTest {
     assertThat(s.duration()).isEqualTo(Duration.ofSeconds(40));
     assertThat(s.requests()).isZero();
     assertThat(s.duplicates())
-        .isEqualTo(new Scenario.Duplicates(0.3, 0.5, Duration.ofMillis(1500)));
+        .isEqualTo(new Scenario.Duplicates(0.3, 0.5, Duration.ofMillis(1500), 0.25));
     assertThat(s.mix()).isEqualTo(new Scenario.Mix(4, 2, 1, 1));
     assertThat(s.shop()).containsEntry("shop.gateway.timeout-rate", "0.5");
     assertThat(s.faults())
@@ -85,6 +86,7 @@ class ScenarioParserTest {
         "users: 10|users: 0|test.yml: users: must be a whole number from 1 to 200",
         "  rate: 0.3|  rate: 1.5|test.yml: duplicates.rate: must be a number from 0 to 1",
         "  max-delay: 1500ms|  max-delay: soon|test.yml: duplicates.max-delay: must be a duration",
+        "  other-key: 0.25|  other-key: many|test.yml: duplicates.other-key: must be a number from 0 to 1",
         "  card: 2|  cards: 2|test.yml: mix.cards: unknown field",
         "backend: services|backend: cloud|test.yml: backend: must be embedded or services",
         "    action: kill|    action: explode|test.yml: faults[0].action: unknown action 'explode'",
