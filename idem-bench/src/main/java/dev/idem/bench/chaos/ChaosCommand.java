@@ -2,6 +2,8 @@ package dev.idem.bench.chaos;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -111,12 +113,15 @@ public final class ChaosCommand implements Callable<Integer> {
             "postgres",
             host(rabbit),
             port(rabbit));
+    Instant began = Instant.now();
     List<ChaosRun.Result> results = runAll(toRun, settings);
+    Duration took = Duration.between(began, Instant.now());
     Report.table(results, System.out);
     if (!noReport) {
-      Report.write(results, reportDir, "scripts/chaos");
+      Report.write(results, reportDir, "scripts/chaos", took);
       System.out.println("\nreport: " + reportDir.resolve("report.md"));
     }
+    System.out.printf("%ntook %d min %02d s%n", took.toMinutes(), took.toSecondsPart());
     return results.stream().allMatch(r -> r.verdict().ok()) ? 0 : 1;
   }
 

@@ -71,8 +71,8 @@ final class ChaosRun {
       LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
       // A fault held up behind a slow restart and due only after the load is dropped.
       AtomicBoolean loadDone = new AtomicBoolean();
-      // One thread for the faults: they run in order, a fault waiting for the one before it (a
-      // restart returns once the shop answers), so "kill #1" never overtakes "restart #2".
+      // One thread for the faults: they run in order, a fault waiting for the one before it. A
+      // shop's restart only launches it (its start may take long on a busy machine).
       ScheduledThreadPoolExecutor faults =
           new ScheduledThreadPoolExecutor(1, LoadGenerator.daemon("chaos-faults"));
       faults.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -128,13 +128,21 @@ final class ChaosRun {
     long at = sender.now();
     ledger.fault(new FaultMark(at, fault.label(), fault.action()));
     try {
-      fleet.apply(fault);
-      if (fault.action() == FaultAction.RESTART || fault.action() == FaultAction.RESTART_REDIS) {
-        ledger.fault(
-            new FaultMark(sender.now(), "up " + fault.label().replace("restart", "").trim(), null));
-      }
+      fleet
+          .apply(fault)
+          .whenComplete(
+              (done, failure) -> {
+                String what = fault.action() == FaultAction.RESTART ? "#" + fault.instance() : "";
+                if (failure != null) {
+                  out.printf("%n   fault %s failed: %s%n", fault.label(), failure);
+                  ledger.fault(new FaultMark(sender.now(), fault.label() + " failed", null));
+                } else if (!what.isEmpty()) {
+                  out.printf("%n   %5.1fs %s up%n", sender.now() / 1000.0, what);
+                  ledger.fault(new FaultMark(sender.now(), what + " up", null));
+                }
+              });
     } catch (Exception e) {
-      out.println("\n   fault " + fault.label() + " failed: " + e);
+      out.printf("%n   fault %s failed: %s%n", fault.label(), e);
       ledger.fault(new FaultMark(sender.now(), fault.label() + " failed", null));
     }
     out.printf("%n   %5.1fs fault: %s (%d ms)%n", at / 1000.0, fault.label(), sender.now() - at);

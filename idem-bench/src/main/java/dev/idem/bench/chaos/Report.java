@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -66,7 +67,8 @@ final class Report {
   }
 
   /** Writes report.md and the charts into {@code dir}, replacing what an earlier run left. */
-  static void write(List<ChaosRun.Result> results, Path dir, String command) throws IOException {
+  static void write(List<ChaosRun.Result> results, Path dir, String command, Duration took)
+      throws IOException {
     Files.createDirectories(dir);
     List<String> md = new ArrayList<>();
     md.add("# Chaos report");
@@ -78,6 +80,11 @@ final class Report {
             + UTC.format(Instant.now())
             + ". Do not edit: the next run rewrites this file and the charts. How to read it: "
             + "[docs/chaos.md](../chaos.md).");
+    md.add("");
+    md.add(
+        String.format(
+            "The whole run took %d min %02d s, starting and stopping the shops included.",
+            took.toMinutes(), took.toSecondsPart()));
     md.add("");
     md.add("## Machine");
     md.add("");

@@ -2,6 +2,7 @@ package dev.idem.bench.chaos;
 
 import dev.idem.bench.chaos.Scenario.Backend;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,6 +44,8 @@ final class ShopFleet implements AutoCloseable {
   private final ServiceResources resources;
   private PrivateRedis redis;
   private Proxies proxies;
+  private final ExecutorService starting =
+      Executors.newCachedThreadPool(LoadGenerator.daemon("chaos-restart"));
   private final Thread killOnExit = new Thread(this::killProcesses, "chaos-kill-on-exit");
 
   private ShopFleet(Scenario scenario, Settings settings, Path logs) {
@@ -73,6 +77,11 @@ final class ShopFleet implements AutoCloseable {
   static ShopFleet start(Scenario scenario, Settings settings) throws Exception {
     Path logs = settings.workDir().resolve(scenario.name());
     Files.createDirectories(logs);
+    try (var old = Files.newDirectoryStream(logs, "*.log")) {
+      for (Path log : old) {
+        Files.delete(log); // a restart appends to its instance's log; a new run starts afresh
+      }
+    }
     ShopFleet fleet = new ShopFleet(scenario, settings, logs);
     try {
       fleet.boot();
@@ -144,6 +153,7 @@ final class ShopFleet implements AutoCloseable {
     c.add("--shop.reconcile.interval=2s");
     c.add("--shop.reconcile.older-than=5s");
     c.add("--logging.level.root=WARN");
+    c.add("--logging.level.dev.idem.shop=INFO"); // its start-up line says how long it took
     for (String sku : List.of("BOOK", "MUG", "TSHIRT", "STICKER")) {
       c.add("--shop.catalog.stock." + sku + "=" + STOCK);
     }
@@ -196,21 +206,37 @@ final class ShopFleet implements AutoCloseable {
     throw new IllegalStateException("no shop instance is up");
   }
 
-  /** Applies a fault; a restart returns once the instance answers again. */
-  void apply(Scenario.Fault fault) throws Exception {
+  /**
+   * Applies a fault. A restart of a shop returns once its process is launched; the future completes
+   * when it answers (a start on a busy machine can take long, and the faults after it should not
+   * wait). Every other fault is done when this returns.
+   */
+  CompletableFuture<Void> apply(Scenario.Fault fault) throws Exception {
     switch (fault.action()) {
       case KILL -> instances.get(fault.instance() - 1).kill();
       case RESTART -> {
         ShopInstance instance = instances.get(fault.instance() - 1);
         if (!instance.alive()) {
           instance.launch();
-          instance.awaitReady(ADMIN_PASSWORD);
+          return CompletableFuture.runAsync(
+              () -> {
+                try {
+                  instance.awaitReady(ADMIN_PASSWORD);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new IllegalStateException("interrupted", e);
+                }
+              },
+              starting);
         }
       }
       case FLUSH_REDIS -> redis.flushAll();
       case RESTART_REDIS -> redis.restart();
       case DB_LATENCY, DB_CUT, REDIS_LATENCY, REDIS_CUT, HEAL -> proxies.apply(fault);
     }
+    return CompletableFuture.completedFuture(null);
   }
 
   private static int freePort() throws IOException {
@@ -226,6 +252,7 @@ final class ShopFleet implements AutoCloseable {
     } catch (IllegalStateException e) {
       // already shutting down: the hook does the killing
     }
+    starting.shutdownNow();
     for (ShopInstance instance : instances) {
       instance.close();
     }

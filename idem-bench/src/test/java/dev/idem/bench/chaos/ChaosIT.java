@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +26,7 @@ class ChaosIT {
             jar, dir.resolve("work"), dir.resolve("report"), "unused", 0, "unused", "unused", 0);
 
     List<ChaosRun.Result> results = ChaosCommand.runAll(List.of(tiny), settings);
-    Report.write(results, settings.reportDir(), "ChaosIT");
+    Report.write(results, settings.reportDir(), "ChaosIT", Duration.ofSeconds(1));
 
     Verdict verdict = results.get(0).verdict();
     assertThat(verdict.findings()).isEmpty();
