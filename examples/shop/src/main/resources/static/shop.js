@@ -26,35 +26,51 @@ async function call(method, path, body, key) {
   return { status: response.status, replayed: response.headers.get('Idempotent-Replayed') === 'true', json };
 }
 
-function log(method, path, key, answer) {
+function log(method, path, key, answer, note) {
   const item = document.createElement('li');
   const what = answer.json && (answer.json.status && typeof answer.json.status === 'string'
     ? answer.json.status + (answer.json.paymentNo ? ' ' + answer.json.paymentNo : '')
     : answer.json.orderNo || answer.json.type || '');
   item.textContent = `${method} ${path} key=${key ? key.slice(0, 8) : '-'} → ${answer.status} ${what}`
+    + (note ? `  [${note}]` : '')
     + (answer.replayed ? '  (replayed: same answer, no new effect)' : '');
   if (answer.replayed) item.className = 'replayed';
   $('log').prepend(item);
 }
 
-async function send(method, path, body, key) {
+// Requests sent but not answered yet, by key, in sessionStorage: they survive a reload (the
+// user's or the reload button's), after which each is sent again with its own key. Only an
+// answer removes one. The last request is kept too, for the retry button.
+function pending() {
+  return JSON.parse(store.getItem('pending') || '{}');
+}
+
+function setPending(key, request) {
+  const all = pending();
+  if (request) all[key] = request; else delete all[key];
+  store.setItem('pending', JSON.stringify(all));
+}
+
+async function send(method, path, body, key, note) {
+  setPending(key, { path, body });
+  store.setItem('last', JSON.stringify({ path, body, key }));
   const answer = await call(method, path, body, key);
-  log(method, path, key, answer);
+  setPending(key, null);
+  log(method, path, key, answer, note);
   return answer;
 }
 
-// Sends the request the chosen way: once, twice at once, once more after the answer, or saved
-// and re-sent after a page reload.
+// Sends the request the chosen way: once, twice at once, once more after the answer, or
+// reloads the page while it is in flight (the reloaded page sends it again with its key).
 async function perform(mode, path, body) {
   const key = newKey();
   if (mode === 'double') {
     await Promise.all([send('POST', path, body, key), send('POST', path, body, key)]);
   } else if (mode === 'retry') {
     await send('POST', path, body, key);
-    await send('POST', path, body, key);
+    await send('POST', path, body, key, 'network retry');
   } else if (mode === 'reload') {
-    store.setItem('resend', JSON.stringify({ path, body, key }));
-    send('POST', path, body, key); // the answer is lost with the page
+    send('POST', path, body, key).catch(() => {}); // the answer is lost with the page
     window.location.reload();
     return;
   } else {
@@ -63,12 +79,19 @@ async function perform(mode, path, body) {
   await refresh();
 }
 
-async function resendAfterReload() {
-  const saved = store.getItem('resend');
-  if (!saved) return;
-  store.removeItem('resend');
-  const { path, body, key } = JSON.parse(saved);
-  await send('POST', path, body, key);
+async function resendPending() {
+  const all = pending();
+  await Promise.all(Object.entries(all).map(
+    ([key, r]) => send('POST', r.path, r.body, key, 're-sent after reload')));
+}
+
+// The retry button: the last request again, with its key, as a client retries a lost answer.
+async function retryLast() {
+  const last = store.getItem('last');
+  if (!last) return;
+  const { path, body, key } = JSON.parse(last);
+  await send('POST', path, body, key, 'retry');
+  await refresh();
 }
 
 function orderBody() {
@@ -162,7 +185,7 @@ async function logIn(user, password) {
   }
   $('login').hidden = true;
   $('shop').hidden = false;
-  await resendAfterReload();
+  await resendPending();
   await refresh();
 }
 
@@ -175,6 +198,7 @@ $('order').onclick = () => perform('once', '/api/orders', orderBody());
 $('order-double').onclick = () => perform('double', '/api/orders', orderBody());
 $('order-retry').onclick = () => perform('retry', '/api/orders', orderBody());
 $('order-reload').onclick = () => perform('reload', '/api/orders', orderBody());
+$('retry-last').onclick = retryLast;
 $('audit-refresh').onclick = refreshAudit;
 // The audit also catches callbacks and relayed messages that arrive after an answer.
 setInterval(() => { if (!$('shop').hidden) refresh(); }, 3000);

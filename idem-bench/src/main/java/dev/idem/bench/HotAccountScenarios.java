@@ -35,14 +35,27 @@ final class HotAccountScenarios implements AutoCloseable {
   private static final BigDecimal AMOUNT = new BigDecimal("1.00");
   private static final int ARTICLE_TRIES = 3;
 
+  /** The starting balance, more than any run takes. */
+  static final BigDecimal START = new BigDecimal("1000000000.00");
+
   private final HikariDataSource pool;
-  private final JdbcBalance balance =
-      new JdbcBalance("bench_hot_account", "id", "balance", "version");
+  private final String accounts;
+  private final String ledger;
+  private final JdbcBalance balance;
   private final HotAccountExecutor<Long> executor;
   private final AtomicLong requests = new AtomicLong();
   private final String run = Long.toString(System.currentTimeMillis(), 36);
 
+  /** On the tables {@code bench_hot_account} and {@code bench_hot_ledger}. */
   HotAccountScenarios(String url, int connections) {
+    this(url, connections, "bench_hot_account", "bench_hot_ledger");
+  }
+
+  /** On tables of the caller's naming, so that two benchmarks never share them. */
+  HotAccountScenarios(String url, int connections, String accounts, String ledger) {
+    this.accounts = accounts;
+    this.ledger = ledger;
+    this.balance = new JdbcBalance(accounts, "id", "balance", "version");
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setMaximumPoolSize(connections);
@@ -52,9 +65,9 @@ final class HotAccountScenarios implements AutoCloseable {
     this.executor =
         new HotAccountExecutor<>(
             JdbcHotAccountStore.builder(pool, JdbcDialect.postgresql())
-                .accounts("bench_hot_account", "id", "balance")
+                .accounts(accounts, "id", "balance")
                 .version("version")
-                .ledger("bench_hot_ledger", "account_id", "request_id", "amount")
+                .ledger(ledger, "account_id", "request_id", "amount")
                 .build(),
             HotAccountConfig.ofDefaults());
   }
@@ -64,14 +77,38 @@ final class HotAccountScenarios implements AutoCloseable {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       s.execute(
-          "CREATE TABLE IF NOT EXISTS bench_hot_account (id BIGINT PRIMARY KEY,"
+          "CREATE TABLE IF NOT EXISTS "
+              + accounts
+              + " (id BIGINT PRIMARY KEY,"
               + " balance DECIMAL(16, 2) NOT NULL, version BIGINT NOT NULL)");
       s.execute(
-          "CREATE TABLE IF NOT EXISTS bench_hot_ledger (request_id VARCHAR(64) PRIMARY KEY,"
+          "CREATE TABLE IF NOT EXISTS "
+              + ledger
+              + " (request_id VARCHAR(64) PRIMARY KEY,"
               + " account_id BIGINT NOT NULL, amount DECIMAL(16, 2) NOT NULL)");
-      s.execute("TRUNCATE bench_hot_ledger");
-      s.execute("DELETE FROM bench_hot_account");
-      s.execute("INSERT INTO bench_hot_account VALUES (" + ACCOUNT + ", 1000000000.00, 0)");
+      s.execute("TRUNCATE " + ledger);
+      s.execute("DELETE FROM " + accounts);
+      s.execute("INSERT INTO " + accounts + " VALUES (" + ACCOUNT + ", " + START + ", 0)");
+    }
+  }
+
+  /** How much has left the account since {@link #reset()}. */
+  BigDecimal deducted() throws SQLException {
+    try (Connection c = pool.getConnection()) {
+      return START.subtract(balance.read(c, ACCOUNT).orElseThrow().amount());
+    }
+  }
+
+  /** The amount each deduction takes. */
+  static BigDecimal amount() {
+    return AMOUNT;
+  }
+
+  /** Drops both tables. */
+  void drop() throws SQLException {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + accounts + ", " + ledger);
     }
   }
 

@@ -59,7 +59,9 @@ record HotAccountSection(
         "- `"
             + HotAccountScenarios.COALESCING
             + "`: each payer calls `deduct` with a new"
-            + " request id; per batch (default up to 128) one transaction: one conditional"
+            + " request id; the first caller of an idle account waits up to 1 ms"
+            + " (`gatherWait`) for as many callers as its last batch held; per batch (default"
+            + " up to 128) one transaction: one conditional"
             + " `UPDATE` of the balance by the batch's total, then one JDBC batch of ledger rows"
             + " (`INSERT ... ON CONFLICT DO NOTHING`, one per deduction). It does more per"
             + " deduction than the other two (a ledger row, which makes repeats safe).",

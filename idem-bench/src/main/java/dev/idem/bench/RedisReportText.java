@@ -63,7 +63,8 @@ record RedisReportText(
         "- "
             + RedisBench.PAIR
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
-            + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit.");
+            + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"
+            + " claim is a plain `SET NX PX ... GET` of the record, the completion a script.");
     lines.add(
         "- "
             + RedisBench.RAW_GET
@@ -77,8 +78,9 @@ record RedisReportText(
             + RedisStoreScenarios.READ_KEYS
             + " completed keys, answered `Completed` with the stored outcome. The keys were"
             + " completed by the same store in setup, so it knows them as completed and reads"
-            + " each record with a plain `HMGET` rather than the claim script (docs/redis.md,"
-            + " Replays); the outcome still comes from Redis on every call.");
+            + " each record with a plain `GET` (docs/redis.md, Replays); a key it does not know"
+            + " as completed costs a `SET NX PX ... GET`, which returns the completed record"
+            + " unchanged. The outcome comes from Redis on every call.");
     lines.add(
         "- "
             + RedisBench.ENGINE_FIRST

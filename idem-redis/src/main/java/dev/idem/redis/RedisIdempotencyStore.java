@@ -16,11 +16,14 @@ import dev.idem.redis.internal.EvictionCheck;
 import dev.idem.redis.internal.LuaScripts;
 import dev.idem.redis.internal.Notifications;
 import dev.idem.redis.internal.RecordReplies;
+import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
 import dev.idem.redis.internal.RedisKeys;
 import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,10 +34,11 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce. Every operation is
- * one Lua script (one round trip), timed by the server's clock; the repeat of a key this store has
- * seen completed is a plain {@code HMGET} instead (see {@link #claim}). A record is one hash under
- * {@code <prefix>{<key digest>}} that expires with the record, so nothing is left behind; key
- * content is hashed and never reaches key or script syntax. See {@code docs/redis.md}.
+ * one round trip, timed by the server's clock: a Lua script, or a plain command where one suffices
+ * (the claim of a fresh key is a {@code SET NX PX}, the repeat of a completed one a {@code GET};
+ * see {@link #claim}). A record is one string value under {@code <prefix>{<key digest>}} that
+ * expires with the record, so nothing is left behind; key content is hashed and never reaches key
+ * or script syntax. See {@code docs/redis.md}.
  *
  * <p>Redis unreachable, timing out or failing gives {@link
  * dev.idem.core.IdempotencyStoreException}; the engine then fails closed unless told otherwise. Set
@@ -55,13 +59,15 @@ public final class RedisIdempotencyStore
   private final ScriptRunner scripts;
   private final Notifications changes;
   private final CompletedReplays replays;
+  private final RedisStringCommands<byte[], byte[]> strings;
 
   private RedisIdempotencyStore(RedisBackend backend, String keyPrefix) {
     this.keys = new RedisKeys(keyPrefix);
     this.backend = backend;
     try {
       this.scripts = new ScriptRunner(backend.scripting());
-      this.replays = new CompletedReplays(backend.hashes());
+      this.strings = backend.strings();
+      this.replays = new CompletedReplays(strings);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
     } catch (RedisException e) {
       backend.close();
@@ -104,9 +110,13 @@ public final class RedisIdempotencyStore
   /**
    * {@inheritDoc}
    *
-   * <p>The claim script, or, for a key this store has seen completed (it completed it or answered a
-   * claim with its outcome), a plain {@code HMGET} of the record that falls back to the script if
-   * the record is no longer completed. Either way the answer comes from Redis.
+   * <p>Unless the claim requires an issued token, it first writes a new in-progress record with a
+   * plain {@code SET NX PX ... GET}: for a fresh key that is the whole claim, one command, and the
+   * lease's {@link Lease#until()} is this process's clock plus the lease (Redis ends the record by
+   * its own). When the key exists the same command returns its record: a completed one answers at
+   * once (Completed or Mismatch), any other goes on to the claim script, which applies the full
+   * rules by the server's clock. A key this store has seen completed is read with a plain {@code
+   * GET} first. Either way the answer comes from Redis.
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {
@@ -118,6 +128,13 @@ public final class RedisIdempotencyStore
     }
     ThreadLocalRandom random = ThreadLocalRandom.current();
     String owner = new UUID(random.nextLong(), random.nextLong()).toString();
+    long leaseMillis = RedisKeys.millis(request.lease());
+    if (!request.requireIssued()) {
+      ClaimResult result = claimFresh(recordKey, request, owner, leaseMillis);
+      if (result != null) {
+        return result;
+      }
+    }
     ClaimResult result =
         RecordReplies.claim(
             scripts.list(
@@ -126,7 +143,7 @@ public final class RedisIdempotencyStore
                 RedisKeys.bytes(key.scope()),
                 RedisKeys.bytes(key.value()),
                 RedisKeys.bytes(request.fingerprint().value()),
-                RedisKeys.bytes(RedisKeys.millis(request.lease())),
+                RedisKeys.bytes(leaseMillis),
                 flag(request.requireIssued()),
                 RedisKeys.bytes(owner),
                 flag(changes.hasListeners(key.digest()))),
@@ -138,19 +155,62 @@ public final class RedisIdempotencyStore
     return result;
   }
 
+  // The claim of a key that does not exist: one SET that writes fence 1 and the lease length, and
+  // lets the key expire one lease after the lease ends, as the script does. Null when the key
+  // exists and is not completed.
+  private ClaimResult claimFresh(
+      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
+    IdempotencyKey key = request.key();
+    byte[] record =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', 1)
+            .field('O', owner)
+            .field('L', leaseMillis)
+            .field('P', request.fingerprint().value())
+            .field('A', key.scope())
+            .field('V', key.value())
+            .toBytes();
+    long until = System.currentTimeMillis() + leaseMillis;
+    byte[] existing;
+    try {
+      existing = strings.setGet(recordKey, record, SetArgs.Builder.nx().px(2 * leaseMillis));
+    } catch (RedisException e) {
+      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+    }
+    if (existing == null) {
+      return new ClaimResult.Claimed(new Lease(key, 1, owner, Instant.ofEpochMilli(until)));
+    }
+    ClaimResult completed = RecordReplies.completed(existing, key, request.fingerprint());
+    if (completed instanceof ClaimResult.Completed done) {
+      replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
+    }
+    return completed;
+  }
+
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long started = System.currentTimeMillis();
+    byte[] head =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', lease.fence())
+            .field('O', lease.owner())
+            .toBytes();
+    byte[] fields =
+        new RecordValue.Writer()
+            .field('F', lease.fence())
+            .field('K', outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S")
+            .field('B', outcome.payload())
+            .toBytes();
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
                 keys.record(digest),
-                RedisKeys.bytes(lease.fence()),
-                RedisKeys.bytes(lease.owner()),
+                head,
+                fields,
                 RedisKeys.bytes(RedisKeys.millis(retention)),
-                RedisKeys.bytes(outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S"),
-                outcome.payload(),
                 keys.changeChannel(),
                 RedisKeys.bytes(digest))
             == 1;

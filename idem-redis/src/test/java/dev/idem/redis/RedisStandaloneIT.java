@@ -7,17 +7,22 @@ import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.RecordState;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisKeys;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -66,15 +71,47 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
-  void aRecordIsOneHashUnderAHashTaggedDigestThatExpires() {
+  void aRecordIsOneStringUnderAHashTaggedDigestThatExpires() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
-    store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
-    try (StatefulRedisConnection<String, String> raw = client.connect()) {
-      String name = "idem:{" + key.digest() + "}";
-      assertThat(raw.sync().type(name)).isEqualTo("hash");
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
+    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      byte[] name = RedisKeys.bytes("idem:{" + key.digest() + "}");
+      assertThat(raw.sync().type(name)).isEqualTo("string");
       assertThat(raw.sync().pttl(name)).isBetween(30_000L, 60_000L);
-      assertThat(raw.sync().hget(name, "s")).isEqualTo(key.scope());
+      RecordValue claimed = RecordValue.parse(raw.sync().get(name));
+      assertThat(claimed.text('S')).isEqualTo("P");
+      assertThat(claimed.text('A')).isEqualTo(key.scope());
+      assertThat(claimed.number('L')).isEqualTo(30_000L);
+      store.complete(lease, Outcome.success(new byte[] {':', '9', 0}), Duration.ofMinutes(5));
+      assertThat(raw.sync().pttl(name)).isBetween(60_000L, 300_000L);
+      RecordValue completed = RecordValue.parse(raw.sync().get(name));
+      assertThat(completed.text('S')).isEqualTo("C");
+      assertThat(completed.bytes('B')).containsExactly(':', '9', 0);
+      assertThat(completed.has('O')).isFalse();
     }
+  }
+
+  @Test
+  void aFreshClaimIsOneSetAndItsLeaseEndsByTheKeysExpiry() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Duration lease = Duration.ofSeconds(30);
+    long before = System.currentTimeMillis();
+    Lease claimed =
+        ((ClaimResult.Claimed) store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease)))
+            .lease();
+    assertThat(claimed.fence()).isEqualTo(1);
+    assertThat(claimed.until().toEpochMilli()).isBetween(before + 30_000, before + 40_000);
+    IdempotencyRecord found = store.find(key).orElseThrow();
+    assertThat(found.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(found.fingerprint()).isEqualTo(Fingerprint.of("a"));
+    assertThat(found.expiresAt()).isEqualTo(found.leaseUntil().plus(lease));
+    assertThat(found.leaseUntil().toEpochMilli()).isBetween(before + 29_000, before + 40_000);
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease)))
+        .isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(store.renew(claimed, lease)).isPresent();
+    assertThat(store.release(claimed)).isTrue();
+    assertThat(store.find(key)).isEmpty();
   }
 
   @Test
@@ -127,13 +164,68 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
+  void aCompletionKeepsWhatTheRecordCarriedAndWakesTheWaiterWhoMarkedIt() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Duration lease = Duration.ofSeconds(30);
+    assertThat(store.issue(key, Duration.ofMinutes(5))).isTrue();
+    ClaimRequest token = new ClaimRequest(key, Fingerprint.of("a"), lease, true);
+    Lease claimed = ((ClaimResult.Claimed) store.claim(token)).lease();
+    Lease renewed = store.renew(claimed, lease).orElseThrow();
+    try (RedisIdempotencyStore otherNode = RedisIdempotencyStore.create(client)) {
+      CountDownLatch changed = new CountDownLatch(1);
+      try (RecordChangeNotifier.Subscription sub = otherNode.onChange(key, changed::countDown)) {
+        assertThat(otherNode.claim(token)).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(store.complete(renewed, Outcome.failure(new byte[] {'V', '1'}), lease)).isTrue();
+        assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
+      }
+    }
+    IdempotencyRecord done = store.find(key).orElseThrow();
+    assertThat(done.state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(done.fingerprint()).isEqualTo(Fingerprint.of("a"));
+    assertThat(done.token()).isTrue();
+    assertThat(done.fence()).isEqualTo(claimed.fence());
+    assertThat(done.outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
+    assertThat(done.outcome().payload()).containsExactly('V', '1');
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease)))
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      RecordValue stored =
+          RecordValue.parse(raw.sync().get(RedisKeys.bytes("idem:{" + key.digest() + "}")));
+      assertThat(stored.text('A')).isEqualTo(key.scope());
+      assertThat(stored.text('V')).isEqualTo("k");
+      assertThat(stored.has('W')).isFalse();
+      assertThat(stored.has('U')).isFalse();
+    }
+  }
+
+  @Test
+  void aKeyHoldingAnythingButARecordValueIsAStoreFailureNotAClaim() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    String name = "idem:{" + key.digest() + "}";
+    ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      raw.sync().hset(name, "st", "C");
+      raw.sync().pexpire(name, 60_000);
+      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      raw.sync().del(name);
+      raw.sync().set(name, "S1:CZ", SetArgs.Builder.px(60_000));
+      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      raw.sync().del(name);
+    }
+  }
+
+  @Test
   void scriptsAreSentAgainWhenRedisForgotThem() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Lease lease =
+        ((ClaimResult.Claimed)
+                store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+            .lease();
     try (StatefulRedisConnection<String, String> raw = client.connect()) {
       raw.sync().scriptFlush();
     }
-    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
-        .isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1)))
+        .isTrue();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.idem.shop;
 
 import dev.idem.shop.gateway.GatewayTimeoutException;
+import dev.idem.shop.payment.WalletBusyException;
 import java.net.URI;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -35,6 +36,21 @@ class ProblemHandler {
         "gateway-timeout",
         e.getMessage(),
         Map.of("paymentNo", e.paymentNo()));
+  }
+
+  @ExceptionHandler(WalletBusyException.class)
+  ResponseEntity<ProblemDetail> walletBusy(WalletBusyException e) {
+    // 5xx as well: the key is freed, and the retry asks the wallet again under the same order.
+    ResponseEntity<ProblemDetail> answer =
+        problem(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "wallet-busy",
+            e.getMessage(),
+            Map.of("paymentNo", e.paymentNo()));
+    return ResponseEntity.status(answer.getStatusCode())
+        .headers(answer.getHeaders())
+        .header("Retry-After", "1")
+        .body(answer.getBody());
   }
 
   @ExceptionHandler(HttpMessageNotReadableException.class)

@@ -95,11 +95,30 @@ public record ShopProperties(
   /**
    * The wallet.
    *
-   * @param mode {@code versioned}: read balance and version, write at that version, retry with
-   *     backoff on a lost race (the article's optimistic lock); {@code conditional}: one {@code
-   *     UPDATE ... WHERE balance >= amount}, no read and no retry
+   * @param mode how a WALLET payment deducts the balance (see {@link Mode})
    */
-  public record Wallet(@DefaultValue("versioned") String mode) {}
+  public record Wallet(@DefaultValue("versioned") Mode mode) {
+
+    /** How the wallet is debited; the property takes the lower-case names. */
+    public enum Mode {
+      /**
+       * Read balance and version, write at that version, retry with backoff on a lost race (the
+       * article's optimistic lock), in the payment's transaction.
+       */
+      VERSIONED,
+      /** One {@code UPDATE ... WHERE balance >= amount}, no read and no retry. */
+      CONDITIONAL,
+      /** Core's hot-account executor: concurrent debits of one wallet applied as one batch. */
+      COALESCE,
+      /** Core's hot-account executor: debits of one wallet applied one at a time. */
+      SERIALIZE;
+
+      /** Whether the debit goes through the hot-account executor, in a transaction of its own. */
+      public boolean hot() {
+        return this == COALESCE || this == SERIALIZE;
+      }
+    }
+  }
 
   /**
    * The audit.

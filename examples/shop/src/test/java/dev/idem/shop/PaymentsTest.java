@@ -9,7 +9,9 @@ import dev.idem.shop.gateway.Behaviour.Callback;
 import dev.idem.shop.gateway.FakeGateway;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -150,11 +152,13 @@ class PaymentsTest extends EndToEnd {
   void aForgedSuccessCallbackForAWalletPaymentChangesNothing() {
     String orderNo = alice.order("STICKER", 4);
     String paymentNo = "PAY-wallet-" + key().substring(0, 8);
-    // A wallet payment caught in PROCESSING, as after a crash in the middle of its transaction.
+    // A wallet payment caught in PROCESSING, as after a crash in the middle of its transaction;
+    // PROCESSING from a moment the reconciliation job does not reach, so that only the callback
+    // could move it.
     jdbc.update(
         "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
             + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', 4.00,"
-            + " 'PROCESSING', LOCALTIMESTAMP)",
+            + " 'PROCESSING', TIMESTAMP '2037-01-01 00:00:00')",
         paymentNo,
         orderNo,
         orderNo);
@@ -206,10 +210,106 @@ class PaymentsTest extends EndToEnd {
     await().atMost(Duration.ofSeconds(30)).until(() -> status(created), "FAILED"::equals);
   }
 
+  @Test
+  void aWalletPaymentLeftInProcessingAfterItsDebitIsSettledFromTheLedger() {
+    String orderNo = alice.order("STICKER", 2);
+    String paymentNo = "PAY-debited-" + key().substring(0, 8);
+    BigDecimal before = balance(alice);
+    // A crash between the hot wallet's commit (debit and ledger row) and the payment's update.
+    jdbc.update(
+        "UPDATE accounts SET balance = balance - 4.00, version = version + 1"
+            + " WHERE username = 'alice'");
+    jdbc.update(
+        "INSERT INTO wallet_ledger (order_no, username, amount) VALUES (?, 'alice', 4.00)",
+        orderNo);
+    insertWalletProcessing(paymentNo, orderNo, "4.00");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(paymentNo), "SUCCESS"::equals);
+    assertThat(balance(alice)).isEqualByComparingTo(before.subtract(new BigDecimal("4.00")));
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ? AND payment_no = ?",
+                orderNo,
+                paymentNo))
+        .isEqualTo(1);
+    assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("PAID");
+  }
+
+  @Test
+  void aWalletPaymentLeftInProcessingBeforeItsDebitIsFinishedOnceByTheReconciler() {
+    String orderNo = alice.order("STICKER", 3);
+    String paymentNo = "PAY-undebited-" + key().substring(0, 8);
+    BigDecimal before = balance(alice);
+    insertWalletProcessing(paymentNo, orderNo, "6.00");
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> status(paymentNo), "SUCCESS"::equals);
+    Answer retry = alice.pay(orderNo, "WALLET", key());
+
+    assertThat(retry.status()).isEqualTo(409);
+    assertThat(balance(alice)).isEqualByComparingTo(before.subtract(new BigDecimal("6.00")));
+    assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void manyOrdersOfOneUserPaidTwiceAtOnceByWalletAreEachDebitedOnce() throws Exception {
+    int orders = 12;
+    List<String> orderNos = new ArrayList<>();
+    BigDecimal total = BigDecimal.ZERO;
+    for (int i = 0; i < orders; i++) {
+      orderNos.add(alice.order("STICKER", 1 + i % 2));
+      total = total.add(new BigDecimal("2.00").multiply(BigDecimal.valueOf(1 + i % 2)));
+    }
+    BigDecimal before = balance(alice);
+    AtomicInteger next = new AtomicInteger();
+
+    // Every order twice at once, each request with its own key, retried as a client would.
+    List<Answer> answers =
+        OrdersTest.concurrently(
+            2 * orders, () -> payUntilAnswered(orderNos.get(next.getAndIncrement() % orders)));
+
+    assertThat(answers)
+        .allSatisfy(
+            a ->
+                assertThat(a.status() < 300 ? a.text("status") : a.text("type"))
+                    .isIn("SUCCESS", "urn:shop:problem:order-paid"));
+    assertThat(balance(alice)).isEqualByComparingTo(before.subtract(total));
+    for (String orderNo : orderNos) {
+      assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo))
+          .isEqualTo(1);
+      assertThat(
+              count(
+                  "SELECT COUNT(*) FROM payment_records WHERE order_no = ? AND status = 'SUCCESS'",
+                  orderNo))
+          .isEqualTo(1);
+    }
+  }
+
+  // A 5xx (a lost optimistic race in mode versioned, a busy wallet) frees the key: send it again.
+  private Answer payUntilAnswered(String orderNo) {
+    String key = key();
+    Answer answer = alice.pay(orderNo, "WALLET", key);
+    for (int i = 0; i < 20 && answer.status() >= 500; i++) {
+      answer = alice.pay(orderNo, "WALLET", key);
+    }
+    return answer;
+  }
+
+  private void insertWalletProcessing(String paymentNo, String orderNo, String amount) {
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', "
+            + amount
+            + ", 'PROCESSING', TIMESTAMP '2000-01-01 00:00:00')",
+        paymentNo,
+        orderNo,
+        orderNo);
+  }
+
   private void insertProcessing(String paymentNo, String orderNo, String createdAt, String since) {
     jdbc.update(
         "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
-            + " amount, status, created_at, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET',"
+            + " amount, status, created_at, processing_since) VALUES (?, ?, ?, 'alice', 'CARD',"
             + " 1.00, 'PROCESSING', "
             + createdAt
             + ", "

@@ -1,56 +1,36 @@
 package dev.idem.shop;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.idem.shop.ShopClient.Answer;
-import io.lettuce.core.RedisClient;
-import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
-/** The idempotency records vanish between a request and its retry; the database holds the line. */
+/** {@link RedisLossTests} on PostgreSQL, with the shop on a redis-server of its own. */
 @ActiveProfiles("services")
 @TestPropertySource(locations = "classpath:services-it.properties")
-class RedisFlushServicesIT extends EndToEnd {
+@DirtiesContext
+class RedisFlushServicesIT extends RedisLossTests {
 
   static {
     ServicesDatabase.recreateOnce();
   }
 
-  @Autowired RedisClient redis;
+  private static final PrivateRedis REDIS = PrivateRedis.start();
 
-  @Test
-  void anOrderRetriedAfterRedisLostItsRecordIsStillOneOrder() {
-    String key = key();
-    String body = "{\"items\":[{\"sku\":\"STICKER\",\"quantity\":2}]}";
-    long stockBefore = count("SELECT stock FROM products WHERE sku = 'STICKER'");
-
-    Answer first = alice.post("/api/orders", body, "Idempotency-Key", key);
-    ServicesDatabase.deleteRedisKeys(redis, ServicesDatabase.REDIS_PREFIX);
-    Answer retry = alice.post("/api/orders", body, "Idempotency-Key", key);
-
-    assertThat(first.status()).isEqualTo(201);
-    assertThat(retry.replayed()).isFalse();
-    assertThat(retry.status()).isEqualTo(200);
-    assertThat(retry.text("orderNo")).isEqualTo(first.text("orderNo"));
-    assertThat(count("SELECT stock FROM products WHERE sku = 'STICKER'"))
-        .isEqualTo(stockBefore - 2);
+  @DynamicPropertySource
+  static void privateRedis(DynamicPropertyRegistry registry) {
+    registry.add("shop.redis.url", REDIS::url);
   }
 
-  @Test
-  void aPaymentRetriedAfterRedisLostItsRecordChargesOnce() {
-    String orderNo = alice.order("STICKER", 1);
-    String key = key();
+  @AfterAll
+  static void stopRedis() {
+    REDIS.stop();
+  }
 
-    Answer first = alice.pay(orderNo, "WALLET", key);
-    ServicesDatabase.deleteRedisKeys(redis, ServicesDatabase.REDIS_PREFIX);
-    Answer retry = alice.pay(orderNo, "WALLET", key);
-
-    assertThat(first.text("status")).isEqualTo("SUCCESS");
-    assertThat(retry.status()).isEqualTo(409);
-    assertThat(retry.text("type")).isEqualTo("urn:shop:problem:order-paid");
-    assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo))
-        .isEqualTo(1);
+  @Override
+  PrivateRedis redis() {
+    return REDIS;
   }
 }

@@ -92,7 +92,7 @@ final class ServicesDatabase {
   }
 
   /** Deletes every key under {@code prefix}, and nothing else. */
-  static void deleteRedisKeys(RedisClient client, String prefix) {
+  private static void deleteRedisKeys(RedisClient client, String prefix) {
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       RedisCommands<String, String> redis = connection.sync();
       ScanCursor cursor = ScanCursor.INITIAL;

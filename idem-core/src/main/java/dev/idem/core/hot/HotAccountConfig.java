@@ -21,20 +21,26 @@ public final class HotAccountConfig {
   public static final int DEFAULT_MAX_BATCH_SIZE = 128;
   public static final int DEFAULT_MAX_QUEUE_SIZE = 10_000;
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_GATHER_WAIT = Duration.ofMillis(1);
 
   private final Mode mode;
   private final int maxBatchSize;
   private final int maxQueueSize;
   private final Duration maxWait;
+  private final Duration gatherWait;
 
   private HotAccountConfig(Builder b) {
     this.mode = b.mode;
     this.maxBatchSize = b.maxBatchSize;
     this.maxQueueSize = b.maxQueueSize;
     this.maxWait = b.maxWait;
+    this.gatherWait = b.gatherWait;
   }
 
-  /** Coalescing, batches of up to 128, queues of up to 10,000, waits of up to 10 s. */
+  /**
+   * Coalescing, batches of up to 128, queues of up to 10,000, waits of up to 10 s, a gather wait of
+   * 1 ms.
+   */
   public static HotAccountConfig ofDefaults() {
     return custom().build();
   }
@@ -50,7 +56,8 @@ public final class HotAccountConfig {
         .mode(base.mode)
         .maxBatchSize(base.maxBatchSize)
         .maxQueueSize(base.maxQueueSize)
-        .maxWait(base.maxWait);
+        .maxWait(base.maxWait)
+        .gatherWait(base.gatherWait);
   }
 
   public Mode mode() {
@@ -72,12 +79,26 @@ public final class HotAccountConfig {
     return maxWait;
   }
 
+  /**
+   * How long the first caller of an idle account waits, when coalescing, for as many callers as the
+   * account's last batch held before applying its batch. Callers that were answered together tend
+   * to come back together (a pool of workers, a burst of payments); without the wait the first of
+   * them to return would go to the store alone, and the others in the batch after, paying two
+   * transactions for what fits in one. The wait ends as soon as they are queued, so it costs its
+   * full length only when they do not come, and never more than half of the first caller's own
+   * {@link #maxWait()}. {@link Duration#ZERO} turns it off.
+   */
+  public Duration gatherWait() {
+    return gatherWait;
+  }
+
   /** Collects settings; not thread-safe. */
   public static final class Builder {
     private Mode mode = DEFAULT_MODE;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
     private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
     private Duration maxWait = DEFAULT_MAX_WAIT;
+    private Duration gatherWait = DEFAULT_GATHER_WAIT;
 
     private Builder() {}
 
@@ -105,7 +126,17 @@ public final class HotAccountConfig {
     }
 
     /**
-     * @throws IllegalArgumentException when a size is below 1 or the wait is not positive
+     * Zero or more, and shorter than {@link #maxWait(Duration)}; zero turns gathering off. See
+     * {@link HotAccountConfig#gatherWait()}.
+     */
+    public Builder gatherWait(Duration gatherWait) {
+      this.gatherWait = Objects.requireNonNull(gatherWait, "gatherWait");
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException when a size is below 1, the wait is not positive or the
+     *     gather wait is negative or not shorter than the wait
      */
     public HotAccountConfig build() {
       if (maxBatchSize < 1) {
@@ -116,6 +147,13 @@ public final class HotAccountConfig {
       }
       if (maxWait.isNegative() || maxWait.isZero()) {
         throw new IllegalArgumentException("maxWait must be positive, was " + maxWait);
+      }
+      if (gatherWait.isNegative()) {
+        throw new IllegalArgumentException("gatherWait must not be negative, was " + gatherWait);
+      }
+      if (gatherWait.compareTo(maxWait) >= 0) {
+        throw new IllegalArgumentException(
+            "gatherWait (" + gatherWait + ") must be shorter than maxWait (" + maxWait + ")");
       }
       return new HotAccountConfig(this);
     }

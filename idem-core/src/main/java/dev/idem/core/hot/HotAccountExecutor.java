@@ -1,10 +1,12 @@
 package dev.idem.core.hot;
 
 import dev.idem.core.hot.internal.Lane;
+import dev.idem.core.lock.internal.Durations;
 import java.math.BigDecimal;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Deducts from hot accounts without races: per account, callers queue, and one of them at a time
@@ -13,6 +15,10 @@ import java.util.concurrent.ConcurrentMap;
  * coalescing}, or one deduction at a time when {@link HotAccountConfig.Mode#SERIALIZE serializing}.
  * The caller blocks until its own deduction is answered; the lead then passes to the next caller in
  * line, so no caller applies more than one batch and no thread is started or kept per account.
+ *
+ * <p>When coalescing, the first caller of an idle account waits up to {@link
+ * HotAccountConfig#gatherWait()} for as many callers as the account's last batch held, so that
+ * callers answered together and coming back together go to the store together again.
  *
  * <pre>{@code
  * HotAccountExecutor<Long> wallet = new HotAccountExecutor<>(store, HotAccountConfig.ofDefaults());
@@ -34,6 +40,14 @@ public final class HotAccountExecutor<K> {
   private final HotAccountStore<K> store;
   private final HotAccountConfig config;
   private final ConcurrentMap<K, Lane<K>> lanes = new ConcurrentHashMap<>();
+  // The last batch size of recently idle accounts, a few slots picked by hash: bounded, and an
+  // account whose slot another took over only loses its gather wait.
+  private final AtomicReferenceArray<LastBatch<K>> lastBatches =
+      new AtomicReferenceArray<>(LAST_BATCH_SLOTS);
+
+  private static final int LAST_BATCH_SLOTS = 64;
+
+  private record LastBatch<K>(K account, int size) {}
 
   public HotAccountExecutor(HotAccountStore<K> store, HotAccountConfig config) {
     this.store = Objects.requireNonNull(store, "store");
@@ -57,7 +71,7 @@ public final class HotAccountExecutor<K> {
   public DeductionResult deduct(K account, Deduction deduction) {
     Objects.requireNonNull(account, "account");
     Objects.requireNonNull(deduction, "deduction");
-    long waitNanos = config.maxWait().toNanos();
+    long waitNanos = Durations.toNanosSaturated(config.maxWait());
     while (true) {
       Lane<K> lane = lanes.computeIfAbsent(account, this::newLane);
       DeductionResult result = lane.deduct(deduction, config.maxQueueSize(), waitNanos);
@@ -85,6 +99,34 @@ public final class HotAccountExecutor<K> {
   }
 
   private Lane<K> newLane(K account) {
-    return new Lane<>(account, store, config.maxBatchSize(), lane -> lanes.remove(account, lane));
+    LastBatch<K> last = lastBatches.get(slot(account));
+    int expected = last != null && last.account().equals(account) ? last.size() : 1;
+    return new Lane<>(
+        account,
+        store,
+        config.maxBatchSize(),
+        expected,
+        Durations.toNanosSaturated(config.gatherWait()),
+        lane -> {
+          lanes.remove(account, lane);
+          remember(account, lane.lastBatch());
+        });
+  }
+
+  private void remember(K account, int size) {
+    int slot = slot(account);
+    if (size > 1) {
+      lastBatches.set(slot, new LastBatch<>(account, size));
+    } else {
+      LastBatch<K> last = lastBatches.get(slot);
+      if (last != null && last.account().equals(account)) {
+        lastBatches.compareAndSet(slot, last, null);
+      }
+    }
+  }
+
+  private static int slot(Object account) {
+    int h = account.hashCode();
+    return (h ^ (h >>> 16)) & (LAST_BATCH_SLOTS - 1);
   }
 }

@@ -1,13 +1,15 @@
 package dev.idem.core.hot;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An in-memory store that holds its first batch until opened, records the largest batch and the
- * most batches applied at once, and can fail every batch that holds a poisoned request id.
+ * An in-memory store that holds its first batch until opened, records the size of every batch, the
+ * largest batch and the most batches applied at once, and can fail every batch that holds a
+ * poisoned request id.
  */
 final class GatedStore implements HotAccountStore<String> {
 
@@ -20,6 +22,7 @@ final class GatedStore implements HotAccountStore<String> {
   final AtomicInteger mostAtOnce = new AtomicInteger();
   final AtomicInteger largestBatch = new AtomicInteger();
   final AtomicInteger calls = new AtomicInteger();
+  final List<Integer> sizes = new CopyOnWriteArrayList<>();
 
   GatedStore(boolean gated) {
     this.gate = new CountDownLatch(gated ? 1 : 0);
@@ -34,6 +37,7 @@ final class GatedStore implements HotAccountStore<String> {
     mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
     largestBatch.accumulateAndGet(batch.size(), Math::max);
     calls.incrementAndGet();
+    sizes.add(batch.size());
     try {
       entered.countDown();
       if (!gate.await(60, TimeUnit.SECONDS)) {

@@ -192,6 +192,97 @@ class HotAccountExecutorTest {
   }
 
   @Test
+  void theFirstCallerOfAnIdleAccountGathersAsManyCallersAsItsLastBatchHeld() throws Exception {
+    GatedStore store = new GatedStore(true);
+    store.memory.open(ACCOUNT, BigDecimal.TEN);
+    HotAccountExecutor<String> executor = gathering(store, Duration.ofMinutes(5));
+    lastBatchOfTwo(store, executor);
+
+    Future<DeductionResult> c = pay(executor, "c");
+    // Without gathering, c would be applied alone and never be seen queued.
+    await().until(() -> executor.queued(ACCOUNT) == 1);
+    Future<DeductionResult> d = pay(executor, "d");
+
+    assertThat(c.get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(d.get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(store.sizes).containsExactly(1, 2, 2);
+    assertThat(executor.activeAccounts()).isZero();
+  }
+
+  @Test
+  void aGatheringCallerGoesAloneWhenNobodyComesWithinTheGatherWait() throws Exception {
+    GatedStore store = new GatedStore(true);
+    store.memory.open(ACCOUNT, BigDecimal.TEN);
+    HotAccountExecutor<String> executor = gathering(store, Duration.ofMillis(20));
+    lastBatchOfTwo(store, executor);
+
+    assertThat(pay(executor, "c").get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(store.sizes).containsExactly(1, 2, 1);
+  }
+
+  @Test
+  void aCallerOfAnAccountWithNoBatchesBeforeNeverGathers() throws Exception {
+    GatedStore store = new GatedStore(false);
+    store.memory.open(ACCOUNT, BigDecimal.TEN);
+    HotAccountExecutor<String> executor = gathering(store, Duration.ofHours(1));
+
+    // An hour's gather wait would outlast the get's limit.
+    assertThat(pay(executor, "a").get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(pay(executor, "b").get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(store.sizes).containsExactly(1, 1);
+  }
+
+  @Test
+  void serializingNeverGathers() throws Exception {
+    GatedStore store = new GatedStore(true);
+    store.memory.open(ACCOUNT, BigDecimal.TEN);
+    HotAccountExecutor<String> executor =
+        new HotAccountExecutor<>(
+            store,
+            HotAccountConfig.custom()
+                .mode(HotAccountConfig.Mode.SERIALIZE)
+                .maxWait(Duration.ofHours(2))
+                .gatherWait(Duration.ofHours(1))
+                .build());
+    Future<DeductionResult> first = pay(executor, "first");
+    assertThat(store.entered.await(60, TimeUnit.SECONDS)).isTrue();
+    Future<DeductionResult> second = pay(executor, "second");
+    await().until(() -> executor.queued(ACCOUNT) == 1);
+    store.open();
+    first.get(60, TimeUnit.SECONDS);
+    second.get(60, TimeUnit.SECONDS);
+
+    assertThat(pay(executor, "third").get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    assertThat(store.sizes).containsExactly(1, 1, 1);
+  }
+
+  // One deduction held in the store while two queue behind it, then all three applied: the lane
+  // closes with a last batch of two.
+  private void lastBatchOfTwo(GatedStore store, HotAccountExecutor<String> executor)
+      throws Exception {
+    Future<DeductionResult> first = pay(executor, "first");
+    assertThat(store.entered.await(60, TimeUnit.SECONDS)).isTrue();
+    List<Future<DeductionResult>> queued = List.of(pay(executor, "a"), pay(executor, "b"));
+    await().until(() -> executor.queued(ACCOUNT) == 2);
+    store.open();
+    assertThat(first.get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    for (Future<DeductionResult> f : queued) {
+      assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(DeductionResult.APPLIED);
+    }
+    assertThat(store.sizes).containsExactly(1, 2);
+    assertThat(executor.activeAccounts()).isZero();
+  }
+
+  private static HotAccountExecutor<String> gathering(GatedStore store, Duration gatherWait) {
+    Duration maxWait = HotAccountConfig.DEFAULT_MAX_WAIT;
+    if (gatherWait.compareTo(maxWait) >= 0) {
+      maxWait = gatherWait.multipliedBy(2);
+    }
+    return new HotAccountExecutor<>(
+        store, HotAccountConfig.custom().maxWait(maxWait).gatherWait(gatherWait).build());
+  }
+
+  @Test
   void badDeductionsAndSettingsAreRefused() {
     assertThatThrownBy(() -> new Deduction("", BigDecimal.ONE))
         .isInstanceOf(IllegalArgumentException.class);
@@ -205,6 +296,16 @@ class HotAccountExecutorTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> HotAccountConfig.custom().maxWait(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> HotAccountConfig.custom().gatherWait(Duration.ofNanos(-1)).build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                HotAccountConfig.custom()
+                    .maxWait(Duration.ofSeconds(1))
+                    .gatherWait(Duration.ofSeconds(1))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shorter than maxWait");
     HotAccountConfig serial =
         HotAccountConfig.from(HotAccountConfig.ofDefaults())
             .mode(HotAccountConfig.Mode.SERIALIZE)

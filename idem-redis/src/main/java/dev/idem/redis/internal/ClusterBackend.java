@@ -1,6 +1,5 @@
 package dev.idem.redis.internal;
 
-import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -32,11 +31,6 @@ public final class ClusterBackend implements RedisBackend {
 
   @Override
   public RedisStringCommands<byte[], byte[]> strings() {
-    return connection.sync();
-  }
-
-  @Override
-  public RedisHashCommands<byte[], byte[]> hashes() {
     return connection.sync();
   }
 

@@ -3,22 +3,18 @@ package dev.idem.redis.internal;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyStoreException;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.api.sync.RedisHashCommands;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Answers the claim of a key this store has seen completed with one plain {@code HMGET} instead of
- * the claim script. A completed record never changes until it expires (only {@code CLAIM} of an
- * expired record, or an outside {@code DEL}, can replace it), and a hash that Redis still returns
- * has not expired, since every record's hash expires at its logical end. So a read that finds the
- * record COMPLETED is what the script would have answered, fingerprint check included; anything
- * else (absent, in progress, issued) goes to the script as before. The one difference is the
- * millisecond in which the record ends: Redis still returns the hash then, where the script takes
+ * Answers the claim of a key this store has seen completed with one plain {@code GET} of the record
+ * instead of a claim. A completed record never changes until it expires (only a claim of an expired
+ * record, or an outside {@code DEL}, can replace it), and a value that Redis still returns has not
+ * expired, since every record's key expires at its logical end. So a read that finds the record
+ * COMPLETED is what the claim script would have answered, fingerprint check included; anything else
+ * (absent, in progress, issued) goes on to the claim as before. The one difference is the
+ * millisecond in which the record ends: Redis still returns the value then, where the script takes
  * the record as ended, so the read answers Completed one millisecond longer.
  *
  * <p>The hints are only which digests were completed, and until about when, in a fixed table of
@@ -30,25 +26,13 @@ public final class CompletedReplays {
 
   private static final int SLOTS = 8192;
 
-  // The fields of RecordReplies' record reply after its code, in that order.
-  private static final byte[][] FIELDS = {
-    RedisKeys.bytes("st"),
-    RedisKeys.bytes("fp"),
-    RedisKeys.bytes("f"),
-    RedisKeys.bytes("lu"),
-    RedisKeys.bytes("ex"),
-    RedisKeys.bytes("t"),
-    RedisKeys.bytes("ok"),
-    RedisKeys.bytes("out")
-  };
-
   private record Hint(String digest, long expiresAtMillis) {}
 
-  private final RedisHashCommands<byte[], byte[]> hashes;
+  private final RedisStringCommands<byte[], byte[]> strings;
   private final AtomicReferenceArray<Hint> hints = new AtomicReferenceArray<>(SLOTS);
 
-  public CompletedReplays(RedisHashCommands<byte[], byte[]> hashes) {
-    this.hashes = hashes;
+  public CompletedReplays(RedisStringCommands<byte[], byte[]> strings) {
+    this.strings = strings;
   }
 
   /** Notes that the record of {@code digest} is completed until about {@code expiresAtMillis}. */
@@ -87,35 +71,22 @@ public final class CompletedReplays {
         || hint.expiresAtMillis() <= System.currentTimeMillis()) {
       return null;
     }
-    List<KeyValue<byte[], byte[]>> fields;
+    byte[] value;
     try {
-      fields = hashes.hmget(recordKey, FIELDS);
+      value = strings.get(recordKey);
     } catch (RedisException e) {
       throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
     }
-    List<Object> reply = new ArrayList<>(FIELDS.length + 1);
-    reply.add(null);
-    for (KeyValue<byte[], byte[]> field : fields) {
-      reply.add(field.getValueOrElse(null));
-    }
-    if (!"C".equals(text(reply.get(1)))) {
+    ClaimResult answer =
+        value == null ? null : RecordReplies.completed(value, request.key(), request.fingerprint());
+    if (answer == null) {
       hints.compareAndSet(slot, hint, null);
-      return null;
     }
-    // The claim script's rule: a record or a claim without a fingerprint matches any.
-    String stored = text(reply.get(2));
-    String asked = request.fingerprint().value();
-    boolean same = asked.isEmpty() || stored.isEmpty() || stored.equals(asked);
-    reply.set(0, RedisKeys.bytes(same ? "D" : "M"));
-    return RecordReplies.claim(reply, request.key(), null);
+    return answer;
   }
 
   // The first slot of the digest's pair.
   private static int pair(String digest) {
     return digest.hashCode() & (SLOTS - 2);
-  }
-
-  private static String text(Object o) {
-    return o == null ? "" : new String((byte[]) o, StandardCharsets.UTF_8);
   }
 }

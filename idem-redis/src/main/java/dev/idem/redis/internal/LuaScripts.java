@@ -11,11 +11,11 @@ import java.util.HexFormat;
  * leases are relative expiries ({@code PX}), which Redis ends by its own clock. Key content never
  * appears in a script: scripts get the hashed key in {@code KEYS} and data in {@code ARGV}.
  *
- * <p>A record is one hash: {@code st} state (I issued, P in progress, C completed), {@code fp}
- * fingerprint, {@code f} fence, {@code o} owner, {@code lu} lease end, {@code ex} logical expiry,
- * {@code t} began as a token, {@code te} token end, {@code ok}/{@code out} outcome kind and bytes,
- * {@code s}/{@code v} scope and value, {@code w} someone waits for a change. The hash expires at
- * {@code ex} ({@code PEXPIREAT}), so nothing outlives its record.
+ * <p>A record is one string value in the form of {@link RecordValue}, which the scripts read with
+ * {@code fields} and write with {@code encode}. Every write sets the key's expiry with the value
+ * ({@code SET ... PXAT}), so nothing outlives its record. A claim of a fresh key does not come
+ * here: the store writes it with a plain {@code SET NX PX}, and the scripts take its lease end and
+ * expiry from the key's expiry ({@code PEXPIRETIME}) and its lease length {@code L}.
  */
 public final class LuaScripts {
 
@@ -27,61 +27,106 @@ public final class LuaScripts {
       local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
       """;
 
-  // The record fields a claim reads, and the subset it answers with (see RecordReplies).
+  // RecordValue's form: name letter, byte length, ':', bytes, in RecordValue's order.
+  private static final String FIELDS =
+      """
+      local function fields(v)
+        local r, i, n = {}, 1, #v
+        while i <= n do
+          local c = string.find(v, ':', i + 1, true)
+          local len = tonumber(string.sub(v, i + 1, c - 1))
+          r[string.sub(v, i, i)] = string.sub(v, c + 1, c + len)
+          i = c + len + 1
+        end
+        return r
+      end
+      local order = {'S', 'F', 'O', 'L', 'U', 'W', 'K', 'B', 'E', 'P', 'T', 'N', 'A', 'V'}
+      local function encode(r)
+        local out = {}
+        for _, name in ipairs(order) do
+          local x = r[name]
+          if x then
+            if type(x) == 'number' then x = string.format('%.0f', x) end
+            out[#out + 1] = name .. #x .. ':' .. x
+          end
+        end
+        return table.concat(out)
+      end
+      """;
+
+  // The record, its lease end and its logical expiry. A record claimed by a plain SET carries its
+  // lease length instead: it ends with its key, and its lease one lease length before.
   private static final String READ =
       """
-      local r = redis.call('HMGET', KEYS[1], 'st', 'fp', 'f', 'o', 'lu', 'ex', 't', 'te', 'ok',
-        'out', 'w')
-      local function reply(code)
-        return {code, r[1], r[2], r[3], r[5], r[6], r[7], r[9], r[10]}
+      local v = redis.call('GET', KEYS[1])
+      local r = v and fields(v) or {}
+      local lu, ex = tonumber(r.U), tonumber(r.E)
+      if v and not ex then
+        ex = redis.call('PEXPIRETIME', KEYS[1])
+        if not lu and r.L then lu = ex - tonumber(r.L) end
       end
-      local live = r[1] and now < tonumber(r[6])
+      local live = v and now < ex
+      local function reply(code)
+        return {code, v, lu or false, ex}
+      end
       """;
 
   /**
    * KEYS: record. ARGV: scope, value, fingerprint, lease ms, require issued (0/1), new owner, mark
    * waiter (0/1). Answers {@code {'C', fence, leaseUntil}} when claimed, {@code {'U'}} for an
-   * unknown token, else {@code {code, record...}} with code I (in progress), D (done), M
-   * (mismatch). Follows the in-memory store's Claim rules exactly.
+   * unknown token, else {@code {code, value, leaseUntil, expiresAt}} with code I (in progress), D
+   * (done), M (mismatch). Follows the in-memory store's Claim rules exactly.
    */
   public static final Script CLAIM =
       new Script(
           NOW
+              + FIELDS
               + READ
               + """
-              local token = live and r[7] == '1'
+              local token = live and r.T == '1'
               if ARGV[5] == '1' and not token then return {'U'} end
               local lease = tonumber(ARGV[4])
               local function claim(fence, tok, tokenEnd)
                 local leaseUntil = now + lease
                 local expires = leaseUntil + lease
                 if tok and tokenEnd and tokenEnd > expires then expires = tokenEnd end
-                redis.call('HSET', KEYS[1], 'st', 'P', 'fp', ARGV[3], 'f', fence, 'o', ARGV[6],
-                  'lu', leaseUntil, 'ex', expires, 's', ARGV[1], 'v', ARGV[2])
-                if r[9] or r[10] then redis.call('HDEL', KEYS[1], 'ok', 'out') end
-                if not tok and (r[7] or r[8]) then redis.call('HDEL', KEYS[1], 't', 'te') end
-                redis.call('PEXPIREAT', KEYS[1], expires)
+                local c = {S = 'P', F = fence, O = ARGV[6], U = leaseUntil, E = expires}
+                if ARGV[3] ~= '' then c.P = ARGV[3] end
+                if ARGV[1] ~= '' then c.A = ARGV[1] end
+                if ARGV[2] ~= '' then c.V = ARGV[2] end
+                if tok then
+                  c.T = '1'
+                  c.N = tokenEnd
+                end
+                redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
                 return {'C', fence, leaseUntil}
               end
-              local fence = tonumber(r[3]) or 0
+              local fence = tonumber(r.F) or 0
               if not live then return claim(fence + 1, false, nil) end
-              if r[1] == 'I' then return claim(fence + 1, true, tonumber(r[8])) end
-              local fp = r[2] or ''
+              if r.S == 'I' then return claim(fence + 1, true, tonumber(r.N)) end
+              local fp = r.P or ''
               local same = ARGV[3] == '' or fp == '' or fp == ARGV[3]
-              if r[1] == 'P' then
-                if now >= tonumber(r[5]) then return claim(fence + 1, token, tonumber(r[8])) end
+              if r.S == 'P' then
+                if now >= lu then return claim(fence + 1, token, tonumber(r.N)) end
                 if not same then return reply('M') end
-                if ARGV[7] == '1' then redis.call('HSET', KEYS[1], 'w', '1') end
+                if ARGV[7] == '1' and not r.W then
+                  r.W = '1'
+                  redis.call('SET', KEYS[1], encode(r), 'KEEPTTL')
+                end
                 return reply('I')
               end
               if same then return reply('D') end
               return reply('M')
               """);
 
-  /** KEYS: record. ARGV: none. Answers {@code {}} when absent or expired, else the record. */
+  /**
+   * KEYS: record. ARGV: none. Answers {@code {}} when absent or expired, else {@code {'F', value,
+   * leaseUntil, expiresAt}}.
+   */
   public static final Script FIND =
       new Script(
           NOW
+              + FIELDS
               + READ
               + """
               if not live then return {} end
@@ -90,39 +135,56 @@ public final class LuaScripts {
 
   private static final String OWNED =
       """
-      local r = redis.call('HMGET', KEYS[1], 'st', 'f', 'o', 'w', 't', 'te')
-      if r[1] ~= 'P' or tonumber(r[2]) ~= tonumber(ARGV[1]) or r[3] ~= ARGV[2] then
+      local v = redis.call('GET', KEYS[1])
+      if not v then return 0 end
+      local r = fields(v)
+      if r.S ~= 'P' or tonumber(r.F) ~= tonumber(ARGV[1]) or r.O ~= ARGV[2] then
         return 0
       end
       """;
 
   // Wakes waiters on other nodes, but only when one of them marked the record: most completions
-  // have nobody waiting and then cost no message. In Cluster a PUBLISH reaches every node.
+  // have nobody waiting and then cost no message. The mark goes with the value the caller
+  // replaces. In Cluster a PUBLISH reaches every node.
   private static final String NOTIFY =
       """
       local function notify()
-        if r[4] then
-          redis.call('HDEL', KEYS[1], 'w')
-          redis.call('PUBLISH', ARGV[#ARGV - 1], ARGV[#ARGV])
-        end
+        if r.W then redis.call('PUBLISH', ARGV[#ARGV - 1], ARGV[#ARGV]) end
       end
       """;
 
   /**
-   * KEYS: record. ARGV: fence, owner, retention ms, kind (S/F), payload, channel, digest. Answers 1
-   * when stored, 0 when the lease no longer matches.
+   * KEYS: record. ARGV: the head an in-progress record of this lease starts with ({@code S}, {@code
+   * F}, {@code O} fields), the fields of the outcome ({@code F}, {@code K}, {@code B}), retention
+   * ms, channel, digest. Answers 1 when stored, 0 when the lease no longer matches.
+   *
+   * <p>The hot path of every call, so it parses no more than it must: writers keep RecordValue's
+   * order, so a record that starts with the lease's head is in progress under that fence and owner,
+   * its lease fields and waiter mark follow, and the fields it keeps (fingerprint, token, scope and
+   * value) end it and are copied over unread.
    */
   public static final Script COMPLETE =
       new Script(
-          NOW
-              + OWNED
-              + NOTIFY
+          """
+          local v = redis.call('GET', KEYS[1])
+          local head = ARGV[1]
+          if not v or string.sub(v, 1, #head) ~= head then return 0 end
+          local i, waited = #head + 1, false
+          while true do
+            local name = string.sub(v, i, i)
+            if name ~= 'L' and name ~= 'U' and name ~= 'E' and name ~= 'W' then break end
+            if name == 'W' then waited = true end
+            local c = string.find(v, ':', i + 1, true)
+            i = c + tonumber(string.sub(v, i + 1, c - 1)) + 1
+          end
+          """
+              + NOW
               + """
               local expires = now + tonumber(ARGV[3])
-              redis.call('HSET', KEYS[1], 'st', 'C', 'ok', ARGV[4], 'out', ARGV[5], 'ex', expires)
-              redis.call('HDEL', KEYS[1], 'o', 'lu')
-              redis.call('PEXPIREAT', KEYS[1], expires)
-              notify()
+              local e = string.format('%.0f', expires)
+              redis.call('SET', KEYS[1], 'S1:C' .. ARGV[2] .. 'E' .. #e .. ':' .. e ..
+                string.sub(v, i), 'PXAT', expires)
+              if waited then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
               return 1
               """);
 
@@ -132,36 +194,38 @@ public final class LuaScripts {
    */
   public static final Script RELEASE =
       new Script(
-          NOW
+          FIELDS
               + OWNED
+              + NOW
               + NOTIFY
               + """
-              local tokenEnd = tonumber(r[6])
-              if r[5] == '1' and tokenEnd and now < tokenEnd then
-                redis.call('HSET', KEYS[1], 'st', 'I', 'ex', tokenEnd)
-                redis.call('HDEL', KEYS[1], 'fp', 'o', 'lu', 'ok', 'out')
-                redis.call('PEXPIREAT', KEYS[1], tokenEnd)
-                notify()
+              local tokenEnd = tonumber(r.N)
+              if r.T == '1' and tokenEnd and now < tokenEnd then
+                local c = {S = 'I', F = r.F, T = '1', N = tokenEnd, E = tokenEnd, A = r.A, V = r.V}
+                redis.call('SET', KEYS[1], encode(c), 'PXAT', tokenEnd)
               else
-                notify()
                 redis.call('DEL', KEYS[1])
               end
+              notify()
               return 1
               """);
 
   /** KEYS: record. ARGV: fence, owner, lease ms. Answers the new lease end, or 0 when not owned. */
   public static final Script RENEW =
       new Script(
-          NOW
+          FIELDS
               + OWNED
+              + NOW
               + """
               local lease = tonumber(ARGV[3])
               local leaseUntil = now + lease
               local expires = leaseUntil + lease
-              local tokenEnd = tonumber(r[6])
-              if r[5] == '1' and tokenEnd and tokenEnd > expires then expires = tokenEnd end
-              redis.call('HSET', KEYS[1], 'lu', leaseUntil, 'ex', expires)
-              redis.call('PEXPIREAT', KEYS[1], expires)
+              local tokenEnd = tonumber(r.N)
+              if r.T == '1' and tokenEnd and tokenEnd > expires then expires = tokenEnd end
+              r.U = leaseUntil
+              r.E = expires
+              r.L = nil
+              redis.call('SET', KEYS[1], encode(r), 'PXAT', expires)
               return leaseUntil
               """);
 
@@ -172,14 +236,15 @@ public final class LuaScripts {
   public static final Script ISSUE =
       new Script(
           NOW
+              + FIELDS
+              + READ
               + """
-              local r = redis.call('HMGET', KEYS[1], 'st', 'ex', 'f')
-              if r[1] and now < tonumber(r[2]) then return 0 end
+              if live then return 0 end
               local expires = now + tonumber(ARGV[1])
-              redis.call('DEL', KEYS[1])
-              redis.call('HSET', KEYS[1], 'st', 'I', 'f', tonumber(r[3]) or 0, 't', '1',
-                'te', expires, 'ex', expires, 's', ARGV[2], 'v', ARGV[3])
-              redis.call('PEXPIREAT', KEYS[1], expires)
+              local c = {S = 'I', F = tonumber(r.F) or 0, T = '1', N = expires, E = expires}
+              if ARGV[2] ~= '' then c.A = ARGV[2] end
+              if ARGV[3] ~= '' then c.V = ARGV[3] end
+              redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
               return 1
               """);
 

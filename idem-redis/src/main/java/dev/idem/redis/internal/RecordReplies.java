@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Turns the replies of {@link LuaScripts#CLAIM} and {@link LuaScripts#FIND} into core types. A
- * record reply is {@code {code, st, fp, f, lu, ex, t, ok, out}}; absent fields are null.
+ * Turns the replies of {@link LuaScripts#CLAIM} and {@link LuaScripts#FIND}, and record values read
+ * with plain commands, into core types. A script's record reply is {@code {code, value, leaseUntil,
+ * expiresAt}}, the value in the form of {@link RecordValue}; leaseUntil is null unless in progress.
  */
 public final class RecordReplies {
 
@@ -42,34 +43,52 @@ public final class RecordReplies {
     return reply.isEmpty() ? Optional.empty() : Optional.of(record(reply, key));
   }
 
-  private static IdempotencyRecord record(List<Object> r, IdempotencyKey key) {
+  /**
+   * The claim's answer when {@code value}, read with a plain command, is a completed record:
+   * Completed, or Mismatch for another fingerprint (a record or a claim without one matches any).
+   * Null when the record is in another state; then only the claim script can answer. A completed
+   * record's key expires with it, so a value Redis returns is live.
+   */
+  public static ClaimResult completed(byte[] value, IdempotencyKey key, Fingerprint asked) {
+    RecordValue r = RecordValue.parse(value);
+    if (!"C".equals(r.text('S'))) {
+      return null;
+    }
+    IdempotencyRecord record = record(r, null, r.number('E'), key);
+    String stored = record.fingerprint().value();
+    boolean same = asked.value().isEmpty() || stored.isEmpty() || stored.equals(asked.value());
+    return same ? new ClaimResult.Completed(record) : new ClaimResult.Mismatch(record);
+  }
+
+  private static IdempotencyRecord record(List<Object> reply, IdempotencyKey key) {
+    Long leaseUntil = (Long) reply.get(2);
+    return record(RecordValue.parse((byte[]) reply.get(1)), leaseUntil, (Long) reply.get(3), key);
+  }
+
+  private static IdempotencyRecord record(
+      RecordValue r, Long leaseUntil, long expiresAt, IdempotencyKey key) {
     RecordState state =
-        switch (text(r.get(1))) {
+        switch (r.text('S')) {
           case "I" -> RecordState.ISSUED;
           case "P" -> RecordState.IN_PROGRESS;
           case "C" -> RecordState.COMPLETED;
-          default ->
-              throw new IdempotencyStoreException("unexpected record state " + text(r.get(1)));
+          default -> throw new IdempotencyStoreException("unexpected record state " + r.text('S'));
         };
-    String fp = r.get(2) == null ? "" : text(r.get(2));
     Outcome outcome = null;
     if (state == RecordState.COMPLETED) {
-      Outcome.Kind kind = "F".equals(text(r.get(7))) ? Outcome.Kind.FAILURE : Outcome.Kind.SUCCESS;
-      outcome = new Outcome(kind, r.get(8) == null ? new byte[0] : (byte[]) r.get(8));
+      Outcome.Kind kind = "F".equals(r.text('K')) ? Outcome.Kind.FAILURE : Outcome.Kind.SUCCESS;
+      byte[] payload = r.bytes('B');
+      outcome = new Outcome(kind, payload == null ? new byte[0] : payload);
     }
     return new IdempotencyRecord(
         key,
         state,
-        new Fingerprint(fp),
-        number(r.get(3)),
-        state == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(number(r.get(4))) : null,
-        Instant.ofEpochMilli(number(r.get(5))),
-        "1".equals(text(r.get(6))),
+        new Fingerprint(r.text('P')),
+        r.number('F'),
+        state == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(leaseUntil) : null,
+        Instant.ofEpochMilli(expiresAt),
+        "1".equals(r.text('T')),
         outcome);
-  }
-
-  private static long number(Object o) {
-    return o == null ? 0 : Long.parseLong(text(o));
   }
 
   private static String text(Object o) {

@@ -1,6 +1,5 @@
 package dev.idem.redis.internal;
 
-import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -18,9 +17,6 @@ public interface RedisBackend extends AutoCloseable {
 
   /** Plain string commands on the same connection, routed by key. */
   RedisStringCommands<byte[], byte[]> strings();
-
-  /** Plain hash commands on the same connection, routed by key. */
-  RedisHashCommands<byte[], byte[]> hashes();
 
   /** Opens a pub/sub connection; in Cluster a PUBLISH from any node reaches it. */
   StatefulRedisPubSubConnection<byte[], byte[]> openPubSub();

@@ -2,7 +2,6 @@ package dev.idem.redis.internal;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -27,11 +26,6 @@ public final class StandaloneBackend implements RedisBackend {
 
   @Override
   public RedisStringCommands<byte[], byte[]> strings() {
-    return connection.sync();
-  }
-
-  @Override
-  public RedisHashCommands<byte[], byte[]> hashes() {
     return connection.sync();
   }
 

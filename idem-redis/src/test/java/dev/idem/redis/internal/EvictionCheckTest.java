@@ -3,7 +3,6 @@ package dev.idem.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisException;
-import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -48,11 +47,6 @@ class EvictionCheckTest {
 
       @Override
       public RedisStringCommands<byte[], byte[]> strings() {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public RedisHashCommands<byte[], byte[]> hashes() {
         throw new UnsupportedOperationException();
       }
 

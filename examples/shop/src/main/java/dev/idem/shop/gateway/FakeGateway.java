@@ -26,11 +26,22 @@ public class FakeGateway {
   private final GatewayBook book;
   private final CallbackSender callbacks;
   private final Queue<Behaviour> script = new ConcurrentLinkedQueue<>();
+  private final Queue<GatewayHold> holds = new ConcurrentLinkedQueue<>();
 
   FakeGateway(ShopProperties properties, GatewayBook book, CallbackSender callbacks) {
     this.settings = properties.gateway();
     this.book = book;
     this.callbacks = callbacks;
+  }
+
+  /**
+   * Holds the next charge at the gateway, before it is recorded, until the returned hold is
+   * released: for tests and demonstrations of a request caught in flight.
+   */
+  public GatewayHold holdNextCharge() {
+    GatewayHold hold = new GatewayHold();
+    holds.add(hold);
+    return hold;
   }
 
   /** Queues behaviours for the next charges, in order. */
@@ -46,6 +57,10 @@ public class FakeGateway {
    */
   public GatewayOutcome charge(String paymentNo, String orderNo, BigDecimal amount) {
     pause(settings.latency());
+    GatewayHold hold = holds.poll();
+    if (hold != null) {
+      hold.hold();
+    }
     Behaviour behaviour = next();
     GatewayOutcome wanted = behaviour.decline() ? GatewayOutcome.DECLINED : GatewayOutcome.APPROVED;
     GatewayBook.Recorded recorded = book.record(paymentNo, orderNo, amount, wanted);

@@ -19,9 +19,10 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Gives one loyalty point per whole unit paid, once per payment event: the inbox row (shop_inbox,
- * keyed by the message id) is written in the same transaction as the points, so a redelivered
- * message finds it and changes nothing.
+ * Gives one loyalty point per whole unit paid, once per payment event: the inbox row (in
+ * idem-jdbc's {@code idem_records}, from its Flyway migration, under the scope of the consumer
+ * group {@code loyalty} and keyed by the message id) is written in the same transaction as the
+ * points, so a redelivered message finds it and changes nothing.
  */
 public class LoyaltyConsumer implements DisposableBean {
 
@@ -34,9 +35,7 @@ public class LoyaltyConsumer implements DisposableBean {
   public LoyaltyConsumer(DataSource dataSource, JsonMapper json) throws SQLException {
     this.inbox =
         new JdbcInbox(
-            dataSource,
-            JdbcStoreConfig.custom(JdbcDialect.detect(dataSource)).table("shop_inbox"),
-            "loyalty");
+            dataSource, JdbcStoreConfig.custom(JdbcDialect.detect(dataSource)), "loyalty");
     this.json = json;
   }
 

@@ -8,7 +8,7 @@ import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcLockConfig;
 import dev.idem.jdbc.JdbcLockProvider;
 import dev.idem.jdbc.JdbcStateStore;
-import dev.idem.shop.internal.SpringTransactionConnection;
+import dev.idem.spring.SpringTransactionConnection;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;

@@ -12,10 +12,11 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Resolves payments left in PROCESSING (a lost answer, a lost callback, a crash) by asking the
- * gateway, which closes a payment number it never saw so that a late charge cannot slip in
- * afterwards. One instance runs it at a time (a database lock); the lock only saves work, since
- * settling is a guarded transition anyway.
+ * Resolves payments left in PROCESSING (a lost answer, a lost callback, a crash). A card payment by
+ * asking the gateway, which closes a payment number it never saw so that a late charge cannot slip
+ * in afterwards; a wallet payment from the ledger: a debit recorded for the order means SUCCESS,
+ * and one not made yet is made now, once ({@link WalletCharger#finish}). One instance runs it at a
+ * time (a database lock); the lock only saves work, since settling is a guarded transition anyway.
  */
 @Component
 public class Reconciler {
@@ -26,6 +27,7 @@ public class Reconciler {
   private final PaymentRepository payments;
   private final FakeGateway gateway;
   private final Settlement settlement;
+  private final WalletCharger wallet;
   private final LockProvider locks;
   private final Duration olderThan;
 
@@ -33,11 +35,13 @@ public class Reconciler {
       PaymentRepository payments,
       FakeGateway gateway,
       Settlement settlement,
+      WalletCharger wallet,
       LockProvider locks,
       ShopProperties properties) {
     this.payments = payments;
     this.gateway = gateway;
     this.settlement = settlement;
+    this.wallet = wallet;
     this.locks = locks;
     this.olderThan = properties.reconcile().olderThan();
   }
@@ -67,8 +71,11 @@ public class Reconciler {
 
   private void resolve(Payment payment) {
     if (payment.method() == PaymentMethod.WALLET) {
-      // The wallet's SUCCESS is written with its deduction; one still PROCESSING moved no money.
-      settlement.settle(payment, PaymentStatus.FAILED, "wallet payment interrupted");
+      try {
+        log.info("reconciled {}: wallet says {}", payment.paymentNo(), wallet.finish(payment));
+      } catch (WalletBusyException e) {
+        log.warn("could not reconcile {} now: {}", payment.paymentNo(), e.getMessage());
+      }
       return;
     }
     var outcome = gateway.queryOrCancel(payment.paymentNo(), payment.orderNo(), payment.amount());

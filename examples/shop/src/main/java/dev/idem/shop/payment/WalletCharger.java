@@ -11,11 +11,19 @@ import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Pays from the wallet. One transaction makes the payment's guarded PROCESSING → SUCCESS
- * transition, deducts the balance, writes the ledger row (unique per order) and the success
- * effects; whoever loses the transition does nothing. The deduction is the article's optimistic
- * lock (read balance and version, write at that version, retried with backoff by {@link
- * OptimisticRetry}), or with {@code shop.wallet.mode=conditional} one conditional update.
+ * Pays from the wallet, by the mode {@code shop.wallet.mode} names.
+ *
+ * <p>{@code versioned} and {@code conditional}: one transaction makes the payment's guarded
+ * PROCESSING → SUCCESS transition, deducts the balance, writes the ledger row (unique per order)
+ * and the success effects; whoever loses the transition does nothing. The deduction is the
+ * article's optimistic lock (read balance and version, write at that version, retried with backoff
+ * by {@link OptimisticRetry}), or one conditional update.
+ *
+ * <p>{@code coalesce} and {@code serialize}: the debit and its ledger row are committed first by
+ * the {@link HotWallet}, in a transaction of its own; the payment then follows the ledger. A debit
+ * made now or before (the ledger has the order's row) settles it SUCCESS, and that transaction
+ * writes the payment number into the ledger row; a refusal settles it FAILED. A crash between the
+ * two commits leaves the payment PROCESSING with its debit made: {@link #finish} settles it.
  */
 @Component
 class WalletCharger {
@@ -32,7 +40,8 @@ class WalletCharger {
   private final Settlement settlement;
   private final JdbcTemplate jdbc;
   private final TransactionTemplate tx;
-  private final boolean conditional;
+  private final HotWallet hot;
+  private final ShopProperties.Wallet.Mode mode;
 
   WalletCharger(
       StateTransitions<String, PaymentStatus> transitions,
@@ -41,6 +50,7 @@ class WalletCharger {
       Settlement settlement,
       JdbcTemplate jdbc,
       TransactionTemplate tx,
+      HotWallet hot,
       ShopProperties properties) {
     this.transitions = transitions;
     this.balance = balance;
@@ -48,15 +58,65 @@ class WalletCharger {
     this.settlement = settlement;
     this.jdbc = jdbc;
     this.tx = tx;
-    this.conditional = "conditional".equalsIgnoreCase(properties.wallet().mode());
+    this.hot = hot;
+    this.mode = properties.wallet().mode();
   }
 
+  /**
+   * Pays a PROCESSING wallet payment, or finds it settled.
+   *
+   * @throws WalletBusyException in the hot modes, when the debit got no answer (still PROCESSING)
+   */
   Result charge(Payment payment) {
+    if (mode.hot()) {
+      return finish(payment);
+    }
     Result result = retry.execute(() -> tx.execute(s -> attempt(payment, s)));
     if (result == Result.INSUFFICIENT_FUNDS) {
       settlement.settle(payment, PaymentStatus.FAILED, "insufficient funds");
     }
     return result;
+  }
+
+  /**
+   * Settles a wallet payment from the ledger, in any mode: asks the hot wallet to debit the order
+   * once, which answers DUPLICATE when the ledger has the order's row already, and settles the
+   * payment from that answer. The reconciliation job calls it for payments left in PROCESSING: the
+   * debit is finished rather than abandoned, since the request id makes finishing it safe whatever
+   * is still in flight, while declaring it FAILED could not stop a debit queued a moment before.
+   *
+   * @throws WalletBusyException when the debit got no answer (still PROCESSING)
+   */
+  Result finish(Payment payment) {
+    return switch (hot.debit(payment)) {
+      case APPLIED, DUPLICATE -> debited(payment);
+      case INSUFFICIENT_FUNDS -> {
+        settlement.settle(payment, PaymentStatus.FAILED, "insufficient funds");
+        yield Result.INSUFFICIENT_FUNDS;
+      }
+      case UNKNOWN_ACCOUNT -> {
+        settlement.settle(payment, PaymentStatus.FAILED, "no wallet for " + payment.username());
+        yield Result.INSUFFICIENT_FUNDS;
+      }
+    };
+  }
+
+  // The ledger has the order's debit: the payment that wins the transition names itself in it.
+  private Result debited(Payment payment) {
+    return tx.execute(
+        s -> {
+          if (!transitions
+              .transition(payment.paymentNo(), PaymentStatus.PROCESSING, PaymentStatus.SUCCESS)
+              .changed()) {
+            return Result.ALREADY_SETTLED;
+          }
+          jdbc.update(
+              "UPDATE wallet_ledger SET payment_no = ? WHERE order_no = ? AND payment_no IS NULL",
+              payment.paymentNo(),
+              payment.orderNo());
+          settlement.succeeded(payment);
+          return Result.PAID;
+        });
   }
 
   /** One try in its own transaction; empty when the version moved on (rolled back, retried). */
@@ -84,7 +144,7 @@ class WalletCharger {
   private Optional<Result> deduct(Payment payment) {
     return jdbc.execute(
         (java.sql.Connection c) -> {
-          if (conditional) {
+          if (mode == ShopProperties.Wallet.Mode.CONDITIONAL) {
             return Optional.of(
                 balance.deduct(c, payment.username(), payment.amount())
                     ? Result.PAID

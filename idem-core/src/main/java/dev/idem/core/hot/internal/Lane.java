@@ -19,6 +19,10 @@ import java.util.function.Consumer;
  * caller of the batch, and hands the lead to the caller now at the head, or closes the lane when
  * the queue is empty. No thread is ever started, and an idle account leaves nothing behind.
  *
+ * <p>The first leader of a lane may gather first: wait, up to a bound, until as many deductions as
+ * {@code expected} are queued (the account's last batch before it went idle), so that callers
+ * answered together and coming back together are applied together.
+ *
  * <p>Invariant: the lane is active (someone leads or is about to) exactly when the queue is not
  * empty or a batch is in flight; a closed lane takes no more deductions.
  */
@@ -28,19 +32,44 @@ public final class Lane<K> {
   private final HotAccountStore<K> store;
   private final int maxBatch;
   private final Consumer<Lane<K>> onClose;
+  private final int gatherTarget;
+  private final long gatherNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private boolean active;
   private boolean closed;
+  private boolean gathered;
+  private Pending gathering;
+  private int lastBatch;
 
   /**
+   * @param expected how many deductions the first batch should hold if they come in time
+   * @param gatherNanos how long the first leader waits for them at most; 0 for not at all
    * @param onClose removes the lane from its executor; called under the lane's lock
    */
-  public Lane(K account, HotAccountStore<K> store, int maxBatch, Consumer<Lane<K>> onClose) {
+  public Lane(
+      K account,
+      HotAccountStore<K> store,
+      int maxBatch,
+      int expected,
+      long gatherNanos,
+      Consumer<Lane<K>> onClose) {
     this.account = account;
     this.store = store;
     this.maxBatch = maxBatch;
+    this.gatherTarget = Math.min(expected, maxBatch);
+    this.gatherNanos = gatherNanos;
     this.onClose = onClose;
+  }
+
+  /** The size of the batch applied last; call once the lane has closed. */
+  public int lastBatch() {
+    lock.lock();
+    try {
+      return lastBatch;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -62,6 +91,9 @@ public final class Lane<K> {
           new Pending(deduction, lock.newCondition(), active ? State.QUEUED : State.LEADING);
       active = true;
       queue.add(p);
+      if (gathering != null && queue.size() >= gatherTarget) {
+        gathering.changed.signal();
+      }
       return await(p, waitNanos);
     } finally {
       lock.unlock();
@@ -91,7 +123,7 @@ public final class Lane<K> {
         throw abandon(p, false);
       }
       if (p.state == State.LEADING) {
-        lead();
+        left = lead(left);
         continue;
       }
       try {
@@ -117,8 +149,13 @@ public final class Lane<K> {
   }
 
   // Called with the lock held by the caller whose deduction is at the head; releases it while the
-  // store works.
-  private void lead() {
+  // store works. Answers what is left of the leader's wait after gathering.
+  private long lead(long waitNanos) {
+    long left = waitNanos;
+    if (!gathered) {
+      gathered = true;
+      left = gather(waitNanos);
+    }
     List<Pending> batch = new ArrayList<>(Math.min(maxBatch, queue.size()));
     List<Deduction> deductions = new ArrayList<>(batch.size());
     while (batch.size() < maxBatch && !queue.isEmpty()) {
@@ -127,6 +164,7 @@ public final class Lane<K> {
       batch.add(next);
       deductions.add(next.deduction);
     }
+    lastBatch = batch.size();
     List<DeductionResult> results = null;
     Throwable failure = null;
     lock.unlock();
@@ -148,6 +186,32 @@ public final class Lane<K> {
       batch.get(i).finish(failure == null ? results.get(i) : null, failure);
     }
     handOff();
+    return left;
+  }
+
+  // The first leader, at the head of the queue, waits with the lock released until the queue holds
+  // the expected batch, the bound runs out, or only a little of its own wait is left (it keeps the
+  // rest for the store). It cannot be abandoned meanwhile (its own thread is here), and an
+  // interrupt only ends the gathering: the callers queued behind it need their batch, and the
+  // interrupt status stays set for the caller to see. Answers what is left of the leader's wait.
+  private long gather(long waitNanos) {
+    if (gatherTarget <= 1 || gatherNanos <= 0) {
+      return waitNanos;
+    }
+    long bound = Math.min(gatherNanos, waitNanos / 2);
+    Pending leader = queue.peek();
+    gathering = leader;
+    long left = bound;
+    try {
+      while (queue.size() < gatherTarget && left > 0) {
+        left = leader.changed.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      gathering = null;
+    }
+    return waitNanos - (bound - Math.max(left, 0));
   }
 
   private void handOff() {

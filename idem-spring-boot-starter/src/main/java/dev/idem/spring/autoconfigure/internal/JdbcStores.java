@@ -7,6 +7,7 @@ import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.SpringTransactionConnection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;

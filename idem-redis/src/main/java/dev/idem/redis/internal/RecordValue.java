@@ -1,0 +1,122 @@
+package dev.idem.redis.internal;
+
+import dev.idem.core.IdempotencyStoreException;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A record as the one string value Redis keeps for it: a run of fields, each a one-letter name, the
+ * byte length in decimal, a colon and the bytes ({@code S1:P F1:1 ...} without the spaces). Lengths
+ * make any content safe, binary outcomes included; the Lua side reads and writes the same form (see
+ * {@link LuaScripts}). Readers take the fields in any order (a name that appears twice counts as
+ * its last occurrence), but every writer keeps the order {@code S F O L U W K B E P T N A V}: the
+ * completion script relies on it to check an in-progress record by its first bytes and to copy the
+ * fields it keeps without reading them.
+ *
+ * <p>Fields: {@code S} state (I issued, P in progress, C completed), {@code P} fingerprint, {@code
+ * F} fence, {@code O} owner, {@code U} lease end and {@code E} logical expiry (server epoch ms),
+ * {@code L} lease length in ms (a claim by plain {@code SET}, which knows no server time, writes
+ * this instead of {@code U} and {@code E}: the record ends with its key, and its lease one lease
+ * length earlier), {@code T} began as a token, {@code N} token end, {@code K}/{@code B} outcome
+ * kind and bytes, {@code A}/{@code V} scope and value (for inspection), {@code W} someone waits.
+ */
+public final class RecordValue {
+
+  private final byte[][] fields = new byte[26][];
+
+  private RecordValue() {}
+
+  /** Reads a stored value. */
+  public static RecordValue parse(byte[] value) {
+    RecordValue r = new RecordValue();
+    int i = 0;
+    while (i < value.length) {
+      int name = value[i] - 'A';
+      int len = 0;
+      int j = i + 1;
+      while (j < value.length && value[j] != ':') {
+        int digit = value[j] - '0';
+        if (digit < 0 || digit > 9 || len > (Integer.MAX_VALUE - 9) / 10) {
+          throw malformed();
+        }
+        len = len * 10 + digit;
+        j++;
+      }
+      int start = j + 1;
+      if (name < 0 || name >= 26 || j == i + 1 || start + len > value.length) {
+        throw malformed();
+      }
+      byte[] field = new byte[len];
+      System.arraycopy(value, start, field, 0, len);
+      r.fields[name] = field;
+      i = start + len;
+    }
+    return r;
+  }
+
+  /** The bytes of field {@code name}, or null when absent. */
+  public byte[] bytes(char name) {
+    return fields[name - 'A'];
+  }
+
+  /** The field as text, or the empty string when absent. */
+  public String text(char name) {
+    byte[] b = bytes(name);
+    return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+  }
+
+  /** The field as a number, or 0 when absent. */
+  public long number(char name) {
+    byte[] b = bytes(name);
+    if (b == null) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(new String(b, StandardCharsets.US_ASCII));
+    } catch (NumberFormatException e) {
+      throw malformed();
+    }
+  }
+
+  /** Whether field {@code name} is present. */
+  public boolean has(char name) {
+    return bytes(name) != null;
+  }
+
+  private static IdempotencyStoreException malformed() {
+    return new IdempotencyStoreException("a Redis record value is not in Idem's record format");
+  }
+
+  /** Builds a value field by field. */
+  public static final class Writer {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+
+    /** Adds a field; a null value leaves it out. */
+    public Writer field(char name, byte[] value) {
+      if (value != null) {
+        out.write(name);
+        out.writeBytes(Integer.toString(value.length).getBytes(StandardCharsets.US_ASCII));
+        out.write(':');
+        out.writeBytes(value);
+      }
+      return this;
+    }
+
+    /** Adds a text field (UTF-8); a null or empty value leaves it out. */
+    public Writer field(char name, String value) {
+      return value == null || value.isEmpty()
+          ? this
+          : field(name, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Adds a number field in decimal. */
+    public Writer field(char name, long value) {
+      return field(name, Long.toString(value).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    public byte[] toBytes() {
+      return out.toByteArray();
+    }
+  }
+}
