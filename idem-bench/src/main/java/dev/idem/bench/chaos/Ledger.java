@@ -54,6 +54,7 @@ public final class Ledger {
   private final LongAdder connectionErrors = new LongAdder();
   private final LongAdder inProgress = new LongAdder();
   private final LongAdder gatewayTimeouts = new LongAdder();
+  private final LongAdder walletBusy = new LongAdder();
   private final LongAdder abandoned = new LongAdder();
 
   /** Registers a key before its first request goes out. */
@@ -77,7 +78,9 @@ public final class Ledger {
     callbacks.add(new Callback(paymentNo, answer));
   }
 
-  /** A 5xx from a shop that answered (504 gateway timeouts go to {@link #gatewayTimeout}). */
+  /**
+   * A 5xx from a shop that answered (504 gateway timeouts and 503 wallet-busy are counted apart).
+   */
   public void serverError(Operation operation, Answer answer) {
     serverErrors.add(new ServerError(operation, answer));
   }
@@ -110,6 +113,11 @@ public final class Ledger {
   /** A 504 {@code gateway-timeout}: the shop did not learn the card's outcome in time. */
   public void gatewayTimeout() {
     gatewayTimeouts.increment();
+  }
+
+  /** A 503 {@code wallet-busy}: a hot-account wallet mode could not take the debit in time. */
+  public void walletBusy() {
+    walletBusy.increment();
   }
 
   /** An operation given up without a completed answer (retries exhausted). */
@@ -147,6 +155,10 @@ public final class Ledger {
 
   public long inProgressAnswers() {
     return inProgress.sum();
+  }
+
+  public long walletBusyAnswers() {
+    return walletBusy.sum();
   }
 
   public long gatewayTimeouts() {

@@ -183,7 +183,8 @@ final class Report {
             "Verdict **%s**. Shop: %d orders, %d paid, %d payments, %d approved card charges, %d "
                 + "wallet debits, %d outbox messages still pending. Client: %d connection errors "
                 + "(retried on another instance), %d answers 409 in progress (retried), %d gateway "
-                + "timeouts 504 (retried with the same key), %d operations given up.",
+                + "timeouts 504 and %d wallet-busy 503 (retried with the same key), %d operations given "
+                + "up.",
             v.ok() ? "OK" : "FAILED",
             c.getOrDefault("orders", 0L),
             c.getOrDefault("paidOrders", 0L),
@@ -194,6 +195,7 @@ final class Report {
             v.connectionErrors(),
             v.inProgress(),
             v.gatewayTimeouts(),
+            v.walletBusy(),
             v.abandoned()));
     if (!r.serverErrors().isEmpty()) {
       md.add("");

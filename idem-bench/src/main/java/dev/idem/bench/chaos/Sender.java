@@ -14,9 +14,10 @@ import java.util.Optional;
 /**
  * Sends the tool's requests the way a careful client behind a load balancer would: on no answer
  * (connection refused, cut or timed out) it tries the next instance; on a 409 {@code in-progress}
- * it waits a little and asks again; on a 5xx, the 504 {@code gateway-timeout} included, it retries
- * with the same key (the shop stores no 5xx, so the key is still free). Every attempt and its
- * latency go to the {@link Ledger} and the {@link Timeline}; only a completed answer comes back.
+ * it waits a little and asks again; on a 5xx, the 504 {@code gateway-timeout} and the 503 {@code
+ * wallet-busy} included, it retries with the same key (the shop stores no 5xx, so the key is still
+ * free). Every attempt and its latency go to the {@link Ledger} and the {@link Timeline}; only a
+ * completed answer comes back.
  */
 final class Sender {
 
@@ -125,6 +126,11 @@ final class Sender {
       }
       if (answer.status() == 504 && answer.body().contains("gateway-timeout")) {
         ledger.gatewayTimeout();
+        continue;
+      }
+      if (answer.status() == 503 && answer.body().contains("wallet-busy")) {
+        ledger.walletBusy();
+        Thread.sleep(1000); // its Retry-After
         continue;
       }
       if (answer.status() >= 500) {

@@ -15,8 +15,8 @@ import java.util.List;
  *       completed answer, unless a fault that loses records (Redis flushed, restarted or cut) fell
  *       between the two; payment answers 409 are left out, being answered but never stored;
  *   <li><b>unexplained 5xx</b>: a 5xx from a shop that answered, other than the 504 {@code
- *       gateway-timeout} the shop is built to give, more than {@link #FAULT_WINDOW_MILLIS} after
- *       the last fault;
+ *       gateway-timeout} and 503 {@code wallet-busy} the shop is built to give, more than {@link
+ *       #FAULT_WINDOW_MILLIS} after the last fault;
  *   <li><b>contradicted</b>: a callback answered with another status than a payment's settled one.
  * </ul>
  *
@@ -35,6 +35,7 @@ import java.util.List;
  * @param contradicted callbacks answered against a settled status
  * @param auditViolations the audit's violations
  * @param gatewayTimeouts 504 {@code gateway-timeout} answers (retried with the same key)
+ * @param walletBusy 503 {@code wallet-busy} answers (retried after a second with the same key)
  * @param connectionErrors requests without an answer (retried on another instance)
  * @param inProgress 409 {@code in-progress} answers (retried)
  * @param abandoned operations given up without a completed answer
@@ -57,6 +58,7 @@ public record Verdict(
     long contradicted,
     long auditViolations,
     long gatewayTimeouts,
+    long walletBusy,
     long connectionErrors,
     long inProgress,
     long abandoned,
@@ -111,6 +113,7 @@ public record Verdict(
         j.contradicted,
         shop.auditViolations().size(),
         ledger.gatewayTimeouts(),
+        ledger.walletBusyAnswers(),
         ledger.connectionErrors(),
         ledger.inProgressAnswers(),
         ledger.abandonedOperations(),
@@ -122,23 +125,25 @@ public record Verdict(
 
   /** The verdict of a scenario that could not run: not OK, with the reason as its finding. */
   public static Verdict failedToRun(String scenario, String error) {
+    long[] z = new long[16];
     return new Verdict(
         scenario,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
+        z[0],
+        z[1],
+        z[2],
+        z[3],
+        z[4],
+        z[5],
+        z[6],
+        z[7],
+        z[8],
+        z[9],
+        z[10],
+        z[11],
+        z[12],
+        z[13],
+        z[14],
+        z[15],
         0,
         0,
         List.of("could not run: " + error),
