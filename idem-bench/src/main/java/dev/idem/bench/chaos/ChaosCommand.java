@@ -20,10 +20,11 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "chaos",
     mixinStandardHelpOptions = true,
-    description = {
-      "Load and chaos run against the shop (examples/shop): virtual users, duplicate keys, faults,",
-      "then a verdict: nothing doubled, nothing lost, every repeat answered like the first."
-    })
+    version = "idem chaos 0.1.0-SNAPSHOT",
+    description =
+        "Load and chaos run against the shop (examples/shop): virtual users, duplicate keys, faults,"
+            + " then a verdict: nothing doubled, nothing lost, every repeat answered like the first."
+            + " Exit code 0 when every verdict is OK, 1 when one is not, 2 for bad input.")
 public final class ChaosCommand implements Callable<Integer> {
 
   /** The standard scenarios, in the order scripts/chaos runs them. */
