@@ -16,10 +16,10 @@ import java.util.stream.Stream;
  * @param os the operating system's name, version and architecture
  * @param loadAverage the one, five and fifteen minute load averages before the run, or "unknown"
  */
-record Machine(int cpus, String cpuModel, String jvm, String os, String loadAverage) {
+public record Machine(int cpus, String cpuModel, String jvm, String os, String loadAverage) {
 
   /** The machine this JVM runs on. */
-  static Machine current() {
+  public static Machine current() {
     return new Machine(
         Runtime.getRuntime().availableProcessors(),
         readCpuModel(),
@@ -33,7 +33,7 @@ record Machine(int cpus, String cpuModel, String jvm, String os, String loadAver
   }
 
   /** A Markdown list describing the machine. */
-  List<String> markdown() {
+  public List<String> markdown() {
     return List.of(
         "- CPU: " + cpuModel + ", " + cpus + " available to the JVM",
         "- JVM: " + jvm,

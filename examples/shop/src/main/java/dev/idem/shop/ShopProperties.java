@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param outbox the outbox relay
  * @param wallet how WALLET payments deduct the balance
  * @param audit the audit's deadlines
+ * @param catalog the demo catalogue's starting stock
  */
 @ConfigurationProperties("shop")
 public record ShopProperties(
@@ -24,7 +25,8 @@ public record ShopProperties(
     @DefaultValue Reconcile reconcile,
     @DefaultValue Outbox outbox,
     @DefaultValue Wallet wallet,
-    @DefaultValue Audit audit) {
+    @DefaultValue Audit audit,
+    @DefaultValue Catalog catalog) {
 
   public ShopProperties {
     users = users == null ? Map.of() : Map.copyOf(users);
@@ -125,4 +127,22 @@ public record ShopProperties(
    *     the missing points count as a lost event
    */
   public record Audit(@DefaultValue("5m") Duration pointsWithin) {}
+
+  /**
+   * The demo catalogue.
+   *
+   * @param stock starting stock by SKU, in place of the demo's (a load run needs more than a person
+   *     clicking); only applied when the product is first added
+   */
+  public record Catalog(Map<String, Integer> stock) {
+
+    public Catalog {
+      stock = stock == null ? Map.of() : Map.copyOf(stock);
+    }
+
+    /** The starting stock of {@code sku}, or {@code fallback} when none is configured. */
+    public int stockOf(String sku, int fallback) {
+      return stock.getOrDefault(sku, fallback);
+    }
+  }
 }

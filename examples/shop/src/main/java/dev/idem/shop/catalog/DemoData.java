@@ -23,10 +23,15 @@ class DemoData implements ApplicationRunner {
 
   @Override
   public void run(ApplicationArguments args) {
-    products.addIfMissing("BOOK", "Idempotence, the book", new BigDecimal("25.00"), 100);
-    products.addIfMissing("MUG", "Mug: once is enough", new BigDecimal("9.50"), 50);
-    products.addIfMissing("TSHIRT", "T-shirt 409 Conflict", new BigDecimal("19.00"), 20);
-    products.addIfMissing("STICKER", "Sticker pack", new BigDecimal("2.00"), 500);
+    ShopProperties.Catalog catalog = properties.catalog();
+    products.addIfMissing(
+        "BOOK", "Idempotence, the book", new BigDecimal("25.00"), catalog.stockOf("BOOK", 100));
+    products.addIfMissing(
+        "MUG", "Mug: once is enough", new BigDecimal("9.50"), catalog.stockOf("MUG", 50));
+    products.addIfMissing(
+        "TSHIRT", "T-shirt 409 Conflict", new BigDecimal("19.00"), catalog.stockOf("TSHIRT", 20));
+    products.addIfMissing(
+        "STICKER", "Sticker pack", new BigDecimal("2.00"), catalog.stockOf("STICKER", 500));
     properties.users().forEach((name, user) -> accounts.addIfMissing(name, user.balance()));
   }
 }
