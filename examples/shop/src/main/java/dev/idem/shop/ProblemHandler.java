@@ -5,11 +5,17 @@ import dev.idem.shop.payment.WalletBusyException;
 import java.net.URI;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.validation.FieldError;
 import org.springframework.validation.ObjectError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -22,6 +28,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  */
 @RestControllerAdvice
 class ProblemHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
 
   @ExceptionHandler(ShopException.class)
   ResponseEntity<ProblemDetail> refused(ShopException e) {
@@ -41,16 +49,40 @@ class ProblemHandler {
   @ExceptionHandler(WalletBusyException.class)
   ResponseEntity<ProblemDetail> walletBusy(WalletBusyException e) {
     // 5xx as well: the key is freed, and the retry asks the wallet again under the same order.
-    ResponseEntity<ProblemDetail> answer =
+    return withRetryAfter(
         problem(
             HttpStatus.SERVICE_UNAVAILABLE,
             "wallet-busy",
             e.getMessage(),
-            Map.of("paymentNo", e.paymentNo()));
-    return ResponseEntity.status(answer.getStatusCode())
-        .headers(answer.getHeaders())
+            Map.of("paymentNo", e.paymentNo())));
+  }
+
+  private static ResponseEntity<ProblemDetail> withRetryAfter(ResponseEntity<ProblemDetail> a) {
+    return ResponseEntity.status(a.getStatusCode())
+        .headers(a.getHeaders())
         .header("Retry-After", "1")
-        .body(answer.getBody());
+        .body(a.getBody());
+  }
+
+  /**
+   * The database could not be reached or lost the connection mid-request: a transient failure the
+   * client may retry, answered 503 with Retry-After rather than a bare 500. As a 5xx it is not
+   * stored, so the retry with the same key runs again, and the transaction it was in rolled back.
+   */
+  @ExceptionHandler({
+    DataAccessResourceFailureException.class,
+    TransientDataAccessException.class,
+    RecoverableDataAccessException.class,
+    CannotCreateTransactionException.class
+  })
+  ResponseEntity<ProblemDetail> databaseUnavailable(RuntimeException e) {
+    log.warn("database unavailable: {}", e.toString());
+    return withRetryAfter(
+        problem(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "database-unavailable",
+            "the database could not be reached; retry with the same key",
+            Map.of()));
   }
 
   @ExceptionHandler(HttpMessageNotReadableException.class)

@@ -22,8 +22,8 @@ final class ShopClient {
           .build();
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  /** An answer: status, the replay marker, the body as text and as JSON. */
-  record Answer(int status, boolean replayed, String body) {
+  /** An answer: status, the replay marker, Retry-After (or null), the body as text and as JSON. */
+  record Answer(int status, boolean replayed, String retryAfter, String body) {
     JsonNode json() {
       return JSON.readTree(body);
     }
@@ -96,6 +96,7 @@ final class ShopClient {
       return new Answer(
           response.statusCode(),
           response.headers().firstValue("Idempotent-Replayed").isPresent(),
+          response.headers().firstValue("Retry-After").orElse(null),
           response.body());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
