@@ -1,5 +1,7 @@
 package dev.idem.shop;
 
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.hot.DeductionFailedException;
 import dev.idem.shop.gateway.GatewayTimeoutException;
 import dev.idem.shop.payment.WalletBusyException;
 import java.net.URI;
@@ -68,12 +70,17 @@ class ProblemHandler {
    * The database could not be reached or lost the connection mid-request: a transient failure the
    * client may retry, answered 503 with Retry-After rather than a bare 500. As a 5xx it is not
    * stored, so the retry with the same key runs again, and the transaction it was in rolled back.
+   * Idem's JDBC helpers the handlers use (state transitions, balances, the hot-account store)
+   * report the same failure as {@link IdempotencyStoreException} or {@link
+   * DeductionFailedException}.
    */
   @ExceptionHandler({
     DataAccessResourceFailureException.class,
     TransientDataAccessException.class,
     RecoverableDataAccessException.class,
-    CannotCreateTransactionException.class
+    CannotCreateTransactionException.class,
+    IdempotencyStoreException.class,
+    DeductionFailedException.class
   })
   ResponseEntity<ProblemDetail> databaseUnavailable(RuntimeException e) {
     log.warn("database unavailable: {}", e.toString());

@@ -8,6 +8,8 @@ import dev.idem.testsupport.net.FaultProxy;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -72,6 +74,33 @@ class DatabaseLossServicesIT extends EndToEnd {
     assertThat(retry.status()).isEqualTo(201);
     assertThat(retry.replayed()).isFalse();
     assertThat(count("SELECT COUNT(*) FROM orders WHERE order_no = ?", retry.text("orderNo")))
+        .isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"CARD", "WALLET"})
+  void aPaymentCaughtByALostDatabaseIsA503AndItsRetryPaysOnce(String method) {
+    String orderNo = alice.order("STICKER", 1);
+    String key = key();
+
+    PROXY.refuse(true);
+    PROXY.cut();
+    Answer lost = alice.pay(orderNo, method, key);
+    PROXY.reset();
+    Answer retry =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> alice.pay(orderNo, method, key), a -> a.status() != 503);
+
+    assertThat(lost.status()).as(lost.body()).isEqualTo(503);
+    assertThat(lost.text("type")).isEqualTo("urn:shop:problem:database-unavailable");
+    assertThat(retry.status()).as(retry.body()).isIn(200, 201);
+    assertThat(retry.text("status")).isEqualTo("SUCCESS");
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM payment_records WHERE order_no = ? AND status = 'SUCCESS'",
+                orderNo))
         .isEqualTo(1);
   }
 }
