@@ -52,8 +52,8 @@ public final class CompletedReplays {
   }
 
   /**
-   * The claim's answer read from the record's hash, or null when there is no hint for the key, or
-   * the record turned out not to be completed: then the caller runs the claim script.
+   * The claim's answer read from the record, or null when there is no hint for the key, or the
+   * record turned out not to be completed: then the caller runs the claim script.
    */
   public ClaimResult replay(byte[] recordKey, ClaimRequest request) {
     if (request.requireIssued()) {

@@ -34,7 +34,8 @@ public final class LuaScripts {
         local r, i, n = {}, 1, #v
         while i <= n do
           local c = string.find(v, ':', i + 1, true)
-          local len = tonumber(string.sub(v, i + 1, c - 1))
+          local len = c and tonumber(string.sub(v, i + 1, c - 1))
+          if not len or len < 0 or c + len > n then error('idem: malformed record') end
           r[string.sub(v, i, i)] = string.sub(v, c + 1, c + len)
           i = c + len + 1
         end
@@ -91,6 +92,8 @@ public final class LuaScripts {
                 local expires = leaseUntil + lease
                 if tok and tokenEnd and tokenEnd > expires then expires = tokenEnd end
                 local c = {S = 'P', F = fence, O = ARGV[6], U = leaseUntil, E = expires}
+                -- A duplicate waiting on the owner taken over still waits for this claim's end.
+                if r.S == 'P' and r.W then c.W = r.W end
                 if ARGV[3] ~= '' then c.P = ARGV[3] end
                 if ARGV[1] ~= '' then c.A = ARGV[1] end
                 if ARGV[2] ~= '' then c.V = ARGV[2] end
@@ -175,7 +178,9 @@ public final class LuaScripts {
             if name ~= 'L' and name ~= 'U' and name ~= 'E' and name ~= 'W' then break end
             if name == 'W' then waited = true end
             local c = string.find(v, ':', i + 1, true)
-            i = c + tonumber(string.sub(v, i + 1, c - 1)) + 1
+            local len = c and tonumber(string.sub(v, i + 1, c - 1))
+            if not len or len < 0 or c + len > #v then error('idem: malformed record') end
+            i = c + len + 1
           end
           """
               + NOW

@@ -34,7 +34,7 @@ public final class RedisKeys {
     this.prefix = prefix;
   }
 
-  /** The hash of one record, by the key's digest. */
+  /** The string value of one record, by the key's digest. */
   public byte[] record(String digest) {
     return bytes(prefix + "{" + digest + "}");
   }
