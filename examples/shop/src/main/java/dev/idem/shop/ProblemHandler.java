@@ -18,6 +18,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.validation.FieldError;
 import org.springframework.validation.ObjectError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
@@ -79,6 +80,7 @@ class ProblemHandler {
     TransientDataAccessException.class,
     RecoverableDataAccessException.class,
     CannotCreateTransactionException.class,
+    TransactionSystemException.class,
     IdempotencyStoreException.class,
     DeductionFailedException.class
   })

@@ -9,11 +9,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.TransactionSystemException;
 
 /**
- * Failures of Idem's JDBC helpers inside a handler (a connection cut mid-request) are answered like
- * Spring's own data-access failures: 503 database-unavailable with Retry-After, never a bare 500.
- * {@code DatabaseLossServicesIT} shows the Spring ones over HTTP.
+ * Failures of Idem's JDBC helpers inside a handler, and a rollback on a connection cut mid-request,
+ * are answered like Spring's own data-access failures: 503 database-unavailable with Retry-After,
+ * never a bare 500. {@code DatabaseLossServicesIT} shows the Spring ones over HTTP.
  */
 class ProblemHandlerTest {
 
@@ -23,7 +24,8 @@ class ProblemHandlerTest {
     for (RuntimeException e :
         List.of(
             new IdempotencyStoreException("transition failed", cut),
-            new DeductionFailedException("ORD-1", new IdempotencyStoreException("apply", cut)))) {
+            new DeductionFailedException("ORD-1", new IdempotencyStoreException("apply", cut)),
+            new TransactionSystemException("JDBC rollback failed", cut))) {
       ResponseEntity<ProblemDetail> answer = new ProblemHandler().databaseUnavailable(e);
 
       assertThat(answer.getStatusCode().value()).isEqualTo(503);
