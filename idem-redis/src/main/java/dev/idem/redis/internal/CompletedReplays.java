@@ -5,7 +5,6 @@ import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyStoreException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.sync.RedisStringCommands;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Answers the claim of a key this store has seen completed with one plain {@code GET} of the record
@@ -17,19 +16,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * millisecond in which the record ends: Redis still returns the value then, where the script takes
  * the record as ended, so the read answers Completed one millisecond longer.
  *
- * <p>The hints are only which digests were completed, and until about when, in a fixed table of
- * 8192 slots taken two by two: a digest may sit in either slot of its pair, and a newer one
- * replaces the hint that ends first. Redis stays the only source of the answer: a hint that is
- * wrong (the record was deleted in Redis) costs one extra read, never a wrong reply.
+ * <p>Which digests were completed is kept in {@link ReplayHints}. Redis stays the only source of
+ * the answer: a hint that is wrong (the record was deleted in Redis) costs one extra read, never a
+ * wrong reply.
  */
 public final class CompletedReplays {
 
-  private static final int SLOTS = 8192;
-
-  private record Hint(String digest, long expiresAtMillis) {}
-
   private final RedisStringCommands<byte[], byte[]> strings;
-  private final AtomicReferenceArray<Hint> hints = new AtomicReferenceArray<>(SLOTS);
+  private final ReplayHints hints = new ReplayHints();
 
   public CompletedReplays(RedisStringCommands<byte[], byte[]> strings) {
     this.strings = strings;
@@ -37,18 +31,7 @@ public final class CompletedReplays {
 
   /** Notes that the record of {@code digest} is completed until about {@code expiresAtMillis}. */
   public void remember(String digest, long expiresAtMillis) {
-    int first = pair(digest);
-    Hint a = hints.get(first);
-    Hint b = hints.get(first + 1);
-    int slot;
-    if (a == null || a.digest().equals(digest)) {
-      slot = first;
-    } else if (b == null || b.digest().equals(digest)) {
-      slot = first + 1;
-    } else {
-      slot = a.expiresAtMillis() <= b.expiresAtMillis() ? first : first + 1;
-    }
-    hints.set(slot, new Hint(digest, expiresAtMillis));
+    hints.remember(digest, expiresAtMillis, System.currentTimeMillis());
   }
 
   /**
@@ -60,15 +43,8 @@ public final class CompletedReplays {
       return null;
     }
     String digest = request.key().digest();
-    int slot = pair(digest);
-    Hint hint = hints.get(slot);
-    if (hint == null || !hint.digest().equals(digest)) {
-      slot++;
-      hint = hints.get(slot);
-    }
-    if (hint == null
-        || !hint.digest().equals(digest)
-        || hint.expiresAtMillis() <= System.currentTimeMillis()) {
+    int slot = hints.find(digest, System.currentTimeMillis());
+    if (slot < 0) {
       return null;
     }
     byte[] value;
@@ -80,13 +56,8 @@ public final class CompletedReplays {
     ClaimResult answer =
         value == null ? null : RecordReplies.completed(value, request.key(), request.fingerprint());
     if (answer == null) {
-      hints.compareAndSet(slot, hint, null);
+      hints.forget(slot, digest);
     }
     return answer;
-  }
-
-  // The first slot of the digest's pair.
-  private static int pair(String digest) {
-    return digest.hashCode() & (SLOTS - 2);
   }
 }
