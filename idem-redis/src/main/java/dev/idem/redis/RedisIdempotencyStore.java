@@ -59,10 +59,12 @@ public final class RedisIdempotencyStore
   private final ScriptRunner scripts;
   private final Notifications changes;
   private final CompletedReplays replays;
+  private final byte[] changeChannel;
   private final RedisStringCommands<byte[], byte[]> strings;
 
   private RedisIdempotencyStore(RedisBackend backend, String keyPrefix) {
     this.keys = new RedisKeys(keyPrefix);
+    this.changeChannel = keys.changeChannel();
     this.backend = backend;
     try {
       this.scripts = new ScriptRunner(backend.scripting());
@@ -191,7 +193,8 @@ public final class RedisIdempotencyStore
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
-    long started = System.currentTimeMillis();
+    long retentionMillis = RedisKeys.millis(retention);
+    long expiresAt = System.currentTimeMillis() + retentionMillis;
     byte[] head =
         new RecordValue.Writer()
             .field('S', "P")
@@ -203,6 +206,7 @@ public final class RedisIdempotencyStore
             .field('F', lease.fence())
             .field('K', outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S")
             .field('B', outcome.payload())
+            .field('X', expiresAt)
             .toBytes();
     boolean stored =
         scripts.number(
@@ -210,12 +214,12 @@ public final class RedisIdempotencyStore
                 keys.record(digest),
                 head,
                 fields,
-                RedisKeys.bytes(RedisKeys.millis(retention)),
-                keys.changeChannel(),
+                RedisKeys.bytes(retentionMillis),
+                changeChannel,
                 RedisKeys.bytes(digest))
             == 1;
     if (stored) {
-      replays.remember(digest, started + RedisKeys.millis(retention));
+      replays.remember(digest, expiresAt);
     }
     return stored;
   }
@@ -228,7 +232,7 @@ public final class RedisIdempotencyStore
             keys.record(digest),
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
-            keys.changeChannel(),
+            changeChannel,
             RedisKeys.bytes(digest))
         == 1;
   }

@@ -13,9 +13,10 @@ import java.util.HexFormat;
  *
  * <p>A record is one string value in the form of {@link RecordValue}, which the scripts read with
  * {@code fields} and write with {@code encode}. Every write sets the key's expiry with the value
- * ({@code SET ... PXAT}), so nothing outlives its record. A claim of a fresh key does not come
- * here: the store writes it with a plain {@code SET NX PX}, and the scripts take its lease end and
- * expiry from the key's expiry ({@code PEXPIRETIME}) and its lease length {@code L}.
+ * ({@code SET ... PXAT}, or {@code PX} for a completion), so nothing outlives its record. A claim
+ * of a fresh key does not come here: the store writes it with a plain {@code SET NX PX}, and the
+ * scripts take its lease end and expiry from the key's expiry ({@code PEXPIRETIME}) and its lease
+ * length {@code L}.
  */
 public final class LuaScripts {
 
@@ -41,7 +42,7 @@ public final class LuaScripts {
         end
         return r
       end
-      local order = {'S', 'F', 'O', 'L', 'U', 'W', 'K', 'B', 'E', 'P', 'T', 'N', 'A', 'V'}
+      local order = {'S', 'F', 'O', 'L', 'U', 'W', 'K', 'B', 'E', 'X', 'P', 'T', 'N', 'A', 'V'}
       local function encode(r)
         local out = {}
         for _, name in ipairs(order) do
@@ -158,8 +159,11 @@ public final class LuaScripts {
 
   /**
    * KEYS: record. ARGV: the head an in-progress record of this lease starts with ({@code S}, {@code
-   * F}, {@code O} fields), the fields of the outcome ({@code F}, {@code K}, {@code B}), retention
-   * ms, channel, digest. Answers 1 when stored, 0 when the lease no longer matches.
+   * F}, {@code O} fields), the fields of the completed record ({@code F}, {@code K}, {@code B},
+   * {@code X}), retention ms, channel, digest. Answers 1 when stored, 0 when the lease no longer
+   * matches. The retention is a relative expiry ({@code PX}), so Redis counts it from now by its
+   * own clock and the script needs neither {@code TIME} nor number formatting; {@code X}, the end
+   * by the caller's clock, is only for reading (see {@link RecordValue}).
    *
    * <p>The hot path of every call, so it parses no more than it must: writers keep RecordValue's
    * order, so a record that starts with the lease's head is in progress under that fence and owner,
@@ -182,16 +186,10 @@ public final class LuaScripts {
             if not len or len < 0 or c + len > #v then error('idem: malformed record') end
             i = c + len + 1
           end
-          """
-              + NOW
-              + """
-              local expires = now + tonumber(ARGV[3])
-              local e = string.format('%.0f', expires)
-              redis.call('SET', KEYS[1], 'S1:C' .. ARGV[2] .. 'E' .. #e .. ':' .. e ..
-                string.sub(v, i), 'PXAT', expires)
-              if waited then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
-              return 1
-              """);
+          redis.call('SET', KEYS[1], 'S1:C' .. ARGV[2] .. string.sub(v, i), 'PX', ARGV[3])
+          if waited then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+          return 1
+          """);
 
   /**
    * KEYS: record. ARGV: fence, owner, channel, digest. Removes the record, or puts a token that has

@@ -54,7 +54,10 @@ public final class RecordReplies {
     if (!"C".equals(r.text('S'))) {
       return null;
     }
-    IdempotencyRecord record = record(r, null, r.number('E'), key);
+    // A completion writes X (its end by the completing process's clock); records of earlier
+    // versions carry E (by Redis's clock).
+    long expiresAt = r.has('E') ? r.number('E') : r.number('X');
+    IdempotencyRecord record = record(r, null, expiresAt, key);
     String stored = record.fingerprint().value();
     boolean same = asked.value().isEmpty() || stored.isEmpty() || stored.equals(asked.value());
     return same ? new ClaimResult.Completed(record) : new ClaimResult.Mismatch(record);

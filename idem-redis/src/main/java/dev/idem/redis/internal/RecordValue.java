@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  * byte length in decimal, a colon and the bytes ({@code S1:P F1:1 ...} without the spaces). Lengths
  * make any content safe, binary outcomes included; the Lua side reads and writes the same form (see
  * {@link LuaScripts}). Readers take the fields in any order (a name that appears twice counts as
- * its last occurrence), but every writer keeps the order {@code S F O L U W K B E P T N A V}: the
+ * its last occurrence), but every writer keeps the order {@code S F O L U W K B E X P T N A V}: the
  * completion script relies on it to check an in-progress record by its first bytes and to copy the
  * fields it keeps without reading them.
  *
@@ -17,8 +17,11 @@ import java.nio.charset.StandardCharsets;
  * F} fence, {@code O} owner, {@code U} lease end and {@code E} logical expiry (server epoch ms),
  * {@code L} lease length in ms (a claim by plain {@code SET}, which knows no server time, writes
  * this instead of {@code U} and {@code E}: the record ends with its key, and its lease one lease
- * length earlier), {@code T} began as a token, {@code N} token end, {@code K}/{@code B} outcome
- * kind and bytes, {@code A}/{@code V} scope and value (for inspection), {@code W} someone waits.
+ * length earlier), {@code X} end of a completed record by the clock of the process that completed
+ * it (for reading only: a completion sets the key's expiry relative to Redis's clock and writes no
+ * {@code E}, so Redis and the scripts take the end from the key), {@code T} began as a token,
+ * {@code N} token end, {@code K}/{@code B} outcome kind and bytes, {@code A}/{@code V} scope and
+ * value (for inspection), {@code W} someone waits.
  */
 public final class RecordValue {
 

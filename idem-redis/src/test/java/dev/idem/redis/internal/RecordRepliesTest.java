@@ -1,0 +1,53 @@
+package dev.idem.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class RecordRepliesTest {
+
+  private static final IdempotencyKey KEY = IdempotencyKey.of("orders", "k-1");
+
+  @Test
+  void aCompletionOfThisVersionReportsItsEndByTheCompletingClock() {
+    byte[] value = completed().field('X', 1_764_000_000_000L).toBytes();
+
+    ClaimResult result = RecordReplies.completed(value, KEY, Fingerprint.NONE);
+
+    assertThat(result).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(((ClaimResult.Completed) result).record().expiresAt())
+        .isEqualTo(Instant.ofEpochMilli(1_764_000_000_000L));
+  }
+
+  @Test
+  void aCompletionOfAnEarlierVersionReportsItsServerEnd() {
+    byte[] value = completed().field('E', 1_700_000_000_000L).toBytes();
+
+    ClaimResult result = RecordReplies.completed(value, KEY, Fingerprint.NONE);
+
+    assertThat(((ClaimResult.Completed) result).record().expiresAt())
+        .isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
+  }
+
+  @Test
+  void anotherFingerprintIsAMismatchAndAnInProgressRecordIsNotAnswered() {
+    byte[] value = completed().field('X', 1L).field('P', "a".repeat(64)).toBytes();
+
+    assertThat(RecordReplies.completed(value, KEY, new Fingerprint("b".repeat(64))))
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    byte[] inProgress = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
+    assertThat(RecordReplies.completed(inProgress, KEY, Fingerprint.NONE)).isNull();
+  }
+
+  private static RecordValue.Writer completed() {
+    return new RecordValue.Writer()
+        .field('S', "C")
+        .field('F', 1)
+        .field('K', "S")
+        .field('B', new byte[] {1, 2});
+  }
+}
