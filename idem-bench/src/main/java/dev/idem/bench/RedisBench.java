@@ -112,6 +112,9 @@ public final class RedisBench {
         List<ThroughputTable.Row> rows = new ArrayList<>();
         for (Map.Entry<String, RedisLoadDriver.Op> op : ops.entrySet()) {
           rows.add(measure(driver, op.getKey(), op.getValue(), plan, round));
+          for (String part : RedisStoreScenarios.FRESH_KEYS) {
+            rig.deleteKeysAndWait(part);
+          }
         }
         rounds.add(rows);
       }

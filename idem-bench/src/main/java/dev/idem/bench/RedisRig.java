@@ -86,8 +86,34 @@ final class RedisRig implements AutoCloseable {
 
   /** Deletes every key of this run; returns how many there were. */
   long deleteKeys() {
+    return deleteKeys("");
+  }
+
+  /**
+   * Deletes the keys of this run that start with {@code prefix() + part}, and waits until Redis has
+   * freed them ({@code UNLINK} frees in the background), so that the next scenario neither works on
+   * a keyspace grown by an earlier one nor pays for freeing it. Returns how many keys there were.
+   */
+  long deleteKeysAndWait(String part) throws InterruptedException {
+    long deleted = deleteKeys(part);
+    while (lazyFreePending() > 0) {
+      Thread.sleep(20);
+    }
+    return deleted;
+  }
+
+  private long lazyFreePending() {
+    for (String line : admin.sync().info("memory").split("\r?\n")) {
+      if (line.startsWith("lazyfree_pending_objects:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return 0;
+  }
+
+  private long deleteKeys(String part) {
     RedisCommands<String, String> sync = admin.sync();
-    ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(SCAN_COUNT);
+    ScanArgs args = ScanArgs.Builder.matches(prefix + part + "*").limit(SCAN_COUNT);
     long deleted = 0;
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
