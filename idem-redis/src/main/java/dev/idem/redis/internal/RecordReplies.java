@@ -77,6 +77,16 @@ public final class RecordReplies {
           case "C" -> RecordState.COMPLETED;
           default -> throw new IdempotencyStoreException("unexpected record state " + r.text('S'));
         };
+    if (state == RecordState.IN_PROGRESS && leaseUntil == null) {
+      // Only a value written by something other than Idem lacks both U and L.
+      throw new IdempotencyStoreException("a Redis record in progress carries no lease end");
+    }
+    Fingerprint fingerprint;
+    try {
+      fingerprint = new Fingerprint(r.text('P'));
+    } catch (IllegalArgumentException e) {
+      throw new IdempotencyStoreException("a Redis record carries a malformed fingerprint", e);
+    }
     Outcome outcome = null;
     if (state == RecordState.COMPLETED) {
       Outcome.Kind kind = "F".equals(r.text('K')) ? Outcome.Kind.FAILURE : Outcome.Kind.SUCCESS;
@@ -86,7 +96,7 @@ public final class RecordReplies {
     return new IdempotencyRecord(
         key,
         state,
-        new Fingerprint(r.text('P')),
+        fingerprint,
         r.number('F'),
         state == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(leaseUntil) : null,
         Instant.ofEpochMilli(expiresAt),

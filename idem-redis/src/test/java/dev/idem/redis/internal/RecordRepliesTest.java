@@ -1,11 +1,15 @@
 package dev.idem.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class RecordRepliesTest {
@@ -41,6 +45,22 @@ class RecordRepliesTest {
         .isInstanceOf(ClaimResult.Mismatch.class);
     byte[] inProgress = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
     assertThat(RecordReplies.completed(inProgress, KEY, Fingerprint.NONE)).isNull();
+  }
+
+  @Test
+  void aForeignValueIsAStoreErrorNotACrash() {
+    byte[] noLease = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
+    byte[] badFingerprint = completed().field('P', "not-a-digest").toBytes();
+
+    assertThatThrownBy(
+            () -> RecordReplies.claim(Arrays.asList(bytes("I"), noLease, null, 1L), KEY, "someone"))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThatThrownBy(() -> RecordReplies.completed(badFingerprint, KEY, Fingerprint.NONE))
+        .isInstanceOf(IdempotencyStoreException.class);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private static RecordValue.Writer completed() {
