@@ -11,6 +11,8 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
 import dev.idem.core.lock.LockProvider;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -85,6 +87,23 @@ class RedisClusterIT extends RedisBackendTests {
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(
             () -> assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class));
+  }
+
+  // On the nodes this class started only: SCRIPT FLUSH empties every client's script cache, which a
+  // shared server must not have done to it.
+  @Test
+  void scriptsAreSentAgainWhenRedisForgotThem() {
+    assumeTrue(harness != null, "only on the cluster these tests started");
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Lease lease =
+        ((ClaimResult.Claimed)
+                store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+            .lease();
+    try (StatefulRedisClusterConnection<String, String> admin = client.connect()) {
+      admin.sync().upstream().commands().scriptFlush();
+    }
+    assertThat(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1)))
+        .isTrue();
   }
 
   @Override

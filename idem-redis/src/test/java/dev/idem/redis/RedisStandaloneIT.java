@@ -215,20 +215,6 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
-  void scriptsAreSentAgainWhenRedisForgotThem() {
-    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
-    Lease lease =
-        ((ClaimResult.Claimed)
-                store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
-            .lease();
-    try (StatefulRedisConnection<String, String> raw = client.connect()) {
-      raw.sync().scriptFlush();
-    }
-    assertThat(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1)))
-        .isTrue();
-  }
-
-  @Test
   void anUnreachableRedisIsAStoreFailure() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
