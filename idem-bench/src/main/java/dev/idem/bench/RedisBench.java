@@ -25,6 +25,7 @@ import java.util.Properties;
 public final class RedisBench {
 
   static final String RAW_SET = "raw SET NX PX";
+  static final String MINIMAL_PAIR = "minimal owner-checked pair";
   static final String PAIR = "Idem claim+complete";
   static final String RAW_GET = "raw GET";
   static final String REPLAY = "Idem replay";
@@ -39,6 +40,8 @@ public final class RedisBench {
   private static final List<ThroughputTable.Aim> AIMS =
       List.of(
           new ThroughputTable.Aim(PAIR, RAW_SET, 0.45, true),
+          ThroughputTable.Aim.comparison(MINIMAL_PAIR, RAW_SET),
+          ThroughputTable.Aim.comparison(PAIR, MINIMAL_PAIR),
           new ThroughputTable.Aim(REPLAY, RAW_GET, 0.90, true),
           new ThroughputTable.Aim(IDEM_LOCK, REDISSON_LOCK, 3.0, false),
           new ThroughputTable.Aim(IDEM_LOCK, MINIMAL_LOCK, 0.80, true));
@@ -99,6 +102,7 @@ public final class RedisBench {
         LockScenarios locks = new LockScenarios(rig)) {
       Map<String, RedisLoadDriver.Op> ops = new LinkedHashMap<>();
       ops.put(RAW_SET, store.rawSet());
+      ops.put(MINIMAL_PAIR, store.minimalPair());
       ops.put(PAIR, store.claimComplete());
       ops.put(RAW_GET, store.rawGet());
       ops.put(REPLAY, store.replay());

@@ -61,6 +61,14 @@ record RedisReportText(
             + " threads share: one round trip, the most a store write can do.");
     lines.add(
         "- "
+            + RedisBench.MINIMAL_PAIR
+            + ": `SET key owner NX PX 30000` of a fresh key, then a script that replaces the value"
+            + " with the outcome if the key still holds that owner (`GET`, `SET PX`): the least a"
+            + " claim and completion with an owner check can send on Redis 7.0, which has no"
+            + " compare-and-set command. No fence, fingerprint or record format. Shown for"
+            + " comparison: its ratio to the raw SET is the ceiling for any owner-checked store.");
+    lines.add(
+        "- "
             + RedisBench.PAIR
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
             + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"

@@ -9,11 +9,13 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.Outcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.redis.RedisIdempotencyStore;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -35,7 +37,12 @@ final class RedisStoreScenarios implements AutoCloseable {
   static final Duration LEASE = Duration.ofSeconds(30);
 
   /** Key prefixes, after the run's, of the keys the first-call scenarios write. */
-  static final List<String> FRESH_KEYS = List.of("set:", "idem-new:");
+  static final List<String> FRESH_KEYS = List.of("set:", "pair:", "idem-new:");
+
+  // Redis 7.0 has no compare-and-set command, so an owner-checked write is a script.
+  private static final String REPLACE_IF_OWNED =
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then"
+          + " redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0";
 
   // Shorter than the default day, so that keys a failed clean-up leaves behind go within the hour;
   // the length of the retention changes nothing in the cost of a call.
@@ -49,6 +56,7 @@ final class RedisStoreScenarios implements AutoCloseable {
 
   private final RedisRig rig;
   private final RedisCommands<String, String> raw;
+  private final String replaceIfOwnedSha;
   private final RedisIdempotencyStore store;
   private final Idempotency engine;
   private final RedisIdempotencyStore freshStore;
@@ -58,6 +66,7 @@ final class RedisStoreScenarios implements AutoCloseable {
   RedisStoreScenarios(RedisRig rig) {
     this.rig = rig;
     this.raw = rig.raw();
+    this.replaceIfOwnedSha = raw.scriptLoad(REPLACE_IF_OWNED);
     this.store = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "idem:");
     this.engine = Idempotency.builder(store).build();
     this.freshStore = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "idem-new:");
@@ -72,6 +81,38 @@ final class RedisStoreScenarios implements AutoCloseable {
       String reply = raw.set(rig.prefix() + "set:" + thread + ":" + seq, RESULT, args);
       if (!"OK".equals(reply)) {
         throw new IllegalStateException("fresh key not set: " + reply);
+      }
+      return true;
+    };
+  }
+
+  /**
+   * The least that a claim and a completion with an owner check can send on Redis 7.0: {@code SET
+   * key owner NX PX 30000} of a fresh key, then a script that replaces the value with the outcome
+   * for the retention if the key still holds that owner ({@code GET}, {@code SET PX}). No fence, no
+   * fingerprint, no record format, no hint table: the floor under Idem's pair, as the minimal lock
+   * is under Idem's lock.
+   */
+  RedisLoadDriver.Op minimalPair() {
+    SetArgs args = SetArgs.Builder.nx().px(LEASE.toMillis());
+    String retention = Long.toString(RETENTION.toMillis());
+    return (thread, seq) -> {
+      String key = rig.prefix() + "pair:" + thread + ":" + seq;
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      String owner = new UUID(random.nextLong(), random.nextLong()).toString();
+      if (!"OK".equals(raw.set(key, owner, args))) {
+        throw new IllegalStateException("fresh key not set");
+      }
+      Long replaced =
+          raw.evalsha(
+              replaceIfOwnedSha,
+              ScriptOutputType.INTEGER,
+              new String[] {key},
+              owner,
+              RESULT,
+              retention);
+      if (replaced == null || replaced != 1) {
+        throw new IllegalStateException("own claim not completed");
       }
       return true;
     };

@@ -40,12 +40,24 @@ record ThroughputTable(List<Row> rows, List<List<Row>> rounds, List<Aim> aims) {
    *
    * @param subject the scenario the aim is about
    * @param baseline the scenario it is compared with
-   * @param least the smallest acceptable ratio
+   * @param least the smallest acceptable ratio, or NaN for a ratio shown only for comparison
    * @param percent whether to show the ratio in percent (else as a multiple)
    */
   record Aim(String subject, String baseline, double least, boolean percent) {
 
+    /** A ratio without a target, shown beside the aims to explain them. */
+    static Aim comparison(String subject, String baseline) {
+      return new Aim(subject, baseline, Double.NaN, true);
+    }
+
+    boolean hasTarget() {
+      return !Double.isNaN(least);
+    }
+
     String target() {
+      if (!hasTarget()) {
+        return "none";
+      }
       return percent ? "≥ " + Math.round(least * 100) + " %" : "≥ " + plain(least) + "×";
     }
 
@@ -115,7 +127,7 @@ record ThroughputTable(List<Row> rows, List<List<Row>> rounds, List<Aim> aims) {
   String summary() {
     List<String> missed = new ArrayList<>();
     for (Aim aim : aims) {
-      if (ratio(aim) < aim.least()) {
+      if (aim.hasTarget() && ratio(aim) < aim.least()) {
         missed.add(aim.subject() + " vs " + aim.baseline() + " " + aim.shown(ratio(aim)));
       }
     }
@@ -133,6 +145,9 @@ record ThroughputTable(List<Row> rows, List<List<Row>> rounds, List<Aim> aims) {
   }
 
   private String met(Aim aim) {
+    if (!aim.hasTarget()) {
+      return "for comparison";
+    }
     double ratio = ratio(aim);
     double margin = ratio - aim.least();
     String by =
