@@ -24,10 +24,12 @@ public final class LockWatchdog implements AutoCloseable {
 
   private final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
+  private final Renewals renewals;
 
   private LockWatchdog(ScheduledExecutorService scheduler, boolean ownsScheduler) {
     this.scheduler = scheduler;
     this.ownsScheduler = ownsScheduler;
+    this.renewals = new Renewals(scheduler);
   }
 
   /**
@@ -43,7 +45,7 @@ public final class LockWatchdog implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
-    // Closed locks cancel their next renewal; without this the task would linger until its time.
+    // A tick replaced by an earlier one is cancelled; without this it would linger until its time.
     scheduler.setRemoveOnCancelPolicy(true);
     return new LockWatchdog(scheduler, true);
   }
@@ -78,7 +80,7 @@ public final class LockWatchdog implements AutoCloseable {
     Objects.requireNonNull(handle, "handle must not be null");
     Objects.requireNonNull(onLost, "onLost must not be null");
     LockArguments.checkLease(lease);
-    WatchedLock watched = new WatchedLock(handle, lease, onLost, scheduler);
+    WatchedLock watched = new WatchedLock(handle, lease, onLost, renewals);
     watched.start();
     return watched;
   }
@@ -92,11 +94,13 @@ public final class LockWatchdog implements AutoCloseable {
   }
 
   /**
-   * Stops the scheduler if this watchdog created it. Watched locks are no longer renewed and stay
-   * held only until their current lease ends; they are not released and no loss is reported.
+   * Stops renewing every watched lock, and stops the scheduler if this watchdog created it. Watched
+   * locks stay held only until their current lease ends; they are not released and no loss is
+   * reported.
    */
   @Override
   public void close() {
+    renewals.stop();
     if (ownsScheduler) {
       scheduler.shutdownNow();
     }
