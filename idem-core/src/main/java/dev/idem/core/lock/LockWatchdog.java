@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  *
  * <p>One watchdog can watch any number of locks from any number of providers; an application
  * normally creates one and shares it. Renewals run on a single scheduler thread, so the {@code
- * onLost} callbacks must return quickly.
+ * onLost} callbacks must return quickly. Watching a lock that is closed before its first renewal
+ * wakes no thread: it only enters and leaves a sorted set, as the engine's lease watchdog does.
  */
 public final class LockWatchdog implements AutoCloseable {
 
