@@ -46,8 +46,8 @@ record ThroughputTable(List<Row> rows, List<List<Row>> rounds, List<Aim> aims) {
   record Aim(String subject, String baseline, double least, boolean percent) {
 
     /** A ratio without a target, shown beside the aims to explain them. */
-    static Aim comparison(String subject, String baseline) {
-      return new Aim(subject, baseline, Double.NaN, true);
+    static Aim comparison(String subject, String baseline, boolean percent) {
+      return new Aim(subject, baseline, Double.NaN, percent);
     }
 
     boolean hasTarget() {

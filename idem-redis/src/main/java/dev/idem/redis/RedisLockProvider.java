@@ -27,7 +27,9 @@ import java.util.concurrent.TimeoutException;
  * <prefix>lock:{<sha-256 of the name>}:lease} holding the owner (a random token per acquisition)
  * and expiring with the lease, by the server's clock, and a fence counter beside it in the same
  * slot. Taking, renewing and releasing are one script each, checking is one {@code GET}; release
- * checks the owner, so it never frees another owner's lock.
+ * checks the owner, so it never frees another owner's lock. An acquire and release without waiters
+ * cost two round trips and seven Redis commands ({@code EVALSHA} with {@code SET NX PX}, {@code
+ * INCR}, {@code PEXPIRE}; {@code EVALSHA} with {@code GET}, {@code DEL}); see docs/redis.md.
  *
  * <p>The fence counter lives on for {@code fenceRetention} (default {@link
  * #DEFAULT_FENCE_RETENTION}) after the last lease of a name ends; a name idle longer than that

@@ -133,6 +133,26 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
+  void aLockLeftByAnEarlierVersionIsHonouredAndItsFenceCounterGoesOn() throws Exception {
+    String name = "redis-it-lock:" + UUID.randomUUID();
+    String base = "idem:lock:{" + RedisKeys.digest(name) + "}:";
+    try (StatefulRedisConnection<String, String> raw = client.connect()) {
+      // What an earlier version leaves: a lease key holding its owner, a counter, a waiter mark.
+      raw.sync().set(base + "lease", UUID.randomUUID().toString(), SetArgs.Builder.px(30_000));
+      raw.sync().set(base + "fence", "41", SetArgs.Builder.px(60_000));
+      raw.sync().set(base + "waits", "1", SetArgs.Builder.px(30_000));
+
+      assertThat(locks.tryLock(name, Duration.ZERO, Duration.ofSeconds(30))).isEmpty();
+      raw.sync().del(base + "lease");
+      LockHandle taken = locks.tryLock(name, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+
+      assertThat(taken.fence()).isEqualTo(42);
+      taken.close();
+      assertThat(raw.sync().exists(base + "lease", base + "waits")).isZero();
+    }
+  }
+
+  @Test
   void aRepeatOfAKeyCompletedHereIsAnsweredFromRedisNotFromMemory() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.of("a"), Duration.ofSeconds(30));

@@ -18,16 +18,19 @@ import java.util.function.Consumer;
  *
  * <p>One watchdog can watch any number of locks from any number of providers; an application
  * normally creates one and shares it. Renewals run on a single scheduler thread, so the {@code
- * onLost} callbacks must return quickly.
+ * onLost} callbacks must return quickly. Watching a lock that is closed before its first renewal
+ * wakes no thread: it only enters and leaves a sorted set, as the engine's lease watchdog does.
  */
 public final class LockWatchdog implements AutoCloseable {
 
   private final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
+  private final Renewals renewals;
 
   private LockWatchdog(ScheduledExecutorService scheduler, boolean ownsScheduler) {
     this.scheduler = scheduler;
     this.ownsScheduler = ownsScheduler;
+    this.renewals = new Renewals(scheduler);
   }
 
   /**
@@ -43,7 +46,7 @@ public final class LockWatchdog implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
-    // Closed locks cancel their next renewal; without this the task would linger until its time.
+    // A tick replaced by an earlier one is cancelled; without this it would linger until its time.
     scheduler.setRemoveOnCancelPolicy(true);
     return new LockWatchdog(scheduler, true);
   }
@@ -78,7 +81,7 @@ public final class LockWatchdog implements AutoCloseable {
     Objects.requireNonNull(handle, "handle must not be null");
     Objects.requireNonNull(onLost, "onLost must not be null");
     LockArguments.checkLease(lease);
-    WatchedLock watched = new WatchedLock(handle, lease, onLost, scheduler);
+    WatchedLock watched = new WatchedLock(handle, lease, onLost, renewals);
     watched.start();
     return watched;
   }
@@ -92,11 +95,13 @@ public final class LockWatchdog implements AutoCloseable {
   }
 
   /**
-   * Stops the scheduler if this watchdog created it. Watched locks are no longer renewed and stay
-   * held only until their current lease ends; they are not released and no loss is reported.
+   * Stops renewing every watched lock, and stops the scheduler if this watchdog created it. Watched
+   * locks stay held only until their current lease ends; they are not released and no loss is
+   * reported.
    */
   @Override
   public void close() {
+    renewals.stop();
     if (ownsScheduler) {
       scheduler.shutdownNow();
     }

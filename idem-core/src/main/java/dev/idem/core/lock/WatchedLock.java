@@ -2,9 +2,6 @@ package dev.idem.core.lock;
 
 import dev.idem.core.lock.internal.Durations;
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -23,31 +20,44 @@ public final class WatchedLock implements LockHandle {
   private final LockHandle handle;
   private final Duration lease;
   private final Consumer<? super LockHandle> onLost;
-  private final ScheduledExecutorService scheduler;
+  private final Renewals renewals;
   private final long leaseNanos;
   private final long periodNanos;
+  private final long sequence;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean lost;
-  private volatile ScheduledFuture<?> next;
-  // Only touched by renewal ticks, which never overlap and are ordered by the scheduler.
+  // Set only while this lock is out of the renewals' set, which publishes it to the tick.
+  private volatile long dueAt;
+  // Only touched by renewal ticks, which never overlap for one lock.
   private long lastRenewedAt;
 
   WatchedLock(
-      LockHandle handle,
-      Duration lease,
-      Consumer<? super LockHandle> onLost,
-      ScheduledExecutorService scheduler) {
+      LockHandle handle, Duration lease, Consumer<? super LockHandle> onLost, Renewals renewals) {
     this.handle = handle;
     this.lease = lease;
     this.onLost = onLost;
-    this.scheduler = scheduler;
+    this.renewals = renewals;
     this.leaseNanos = Durations.toNanosSaturated(lease);
     this.periodNanos = Math.max(MIN_PERIOD_NANOS, leaseNanos / 3);
+    this.sequence = renewals.nextSequence();
   }
 
   void start() {
     lastRenewedAt = System.nanoTime();
-    next = scheduler.schedule(this::renewOnce, periodNanos, TimeUnit.NANOSECONDS);
+    dueAt = renewals.now() + periodNanos;
+    renewals.add(this);
+  }
+
+  long dueAt() {
+    return dueAt;
+  }
+
+  long sequence() {
+    return sequence;
+  }
+
+  boolean isClosed() {
+    return closed.get();
   }
 
   /**
@@ -88,15 +98,13 @@ public final class WatchedLock implements LockHandle {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      ScheduledFuture<?> pending = next;
-      if (pending != null) {
-        pending.cancel(false);
-      }
+      renewals.remove(this);
     }
     handle.close();
   }
 
-  private void renewOnce() {
+  /** Renews once; called by the watchdog's tick when this lock is due, out of the set. */
+  void renewOnce() {
     if (closed.get()) {
       return;
     }
@@ -121,14 +129,8 @@ public final class WatchedLock implements LockHandle {
   }
 
   private void scheduleNext() {
-    if (closed.get()) {
-      return;
-    }
-    try {
-      next = scheduler.schedule(this::renewOnce, periodNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException stopped) {
-      // The watchdog was closed: renewal ends and the lease runs out, as its close() promises.
-    }
+    dueAt = renewals.now() + periodNanos;
+    renewals.add(this);
   }
 
   private void reportLost() {

@@ -5,7 +5,6 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -17,6 +16,7 @@ public final class LockCalls {
   private final RedisStringCommands<byte[], byte[]> strings;
   private final RedisKeys keys;
   private final long fenceRetentionMillis;
+  private final byte[] channel;
 
   public LockCalls(
       ScriptRunner scripts,
@@ -27,6 +27,7 @@ public final class LockCalls {
     this.strings = strings;
     this.keys = keys;
     this.fenceRetentionMillis = RedisKeys.millis(fenceRetention);
+    this.channel = keys.lockChannel();
   }
 
   /** The outcome of one attempt: a handle, or how long the holder's lease still runs. */
@@ -43,19 +44,18 @@ public final class LockCalls {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     String owner = new UUID(random.nextLong(), random.nextLong()).toString();
     long leaseMillis = RedisKeys.millis(lease);
-    List<Object> reply =
-        scripts.list(
+    long answer =
+        scripts.number(
             LuaScripts.LOCK,
-            lockKeys,
+            // The waiter mark goes along only when it may be set, so a plain try sends less.
+            markWaiter ? lockKeys : Arrays.copyOf(lockKeys, 2),
             RedisKeys.bytes(owner),
             RedisKeys.bytes(leaseMillis),
-            RedisKeys.bytes(leaseMillis + fenceRetentionMillis),
-            RedisKeys.bytes(markWaiter ? "1" : "0"));
-    long value = (Long) reply.get(1);
-    if ((Long) reply.get(0) == 1) {
-      return new Attempt(Optional.of(new RedisLock(name, id, value, owner, lockKeys, this)), 0);
+            RedisKeys.bytes(leaseMillis + fenceRetentionMillis));
+    if (answer > 0) {
+      return new Attempt(Optional.of(new RedisLock(name, id, answer, owner, lockKeys, this)), 0);
     }
-    return new Attempt(Optional.empty(), Math.max(0, value));
+    return new Attempt(Optional.empty(), -answer);
   }
 
   boolean renew(byte[][] lockKeys, String owner, Duration lease) {
@@ -83,7 +83,7 @@ public final class LockCalls {
         LuaScripts.UNLOCK,
         new byte[][] {lockKeys[0], lockKeys[2]},
         RedisKeys.bytes(owner),
-        keys.lockChannel(),
+        channel,
         RedisKeys.bytes(id));
   }
 }

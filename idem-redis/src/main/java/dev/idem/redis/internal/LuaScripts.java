@@ -252,12 +252,13 @@ public final class LuaScripts {
               """);
 
   /**
-   * KEYS: lease, fence, waiter mark. ARGV: owner, lease ms, lease + fence retention ms, mark waiter
-   * (0/1). A lock is three keys in one slot: the lease ({@code SET NX PX}, holding the owner, gone
-   * when the lease ends), the fence counter (expires a fence retention after the last lease) and,
-   * while someone waits, a mark that lives no longer than the holder's lease. No clock is read:
-   * Redis ends the lease itself. Answers {@code {1, fence}} when taken, {@code {0, ms left on the
-   * holder's lease}} when held.
+   * KEYS: lease, fence, and the waiter mark only from a caller that will wait. ARGV: owner, lease
+   * ms, lease + fence retention ms. A lock is three keys in one slot: the lease ({@code SET NX PX},
+   * holding the owner, gone when the lease ends), the fence counter (expires a fence retention
+   * after the last lease) and, while someone waits, a mark that lives no longer than the holder's
+   * lease. No clock is read: Redis ends the lease itself. Answers the fence (at least 1) when
+   * taken, else minus the ms left on the holder's lease (0 or less). A taking costs {@code SET},
+   * {@code INCR} and {@code PEXPIRE}; one integer answer keeps the reply as small as the command's.
    */
   public static final Script LOCK =
       new Script(
@@ -265,12 +266,13 @@ public final class LuaScripts {
           if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
             local fence = redis.call('INCR', KEYS[2])
             redis.call('PEXPIRE', KEYS[2], ARGV[3])
-            return {1, fence}
+            return fence
           end
-          if ARGV[4] ~= '1' then return {0, 0} end
+          if not KEYS[3] then return 0 end
           local left = redis.call('PTTL', KEYS[1])
-          if left > 0 then redis.call('SET', KEYS[3], '1', 'PX', left) end
-          return {0, left}
+          if left <= 0 then return 0 end
+          redis.call('SET', KEYS[3], '1', 'PX', left)
+          return -left
           """);
 
   /**

@@ -38,6 +38,32 @@ class LockWatchdogTest {
   }
 
   @Test
+  void renewsAShortLeaseWatchedAfterALongOneAtItsOwnPace() {
+    FakeHandle longLease = new FakeHandle(attempt -> true);
+    FakeHandle shortLease = new FakeHandle(attempt -> true);
+
+    watchdog.watch(longLease, Duration.ofHours(1));
+    watchdog.watch(shortLease, LEASE);
+
+    await().atMost(SOON).until(() -> shortLease.renewals.get() >= 3);
+    assertThat(longLease.renewals).hasValue(0);
+  }
+
+  @Test
+  void neverRenewsALockClosedBeforeItsFirstRenewal() {
+    FakeHandle closedEarly = new FakeHandle(attempt -> true);
+    FakeHandle watched = new FakeHandle(attempt -> true);
+
+    watchdog.watch(closedEarly, LEASE).close();
+    watchdog.watch(watched, LEASE);
+
+    // The second lock's renewals show that ticks ran past the first lock's due time.
+    await().atMost(SOON).until(() -> watched.renewals.get() >= 3);
+    assertThat(closedEarly.renewals).hasValue(0);
+    assertThat(closedEarly.closes).hasValue(1);
+  }
+
+  @Test
   void stopsRenewingAndReleasesWhenClosed() {
     FakeHandle handle = new FakeHandle(attempt -> true);
     WatchedLock watched = watchdog.watch(handle, LEASE, lost -> reports.incrementAndGet());
@@ -116,6 +142,7 @@ class LockWatchdogTest {
       lent.watch(handle, LEASE);
       lent.close();
       assertThat(scheduler.isShutdown()).isFalse();
+      await().during(THREE_TICKS).atMost(SOON).until(() -> handle.renewals.get() == 0);
 
       FakeHandle own = new FakeHandle(attempt -> true);
       watchdog.watch(own, LEASE);
