@@ -55,11 +55,13 @@ public final class RedisBench {
     boolean locksOnly = false;
     int threads = DEFAULT_THREADS;
     Path doc = Path.of(BenchReport.DOC);
+    boolean docGiven = false;
     for (String arg : args) {
       if (arg.equals("--quick")) {
         quick = true;
       } else if (arg.startsWith("--doc=")) {
         doc = Path.of(arg.substring("--doc=".length()));
+        docGiven = true;
       } else if (arg.equals("--only=lock")) {
         locksOnly = true;
       } else if (arg.startsWith("--threads=")) {
@@ -68,6 +70,10 @@ public final class RedisBench {
         throw new IllegalArgumentException(
             "unknown argument " + arg + "; use --quick, --doc=PATH, --threads=N, --only=lock");
       }
+    }
+    if (locksOnly && !docGiven) {
+      // A report of the lock rows alone must not replace the full section of the committed page.
+      throw new IllegalArgumentException("--only=lock needs --doc=PATH");
     }
     RunPlan plan = quick ? RunPlan.quick(threads) : RunPlan.full(threads);
     Machine machine = Machine.current();

@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Redis the benchmark talks to: one Lettuce client, one shared connection for the raw commands,
@@ -96,7 +97,9 @@ final class RedisRig implements AutoCloseable {
    */
   long deleteKeysAndWait(String part) throws InterruptedException {
     long deleted = deleteKeys(part);
-    while (lazyFreePending() > 0) {
+    // Bounded: on a shared server someone else's UNLINKs count too.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (lazyFreePending() > 0 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
     return deleted;

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * <p>One watchdog can watch any number of locks from any number of providers; an application
  * normally creates one and shares it. Renewals run on a single scheduler thread, so the {@code
  * onLost} callbacks must return quickly. Watching a lock that is closed before its first renewal
- * wakes no thread: it only enters and leaves a sorted set, as the engine's lease watchdog does.
+ * wakes no thread: it only enters and leaves a set sorted by due time.
  */
 public final class LockWatchdog implements AutoCloseable {
 
@@ -76,11 +76,15 @@ public final class LockWatchdog implements AutoCloseable {
    * @param onLost called at most once if the lock is lost while watched
    * @return a handle that delegates to {@code handle}; closing it stops renewal, then releases
    * @throws IllegalArgumentException if {@code lease} is not positive
+   * @throws IllegalStateException if this watchdog is closed
    */
   public WatchedLock watch(LockHandle handle, Duration lease, Consumer<? super LockHandle> onLost) {
     Objects.requireNonNull(handle, "handle must not be null");
     Objects.requireNonNull(onLost, "onLost must not be null");
     LockArguments.checkLease(lease);
+    if (renewals.isStopped()) {
+      throw new IllegalStateException("this lock watchdog is closed");
+    }
     WatchedLock watched = new WatchedLock(handle, lease, onLost, renewals);
     watched.start();
     return watched;

@@ -34,7 +34,7 @@ final class Renewals {
   // When the pending tick runs; Long.MAX_VALUE while none is pending. Written under tickGuard.
   private volatile long tickAt = Long.MAX_VALUE;
   private ScheduledFuture<?> tick;
-  private boolean stopped;
+  private volatile boolean stopped;
 
   Renewals(ScheduledExecutorService scheduler) {
     this.scheduler = scheduler;
@@ -50,8 +50,16 @@ final class Renewals {
     return sequence.incrementAndGet();
   }
 
-  /** Puts {@code lock} in line for its due time, which must be set. */
+  /** Whether {@link #stop()} was called. */
+  boolean isStopped() {
+    return stopped;
+  }
+
+  /** Puts {@code lock} in line for its due time, which must be set; nothing after a stop. */
   void add(WatchedLock lock) {
+    if (stopped) {
+      return;
+    }
     waiting.add(lock);
     if (lock.isClosed()) {
       // Closed while the tick renewed it: its close may have looked for it before this add.
@@ -66,7 +74,10 @@ final class Renewals {
     waiting.remove(lock);
   }
 
-  /** Stops every renewal; a tick already running finishes the lock it is renewing. */
+  /**
+   * Stops every renewal; a tick already running finishes the lock it is renewing and renews no
+   * other.
+   */
   void stop() {
     synchronized (tickGuard) {
       stopped = true;
@@ -110,7 +121,7 @@ final class Renewals {
     try {
       while (true) {
         WatchedLock first = first();
-        if (first == null || first.dueAt() > start) {
+        if (stopped || first == null || first.dueAt() > start) {
           break;
         }
         // Only the tick and close() remove; a false answer means the lock was just closed.

@@ -265,6 +265,10 @@ public final class LuaScripts {
           """
           if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
             local fence = redis.call('INCR', KEYS[2])
+            if fence <= 0 then
+              redis.call('DEL', KEYS[1])
+              return redis.error_reply('idem: lock fence counter is not positive')
+            end
             redis.call('PEXPIRE', KEYS[2], ARGV[3])
             return fence
           end

@@ -56,6 +56,9 @@ public final class RecordReplies {
     }
     // A completion writes X (its end by the completing process's clock); records of earlier
     // versions carry E (by Redis's clock).
+    if (!r.has('E') && !r.has('X')) {
+      throw new IdempotencyStoreException("a completed Redis record carries no end");
+    }
     long expiresAt = r.has('E') ? r.number('E') : r.number('X');
     IdempotencyRecord record = record(r, null, expiresAt, key);
     String stored = record.fingerprint().value();

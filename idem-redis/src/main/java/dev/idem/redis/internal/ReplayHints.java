@@ -30,15 +30,19 @@ final class ReplayHints {
     Hint a = hints.get(first);
     Hint b = hints.get(first + 1);
     int slot;
-    if (holds(a, digest) || free(a, nowMillis)) {
+    if (holds(a, digest)) {
       slot = first;
-    } else if (holds(b, digest) || free(b, nowMillis)) {
+    } else if (holds(b, digest)) {
+      slot = first + 1;
+    } else if (free(a, nowMillis)) {
+      slot = first;
+    } else if (free(b, nowMillis)) {
       slot = first + 1;
     } else {
       slot = first + 1 - recent[first / 2];
     }
     hints.set(slot, new Hint(digest, expiresAtMillis));
-    recent[first / 2] = (byte) (slot - first);
+    markUsed(first, slot);
   }
 
   /** The slot of a hint that {@code digest} is completed and has not ended, or -1. */
@@ -50,7 +54,7 @@ final class ReplayHints {
         if (free(hint, nowMillis)) {
           return -1;
         }
-        recent[first / 2] = (byte) (slot - first);
+        markUsed(first, slot);
         return slot;
       }
     }
@@ -62,6 +66,15 @@ final class ReplayHints {
     Hint hint = hints.get(slot);
     if (holds(hint, digest)) {
       hints.compareAndSet(slot, hint, null);
+    }
+  }
+
+  // Written only on a change, so that threads replaying the same keys do not keep writing the same
+  // cache line.
+  private void markUsed(int first, int slot) {
+    byte used = (byte) (slot - first);
+    if (recent[first / 2] != used) {
+      recent[first / 2] = used;
     }
   }
 

@@ -50,12 +50,14 @@ class RecordRepliesTest {
   @Test
   void aForeignValueIsAStoreErrorNotACrash() {
     byte[] noLease = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
-    byte[] badFingerprint = completed().field('P', "not-a-digest").toBytes();
+    byte[] badFingerprint = completed().field('X', 1L).field('P', "not-a-digest").toBytes();
 
     assertThatThrownBy(
             () -> RecordReplies.claim(Arrays.asList(bytes("I"), noLease, null, 1L), KEY, "someone"))
         .isInstanceOf(IdempotencyStoreException.class);
     assertThatThrownBy(() -> RecordReplies.completed(badFingerprint, KEY, Fingerprint.NONE))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThatThrownBy(() -> RecordReplies.completed(completed().toBytes(), KEY, Fingerprint.NONE))
         .isInstanceOf(IdempotencyStoreException.class);
   }
 

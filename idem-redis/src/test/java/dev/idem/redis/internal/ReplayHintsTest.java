@@ -66,6 +66,19 @@ class ReplayHintsTest {
   }
 
   @Test
+  void aDigestHeldInTheSecondSlotIsUpdatedThereNotCopiedIntoAnEndedFirst() {
+    List<String> sharing = digestsOfOnePair(2);
+    hints.remember(sharing.get(0), NOW + 5, NOW);
+    hints.remember(sharing.get(1), LATER, NOW);
+    int second = hints.find(sharing.get(1), NOW);
+
+    hints.remember(sharing.get(1), LATER + 1, NOW + 5);
+    hints.forget(second, sharing.get(1));
+
+    assertThat(hints.find(sharing.get(1), NOW + 5)).isNegative();
+  }
+
+  @Test
   void rememberingAgainUpdatesTheEndInPlace() {
     hints.remember("a", NOW + 5, NOW);
     hints.remember("a", LATER, NOW);

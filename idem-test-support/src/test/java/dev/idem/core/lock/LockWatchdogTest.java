@@ -2,6 +2,7 @@ package dev.idem.core.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -151,6 +152,14 @@ class LockWatchdogTest {
     } finally {
       scheduler.shutdownNow();
     }
+  }
+
+  @Test
+  void aClosedWatchdogWatchesNothingMore() {
+    watchdog.close();
+
+    assertThatIllegalStateException()
+        .isThrownBy(() -> watchdog.watch(new FakeHandle(attempt -> true), LEASE));
   }
 
   @Test
