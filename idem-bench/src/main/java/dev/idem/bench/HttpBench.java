@@ -150,8 +150,12 @@ public final class HttpBench {
   private static List<Scenario> scenarios(Map<HttpVariant.Kind, HttpVariant> variants) {
     List<Scenario> scenarios = new ArrayList<>();
     for (HttpVariant variant : variants.values()) {
-      if (!variant.protects()) {
+      if (variant.kind() == HttpVariant.Kind.NONE) {
         scenarios.add(new Scenario(HttpReport.BASELINE, variant, false));
+        continue;
+      }
+      if (!variant.protects()) {
+        scenarios.add(new Scenario(variant.kind().label + ", first call", variant, false));
         continue;
       }
       scenarios.add(new Scenario(variant.kind().label + ", first call", variant, false));

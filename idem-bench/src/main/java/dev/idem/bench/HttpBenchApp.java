@@ -30,6 +30,9 @@ public class HttpBenchApp {
   /** The Redis URI of the Redis variant; no RedisClient without it. */
   static final String REDIS_URI = "bench.redis-uri";
 
+  /** The key prefix of the hand-written Redis filter; no such filter without it. */
+  static final String MINIMAL_PAIR_PREFIX = "bench.minimal-redis-pair-prefix";
+
   /** Connections of the JDBC variant's pool, one per virtual user. */
   static final String POOL_SIZE = "bench.pool-size";
 
@@ -55,6 +58,12 @@ public class HttpBenchApp {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(size);
     return new HikariDataSource(config);
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(MINIMAL_PAIR_PREFIX)
+  MinimalRedisPairFilter minimalRedisPairFilter(RedisClient client, Environment environment) {
+    return new MinimalRedisPairFilter(client, environment.getRequiredProperty(MINIMAL_PAIR_PREFIX));
   }
 
   @Bean(destroyMethod = "shutdown")

@@ -37,6 +37,7 @@ final class HttpVariant implements AutoCloseable {
   /** The variants of one run. */
   enum Kind {
     NONE("no starter"),
+    MINIMAL_REDIS_PAIR("no starter, hand-written Redis pair"),
     MEMORY("in-memory"),
     REDIS("Redis"),
     POSTGRES("PostgreSQL");
@@ -90,6 +91,12 @@ final class HttpVariant implements AutoCloseable {
     String redisPrefix = null;
     switch (kind) {
       case NONE -> properties.put("spring.autoconfigure.exclude", idemAutoConfigurations());
+      case MINIMAL_REDIS_PAIR -> {
+        redisPrefix = "idem-bench-http-pair:" + run + ":";
+        properties.put("spring.autoconfigure.exclude", idemAutoConfigurations());
+        properties.put(HttpBenchApp.REDIS_URI, redisUri);
+        properties.put(HttpBenchApp.MINIMAL_PAIR_PREFIX, redisPrefix);
+      }
       case MEMORY -> {
         properties.put("idem.store", "memory");
         properties.put(HttpBenchApp.MEMORY_MAX_ENTRIES, MEMORY_MAX_ENTRIES);
@@ -129,7 +136,12 @@ final class HttpVariant implements AutoCloseable {
 
   /** Whether the starter guards the endpoint. */
   boolean protects() {
-    return kind != Kind.NONE;
+    return kind != Kind.NONE && kind != Kind.MINIMAL_REDIS_PAIR;
+  }
+
+  /** Whether a key sent again is refused (409) rather than run again or replayed. */
+  private boolean refusesRepeats() {
+    return kind == Kind.MINIMAL_REDIS_PAIR;
   }
 
   /** How many times the endpoint's handler ran so far. */
@@ -162,10 +174,11 @@ final class HttpVariant implements AutoCloseable {
     String[] filters = context.getBeanNamesForType(IdempotencyFilter.class);
     boolean idemFilter =
         context.getBeansOfType(Filter.class).values().stream()
-            .anyMatch(f -> f.getClass().getName().startsWith("dev.idem."));
+            .map(f -> f.getClass().getName())
+            .anyMatch(name -> name.startsWith("dev.idem.") && !name.startsWith("dev.idem.bench."));
     Class<? extends IdempotencyStore> expected =
         switch (kind) {
-          case NONE -> null;
+          case NONE, MINIMAL_REDIS_PAIR -> null;
           case MEMORY -> InMemoryIdempotencyStore.class;
           case REDIS -> RedisIdempotencyStore.class;
           case POSTGRES -> JdbcIdempotencyStore.class;
@@ -189,10 +202,12 @@ final class HttpVariant implements AutoCloseable {
       long ran = handlerRuns() - before;
       boolean ok =
           first.status() == 201
-              && second.status() == 201
               && !first.replayed()
-              && second.replayed() == protects()
-              && ran == (protects() ? 1 : 2);
+              && (refusesRepeats()
+                  ? second.status() == 409 && ran == 1
+                  : second.status() == 201
+                      && second.replayed() == protects()
+                      && ran == (protects() ? 1 : 2));
       if (!ok) {
         throw new IllegalStateException(
             kind.label + ": a key sent twice gave " + first + ", " + second + ", ran " + ran);
@@ -214,7 +229,7 @@ final class HttpVariant implements AutoCloseable {
   @Override
   public void close() {
     try {
-      if (kind == Kind.REDIS) {
+      if (redisPrefix != null) {
         deleteRedisKeys(context.getBean(RedisClient.class));
       } else if (kind == Kind.POSTGRES) {
         dropTable(context.getBean(DataSource.class));
