@@ -15,8 +15,8 @@ import java.util.stream.IntStream;
  * Requests per second of one JSON POST endpoint in a Spring Boot application without the starter,
  * and with it on the in-memory store, on Redis and on PostgreSQL (first calls and replays), all in
  * one run with the load generator in the same JVM; writes the {@code http} section of {@code
- * docs/benchmarks.md}. The four applications run side by side and the scenarios take turns round
- * after round, so that a change in the machine's load falls on all of them alike.
+ * docs/benchmarks.md}. The applications run side by side and the scenarios take turns round after
+ * round, so that a change in the machine's load falls on all of them alike.
  *
  * <p>Arguments: {@code --quick} for a short, rough run; {@code --doc=PATH} to write elsewhere;
  * {@code --users=N} virtual users (default {@value #DEFAULT_USERS}); {@code --client=jdk} to load
@@ -40,7 +40,7 @@ public final class HttpBench {
    *
    * @param rounds how many times each scenario is measured
    * @param firstWarmup how long each scenario runs, unmeasured, in a pass over all of them before
-   *     the first round, while the JIT compiles the code of all four applications
+   *     the first round, while the JIT compiles the code of all the applications
    * @param warmup how long a scenario runs before each of its measured windows
    * @param window measured time per round
    */

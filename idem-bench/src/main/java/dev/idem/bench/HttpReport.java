@@ -158,7 +158,7 @@ final class HttpReport {
             + " (1 per request for first calls, 0 for replays).",
         "",
         "Every scenario first runs unmeasured in a warmup pass, so that the JIT has compiled the"
-            + " code of all four applications before any window. Then the scenarios take turns,"
+            + " code of all the applications before any window. Then the scenarios take turns,"
             + " round after round, each round starting one scenario later, so"
             + " that a change in the machine's load falls on all of them alike. req/s is the median"
             + " of a scenario's rounds; *vs no starter* is the median of the rounds' own ratios to"
