@@ -5,6 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Clock;
 import javax.sql.DataSource;
 import org.springframework.boot.SpringBootConfiguration;
@@ -32,6 +37,13 @@ public class HttpBenchApp {
 
   /** The key prefix of the hand-written Redis filter; no such filter without it. */
   static final String MINIMAL_PAIR_PREFIX = "bench.minimal-redis-pair-prefix";
+
+  /**
+   * True to let Netty gather the commands that request threads hand the Lettuce connection
+   * meanwhile into one socket write (a {@link FlushConsolidationHandler}); off by default, as in an
+   * application. Set as a system property: {@code -Dbench.redis-flush-consolidation=true}.
+   */
+  static final String REDIS_FLUSH_CONSOLIDATION = "bench.redis-flush-consolidation";
 
   /** Connections of the JDBC variant's pool, one per virtual user. */
   static final String POOL_SIZE = "bench.pool-size";
@@ -68,7 +80,23 @@ public class HttpBenchApp {
 
   @Bean(destroyMethod = "shutdown")
   @ConditionalOnProperty(REDIS_URI)
-  RedisClient redisClient(Environment environment) {
-    return RedisClient.create(environment.getRequiredProperty(REDIS_URI));
+  ClientResources redisResources(Environment environment) {
+    DefaultClientResources.Builder builder = DefaultClientResources.builder();
+    if (environment.getProperty(REDIS_FLUSH_CONSOLIDATION, Boolean.class, false)) {
+      builder.nettyCustomizer(
+          new NettyCustomizer() {
+            @Override
+            public void afterChannelInitialized(Channel channel) {
+              channel.pipeline().addFirst(new FlushConsolidationHandler(256, true));
+            }
+          });
+    }
+    return builder.build();
+  }
+
+  @Bean(destroyMethod = "shutdown")
+  @ConditionalOnProperty(REDIS_URI)
+  RedisClient redisClient(Environment environment, ClientResources resources) {
+    return RedisClient.create(resources, environment.getRequiredProperty(REDIS_URI));
   }
 }

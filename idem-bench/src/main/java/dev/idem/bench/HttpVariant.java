@@ -11,6 +11,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.EpollProvider;
 import jakarta.servlet.Filter;
 import java.io.IOException;
 import java.sql.Connection;
@@ -149,9 +150,24 @@ final class HttpVariant implements AutoCloseable {
     return controller.runs();
   }
 
-  /** The store the starter runs on, or "none". */
+  /** The store the starter runs on, or "none"; for Redis also the transport Lettuce uses. */
   String storeClass() {
-    return protects() ? context.getBean(IdempotencyStore.class).getClass().getName() : "none";
+    if (!protects()) {
+      return "none";
+    }
+    String store = context.getBean(IdempotencyStore.class).getClass().getName();
+    if (kind != Kind.REDIS) {
+      return store;
+    }
+    boolean consolidated =
+        context
+            .getEnvironment()
+            .getProperty(HttpBenchApp.REDIS_FLUSH_CONSOLIDATION, Boolean.class, false);
+    return store
+        + " (Lettuce over "
+        + (EpollProvider.isAvailable() ? "epoll" : "NIO")
+        + (consolidated ? ", flushes consolidated" : "")
+        + ")";
   }
 
   /** Sends each of {@code keys} once, so that later requests with them are replays. */
