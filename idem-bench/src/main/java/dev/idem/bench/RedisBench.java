@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import io.lettuce.core.resource.EpollProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -157,6 +158,7 @@ public final class RedisBench {
   static String versions() {
     return "Lettuce "
         + version("io.lettuce", "lettuce-core")
+        + (EpollProvider.isAvailable() ? " over Netty's epoll transport" : " over Java NIO")
         + ", Redisson "
         + version("org.redisson", "redisson")
         + ", HdrHistogram "
