@@ -28,9 +28,6 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  */
 final class MinimalRedisPairFilter extends OncePerRequestFilter implements AutoCloseable {
 
-  private static final String REPLACE_IF_OWNED =
-      "if redis.call('GET', KEYS[1]) == ARGV[1] then"
-          + " redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0";
   private static final SetArgs CLAIM = SetArgs.Builder.nx().px(30_000);
   private static final byte[] RETENTION = bytes("3600000");
 
@@ -43,7 +40,7 @@ final class MinimalRedisPairFilter extends OncePerRequestFilter implements AutoC
     this.prefix = prefix;
     this.connection = client.connect(ByteArrayCodec.INSTANCE);
     this.redis = connection.sync();
-    this.sha = redis.scriptLoad(bytes(REPLACE_IF_OWNED));
+    this.sha = redis.scriptLoad(bytes(RedisStoreScenarios.REPLACE_IF_OWNED));
   }
 
   @Override
