@@ -21,10 +21,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A normal return is stored and replayed; an exception that the config classifies as terminal is
  * stored and replayed too; any other exception releases the key so that a retry runs the work
- * again, and reaches the caller unchanged. A duplicate that arrives while the first is running is
- * refused or waits, per {@link IdempotencyConfig#inProgressPolicy()}. When the store fails at claim
- * the call fails closed with {@link IdempotencyStoreException} unless the config says fail open.
- * The engine is thread-safe; build one per application and {@link #close()} it at shutdown.
+ * again, and reaches the caller unchanged. When the store writes in the caller's transaction
+ * ({@link IdempotencyStore#joinsCurrentTransaction()}) that transaction decides instead: every
+ * outcome, a thrown exception included, is stored in it, and commits or vanishes with the work's
+ * own writes. A duplicate that arrives while the first is running is refused or waits, per {@link
+ * IdempotencyConfig#inProgressPolicy()}. When the store fails at claim the call fails closed with
+ * {@link IdempotencyStoreException} unless the config says fail open. The engine is thread-safe;
+ * build one per application and {@link #close()} it at shutdown.
  */
 public final class Idempotency implements AutoCloseable {
 
@@ -103,11 +106,11 @@ public final class Idempotency implements AutoCloseable {
    * {@code deferral} as a {@link PendingOutcome} for the caller to complete or release later, for
    * example when the transaction around the call commits or rolls back. This is for callers whose
    * work has effects that become durable only after this method returns while the store does not
-   * share their fate. A return value or terminal failure is held back; a retryable failure still
-   * frees the key at once, and a replay or a refusal calls {@code deferral} not at all.
+   * share their fate. Every outcome is held, a return value or any failure (the transaction, not
+   * the exception, decides); a replay or a refusal calls {@code deferral} not at all.
    *
    * @param deferral receives the held outcome, on the calling thread, before this method returns or
-   *     throws the work's terminal failure
+   *     throws the work's failure
    */
   public <T, E extends Exception> Executed<T> executeWithStatus(
       IdempotencyKey key,
@@ -185,6 +188,10 @@ public final class Idempotency implements AutoCloseable {
       Outcome outcome = completed.record().outcome();
       if (outcome.kind() == Outcome.Kind.FAILURE) {
         throw codec.decodeFailure(outcome.payload());
+      }
+      if (outcome.kind() == Outcome.Kind.UNSTORED) {
+        throw new OutcomeNotReplayableException(
+            key, new String(outcome.payload(), java.nio.charset.StandardCharsets.UTF_8));
       }
       return new Executed<>(codec.decode(outcome.payload()), true);
     }

@@ -16,7 +16,7 @@ import java.util.Set;
  * <p>Only the holder of a {@link Lease} calls {@link #complete}, {@link #release} and {@link
  * #renew}; they succeed only while the record's fence and owner both match the lease.
  */
-public interface IdempotencyStore {
+public interface IdempotencyStore extends RecordChangeNotifier {
 
   /**
    * Claims a key in one atomic step and returns what was found:
@@ -72,5 +72,26 @@ public interface IdempotencyStore {
   /** What this store can do beyond the contract; the contract suite skips the rest. */
   default Set<StoreCapability> capabilities() {
     return Set.of();
+  }
+
+  /**
+   * True when a call made now, on this thread, writes in the caller's open transaction, so that the
+   * record commits or rolls back with the caller's own writes (the JDBC store's join mode). The
+   * engine then lets that transaction decide the record's fate: every outcome of the work, a thrown
+   * exception included, is stored in it. Only a store with {@link
+   * StoreCapability#JOINS_TRANSACTIONS} ever answers true.
+   */
+  default boolean joinsCurrentTransaction() {
+    return false;
+  }
+
+  /**
+   * Calls {@code listener} after the next change of the key's record, when this store has {@link
+   * StoreCapability#CHANGE_NOTIFICATION}; a store without it never calls the listener (the
+   * default), and its waiters wake by time alone.
+   */
+  @Override
+  default Subscription onChange(IdempotencyKey key, Runnable listener) {
+    return () -> {};
   }
 }

@@ -14,7 +14,7 @@ import org.slf4j.MDC;
 
 /**
  * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
- * it to the caller to settle later), or releases the key after a retryable failure.
+ * it to the caller's transaction to settle), or releases the key after a retryable failure.
  */
 final class LeasedRun {
 
@@ -22,6 +22,7 @@ final class LeasedRun {
 
   private static final Logger log = LoggerFactory.getLogger(LeasedRun.class);
   private static final long COMPLETION_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final ResultCodec<Void> PLAIN = ResultCodec.none();
 
   private final IdempotencyStore store;
   private final LeaseWatchdog watchdog;
@@ -40,7 +41,12 @@ final class LeasedRun {
   }
 
   /**
-   * @param deferral receives a held outcome instead of the store, or null to store it at once
+   * Runs the work and settles its outcome. When the caller's transaction decides (a {@code
+   * deferral} is given, or the store writes in that transaction) every outcome is kept for it, a
+   * thrown exception included: the work's writes commit with it. Otherwise a return value or a
+   * terminal failure is stored and any other failure frees the key.
+   *
+   * @param deferral receives the outcome instead of the store, or null to settle it here
    */
   <T, E extends Exception> Executed<T> run(
       Lease lease,
@@ -51,22 +57,12 @@ final class LeasedRun {
       throws E {
     RunningLease running = new RunningLease(lease);
     LeaseWatchdog.Watch watch = startWatchdog(running, config);
+    boolean joined = deferral == null && store.joinsCurrentTransaction();
     T value;
     try (MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
       value = work.run(running);
     } catch (Exception | Error failure) {
-      if (failure instanceof Exception e && config.isTerminal(e)) {
-        Outcome outcome = Outcome.failure(codec.encodeFailure(e));
-        if (deferral != null) {
-          deferral.accept(new Held(running, watch, outcome, config));
-        } else {
-          stopWatch(watch);
-          storeTerminalFailure(running, outcome, config);
-        }
-      } else {
-        stopWatch(watch);
-        release(running);
-      }
+      settleFailure(running, watch, failure, codec, config, joined, deferral);
       report.accept(lease.key(), ExecutionOutcome.EXECUTED);
       throw failure;
     }
@@ -74,8 +70,12 @@ final class LeasedRun {
     try {
       outcome = Outcome.success(codec.encode(value));
     } catch (RuntimeException e) {
-      stopWatch(watch);
-      release(running);
+      if (deferral == null && !joined) {
+        stopWatch(watch);
+        release(running);
+      } else {
+        settleFailure(running, watch, e, codec, config, joined, deferral);
+      }
       throw e;
     }
     if (deferral != null) {
@@ -93,14 +93,85 @@ final class LeasedRun {
     return new Executed<>(value, false);
   }
 
+  /**
+   * Settles a failure of the work. Nothing thrown here may leave the key held: a classifier, codec
+   * or deferral that fails frees it, and what it threw is added to the work's failure.
+   */
+  private void settleFailure(
+      RunningLease running,
+      LeaseWatchdog.Watch watch,
+      Throwable failure,
+      ResultCodec<?> codec,
+      IdempotencyConfig config,
+      boolean joined,
+      Consumer<PendingOutcome> deferral) {
+    try {
+      if (deferral != null) {
+        deferral.accept(new Held(running, watch, failureOutcome(codec, failure), config));
+        return;
+      }
+      stopWatch(watch);
+      if (joined) {
+        storeInTransaction(running, failureOutcome(codec, failure), config);
+      } else if (isTerminal(config, failure)) {
+        storeTerminalFailure(running, failureOutcome(codec, failure), config);
+      } else {
+        release(running);
+      }
+    } catch (RuntimeException | Error unexpected) {
+      stopWatch(watch);
+      release(running);
+      failure.addSuppressed(unexpected);
+    }
+  }
+
+  private static boolean isTerminal(IdempotencyConfig config, Throwable failure) {
+    if (!(failure instanceof Exception e)) {
+      return false;
+    }
+    try {
+      return config.isTerminal(e);
+    } catch (RuntimeException classifierFailed) {
+      log.warn("the terminal classifier failed on {}; treated as retryable", e, classifierFailed);
+      return false;
+    }
+  }
+
+  /** The failure as the codec stores it, or as the default codec does when the codec throws. */
+  private static Outcome failureOutcome(ResultCodec<?> codec, Throwable failure) {
+    try {
+      return Outcome.failure(codec.encodeFailure(failure));
+    } catch (RuntimeException codecFailed) {
+      log.warn("the codec could not encode {}; stored by class and message", failure, codecFailed);
+      return Outcome.failure(PLAIN.encodeFailure(failure));
+    }
+  }
+
+  /**
+   * Stores a failure in the caller's transaction, which decides its fate: committed with the work's
+   * writes, or gone with them. One attempt, because a failed write has failed the transaction too
+   * on most databases.
+   */
+  private void storeInTransaction(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+    try {
+      if (!completeOrMark(running, outcome, config)) {
+        log.warn("lease on {} was lost; its failure not stored", running.key());
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "the failure of {} could not be stored in the caller's transaction; if it commits, the"
+              + " key stays in progress until its lease ends",
+          running.key(),
+          e);
+    } finally {
+      waiter.signal(running.key());
+    }
+  }
+
   private void storeTerminalFailure(
       RunningLease running, Outcome outcome, IdempotencyConfig config) {
-    try {
-      if (!storeOutcome(running, outcome, config)) {
-        log.warn("lease on {} was lost; terminal failure not stored", running.key());
-      }
-    } catch (OutcomeTooLargeException tooLarge) {
-      log.warn("terminal failure of {} too large to store; key released", running.key());
+    if (!storeOutcome(running, outcome, config)) {
+      log.warn("lease on {} was lost; terminal failure not stored", running.key());
     }
   }
 
@@ -118,19 +189,17 @@ final class LeasedRun {
    * Stores the outcome, trying again while the store fails. Returns false only when the store says
    * the lease no longer matches; when the store keeps failing the failure is logged and true is
    * returned, because the work did run and its caller should get its answer. An outcome the store
-   * refuses as too large releases the key and is thrown.
+   * refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken.
    */
   private boolean storeOutcome(RunningLease running, Outcome outcome, IdempotencyConfig config) {
     IdempotencyKey key = running.key();
     RuntimeException last = null;
     for (int attempt = 1; attempt <= config.completionAttempts(); attempt++) {
       try {
-        boolean stored = store.complete(running.lease(), outcome, config.retention());
+        boolean stored = completeOrMark(running, outcome, config);
         waiter.signal(key);
-        return stored;
-      } catch (OutcomeTooLargeException e) {
-        release(running);
-        throw e;
+        // a reply lost on the way back: the earlier attempt may have stored it
+        return stored || (last != null && storedByUs(running, outcome));
       } catch (RuntimeException e) {
         last = e;
         if (attempt < config.completionAttempts()) {
@@ -146,6 +215,33 @@ final class LeasedRun {
         config.completionAttempts(),
         last);
     return true;
+  }
+
+  /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
+  private boolean completeOrMark(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+    try {
+      return store.complete(running.lease(), outcome, config.retention());
+    } catch (OutcomeTooLargeException tooLarge) {
+      log.warn(
+          "the result of {} is not kept ({}); repeats get OutcomeNotReplayableException",
+          running.key(),
+          tooLarge.getMessage());
+      return store.complete(running.lease(), Outcome.unstored(tooLarge), config.retention());
+    }
+  }
+
+  private boolean storedByUs(RunningLease running, Outcome outcome) {
+    try {
+      return store
+          .find(running.key())
+          .filter(r -> r.state() == RecordState.COMPLETED)
+          .filter(r -> r.fence() == running.lease().fence())
+          .filter(r -> r.outcome().equals(outcome) || r.outcome().kind() == Outcome.Kind.UNSTORED)
+          .isPresent();
+    } catch (RuntimeException e) {
+      log.warn("could not read back the outcome of {}", running.key(), e);
+      return false;
+    }
   }
 
   /** An outcome held back until the caller settles it; the watchdog keeps its lease meanwhile. */
@@ -175,15 +271,11 @@ final class LeasedRun {
     @Override
     public boolean complete() {
       settle();
-      try {
-        if (storeOutcome(running, outcome, config)) {
-          return true;
-        }
-        report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
-        log.warn("lease on {} was lost before its held outcome was stored", running.key());
-      } catch (OutcomeTooLargeException tooLarge) {
-        log.warn("held outcome of {} too large to store; key released", running.key());
+      if (storeOutcome(running, outcome, config)) {
+        return true;
       }
+      report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+      log.warn("lease on {} was lost before its held outcome was stored", running.key());
       return false;
     }
 

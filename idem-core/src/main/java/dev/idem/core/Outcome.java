@@ -1,13 +1,14 @@
 package dev.idem.core;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The stored result of a completed operation: what the work returned, or the terminal failure it
- * ended with, encoded as bytes by a {@link ResultCodec}.
+ * The stored result of a completed operation: what the work returned, or the failure it ended with,
+ * encoded as bytes by a {@link ResultCodec}; or the mark that its result could not be kept.
  *
- * @param kind whether the work succeeded or failed terminally
+ * @param kind whether the work succeeded, failed, or left a result too large to keep
  * @param payload the encoded result; never null, possibly empty
  */
 public record Outcome(Kind kind, byte[] payload) {
@@ -16,8 +17,16 @@ public record Outcome(Kind kind, byte[] payload) {
   public enum Kind {
     /** The work returned normally. */
     SUCCESS,
-    /** The work threw an exception classified as terminal; repeats get the same failure. */
-    FAILURE
+    /**
+     * The work threw an exception that is stored: one classified as terminal, or any exception when
+     * the caller's transaction committed the work's writes; repeats get the same failure.
+     */
+    FAILURE,
+    /**
+     * The work ran but its result could not be kept (over the store's size limit); the payload says
+     * why. Repeats get {@link OutcomeNotReplayableException} and the work never runs again.
+     */
+    UNSTORED
   }
 
   public Outcome {
@@ -33,6 +42,11 @@ public record Outcome(Kind kind, byte[] payload) {
   /** A terminal failure with the given payload. */
   public static Outcome failure(byte[] payload) {
     return new Outcome(Kind.FAILURE, payload);
+  }
+
+  /** The mark stored in place of a result the store refused as too large. */
+  public static Outcome unstored(OutcomeTooLargeException refusal) {
+    return new Outcome(Kind.UNSTORED, refusal.getMessage().getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

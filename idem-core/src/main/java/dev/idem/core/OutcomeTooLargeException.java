@@ -2,8 +2,9 @@ package dev.idem.core;
 
 /**
  * The work's encoded result is larger than the store accepts. Thrown by the store before anything
- * is written. The work did run; the engine releases the key (so a retry runs it again) and hands
- * this exception to the caller instead of the result. Raise the store's limit or return less.
+ * is written. The work did run, so the engine keeps the key: it stores {@link Outcome#unstored} in
+ * place of the result, hands the result to the caller that ran the work, and every repeat gets
+ * {@link OutcomeNotReplayableException}. Raise the store's limit or return less.
  */
 public class OutcomeTooLargeException extends IdempotencyException {
 

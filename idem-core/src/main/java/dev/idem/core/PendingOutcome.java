@@ -3,7 +3,9 @@ package dev.idem.core;
 /**
  * The outcome of work that ran under a claimed key, held back from the store until the caller
  * settles it: {@link #complete()} once the work's effects are durable (the caller's transaction
- * committed), {@link #release()} when they are gone (it rolled back). Until then the record stays
+ * committed), {@link #release()} when they are gone (it rolled back). Every outcome is held, a
+ * failure that the config calls retryable included: when the transaction commits, the work's writes
+ * are there, so the failure is stored and replayed like any answer. Until then the record stays
  * IN_PROGRESS, its lease renewed by the watchdog, so a duplicate is refused or waits as its policy
  * says. Exactly one of the two must be called, once; a second call throws {@link
  * IllegalStateException}. Both may be called from any thread.
@@ -17,10 +19,10 @@ public interface PendingOutcome {
   IdempotencyKey key();
 
   /**
-   * Stores the held outcome (a return value or a terminal failure), so that repeats replay it.
+   * Stores the held outcome (a return value or any failure the work threw), so that repeats replay
+   * it. An outcome the store refuses as too large is stored as {@link Outcome#unstored}.
    *
-   * @return false when it was not stored: the lease was taken over meanwhile, or the outcome was
-   *     too large and the key was freed instead (both are logged)
+   * @return false when it was not stored because the lease was taken over meanwhile (logged)
    */
   boolean complete();
 

@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -70,16 +71,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     this.maxOutcomeBytes = config.maxOutcomeBytes();
     this.readCommitted =
         config.readCommittedClaims() ? dialect.readCommittedNextTransaction() : null;
-    this.capabilities =
-        config.sharedBetweenProcesses()
-            ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES)
-            : Set.of();
+    EnumSet<StoreCapability> can = EnumSet.noneOf(StoreCapability.class);
+    if (config.sharedBetweenProcesses()) {
+      can.add(StoreCapability.SHARED_BETWEEN_PROCESSES);
+    }
+    if (config.transactions() != null) {
+      can.add(StoreCapability.JOINS_TRANSACTIONS);
+    }
+    this.capabilities = Set.copyOf(can);
   }
 
   /**
    * True when the calling thread has a transaction that this store writes its records in (join
    * mode), so that they commit or roll back with the caller's own writes.
    */
+  @Override
   public boolean joinsCurrentTransaction() {
     return jdbc.joined();
   }

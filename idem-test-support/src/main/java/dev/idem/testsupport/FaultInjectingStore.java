@@ -2,19 +2,17 @@ package dev.idem.testsupport;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.StoreCapability;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -22,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * IdempotencyStoreException} a given number of times, as an unreachable server would, without
  * touching the record. Everything else goes to the real store.
  */
-public final class FaultInjectingStore implements IdempotencyStore, RecordChangeNotifier {
+public final class FaultInjectingStore extends ForwardingIdempotencyStore {
 
   /** The operations that can be made to fail. */
   public enum Operation {
@@ -35,11 +33,10 @@ public final class FaultInjectingStore implements IdempotencyStore, RecordChange
     PURGE
   }
 
-  private final IdempotencyStore delegate;
   private final Map<Operation, AtomicInteger> failures = new EnumMap<>(Operation.class);
 
   public FaultInjectingStore(IdempotencyStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
     for (Operation op : Operation.values()) {
       failures.put(op, new AtomicInteger());
     }
@@ -67,52 +64,42 @@ public final class FaultInjectingStore implements IdempotencyStore, RecordChange
   @Override
   public ClaimResult claim(ClaimRequest request) {
     maybeFail(Operation.CLAIM);
-    return delegate.claim(request);
+    return super.claim(request);
   }
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     maybeFail(Operation.COMPLETE);
-    return delegate.complete(lease, outcome, retention);
+    return super.complete(lease, outcome, retention);
   }
 
   @Override
   public boolean release(Lease lease) {
     maybeFail(Operation.RELEASE);
-    return delegate.release(lease);
+    return super.release(lease);
   }
 
   @Override
   public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
     maybeFail(Operation.RENEW);
-    return delegate.renew(lease, leaseDuration);
+    return super.renew(lease, leaseDuration);
   }
 
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
     maybeFail(Operation.FIND);
-    return delegate.find(key);
+    return super.find(key);
   }
 
   @Override
   public boolean issue(IdempotencyKey key, Duration ttl) {
     maybeFail(Operation.ISSUE);
-    return delegate.issue(key, ttl);
+    return super.issue(key, ttl);
   }
 
   @Override
   public int purgeExpired(int limit) {
     maybeFail(Operation.PURGE);
-    return delegate.purgeExpired(limit);
-  }
-
-  @Override
-  public Set<StoreCapability> capabilities() {
-    return delegate.capabilities();
-  }
-
-  @Override
-  public Subscription onChange(IdempotencyKey key, Runnable listener) {
-    return delegate instanceof RecordChangeNotifier n ? n.onChange(key, listener) : () -> {};
+    return super.purgeExpired(limit);
   }
 }

@@ -6,6 +6,7 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.Work;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Applies each message once per {@code (consumer group, message id)}, however often the broker
@@ -20,9 +22,11 @@ import java.util.Objects;
  *
  * <p>Acknowledge the message after {@link #process} returns, whatever it returns: {@link
  * Delivery#DUPLICATE} means the effect already happened. If the handler throws, the key is released
- * and the exception propagates, so the message should be redelivered. A delivery that arrives while
- * another copy is being handled gets {@link dev.idem.core.RequestInProgressException} (or waits, if
- * the config says WAIT); requeue it.
+ * and the exception propagates, so the message should be redelivered; when the handler runs in a
+ * transaction that the store writes in (or that a deferral follows), that transaction decides
+ * instead: committed, the failure is stored and the message counts as processed. A delivery that
+ * arrives while another copy is being handled gets {@link dev.idem.core.RequestInProgressException}
+ * (or waits, if the config says WAIT); requeue it.
  *
  * <p>This class knows no broker and no database; the AMQP adapter and the JDBC inbox (where the
  * dedup row commits with the effect) build on it.
@@ -79,9 +83,29 @@ public final class IdempotentConsumer {
    */
   public <E extends Exception> Delivery process(
       String messageId, Fingerprint fingerprint, Work<Void, E> handler) throws E {
+    return process(messageId, fingerprint, handler, null);
+  }
+
+  /**
+   * As {@link #process(String, Fingerprint, Work)}, with the outcome of a handler that ran handed
+   * to {@code deferral} instead of the store, for a caller whose transaction decides it (see {@link
+   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig, Consumer)}).
+   *
+   * @param deferral receives the held outcome, or null to store it at once
+   */
+  public <E extends Exception> Delivery process(
+      String messageId,
+      Fingerprint fingerprint,
+      Work<Void, E> handler,
+      Consumer<PendingOutcome> deferral)
+      throws E {
+    IdempotencyKey key = keyOf(messageId);
     Executed<Void> executed =
-        idempotency.executeWithStatus(
-            keyOf(messageId), fingerprint, ResultCodec.none(), handler, config);
+        deferral == null
+            ? idempotency.executeWithStatus(key, fingerprint, ResultCodec.none(), handler, config)
+            : idempotency.executeWithStatus(
+                key, fingerprint, ResultCodec.none(), handler, config, deferral);
     return executed.replayed() ? Delivery.DUPLICATE : Delivery.PROCESSED;
   }
 

@@ -18,9 +18,9 @@ import java.util.concurrent.TimeoutException;
  * Lets a duplicate in WAIT mode sleep until the first request with its key finishes.
  *
  * <p>A waiter wakes on the first of: a local signal (the first request ran in this engine), the
- * store's change notice (when the store is a {@link RecordChangeNotifier}), or a time slice, after
- * which it claims again. The slice is short and jittered when the store sends no notices, and a
- * quarter of the lease when it does (a lease that runs out sends no notice). It never spins.
+ * store's change notice (when it has {@link StoreCapability#CHANGE_NOTIFICATION}), or a time slice,
+ * after which it claims again. The slice is short and jittered when the store sends no notices, and
+ * a quarter of the lease when it does (a lease that runs out sends no notice). It never spins.
  */
 public final class DuplicateWaiter {
 
@@ -33,7 +33,7 @@ public final class DuplicateWaiter {
 
   public DuplicateWaiter(IdempotencyStore store) {
     boolean notifies = store.capabilities().contains(StoreCapability.CHANGE_NOTIFICATION);
-    this.notifier = notifies && store instanceof RecordChangeNotifier n ? n : null;
+    this.notifier = notifies ? store : null;
   }
 
   /** Wakes every local waiter of {@code key}; called after completing or releasing it. */

@@ -2,19 +2,17 @@ package dev.idem.spring.metrics;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.StoreCapability;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -27,81 +25,68 @@ import java.util.function.Supplier;
  * <p>The registry is asked for at the first call (it may be created after the store); without one,
  * calls are not timed.
  */
-public class TimedIdempotencyStore implements IdempotencyStore {
+public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
 
   /** The meter's name. */
   public static final String METER = "idem.store.calls";
 
-  private final IdempotencyStore delegate;
   private final Supplier<MeterRegistry> registrySupplier;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private volatile Optional<MeterRegistry> registry;
 
   TimedIdempotencyStore(IdempotencyStore delegate, Supplier<MeterRegistry> registry) {
-    this.delegate = delegate;
+    super(delegate);
     this.registrySupplier = registry;
   }
 
   /**
-   * Wraps {@code store}; the result is a {@link RecordChangeNotifier} when {@code store} is one, so
-   * that waiting duplicates still wake on change notices.
+   * Wraps {@code store}; its capabilities, transaction joining and change notices pass through.
    *
    * @param registry supplies the registry at the first call; may supply null
    */
-  public static IdempotencyStore wrap(IdempotencyStore store, Supplier<MeterRegistry> registry) {
-    return store instanceof RecordChangeNotifier
-        ? new Notifying(store, registry)
-        : new TimedIdempotencyStore(store, registry);
-  }
-
-  /** The store being timed. */
-  public IdempotencyStore delegate() {
-    return delegate;
+  public static TimedIdempotencyStore wrap(
+      IdempotencyStore store, Supplier<MeterRegistry> registry) {
+    return new TimedIdempotencyStore(store, registry);
   }
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    return time("claim", () -> delegate.claim(request));
+    return time("claim", () -> super.claim(request));
   }
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    return time("complete", () -> delegate.complete(lease, outcome, retention));
+    return time("complete", () -> super.complete(lease, outcome, retention));
   }
 
   @Override
   public boolean release(Lease lease) {
-    return time("release", () -> delegate.release(lease));
+    return time("release", () -> super.release(lease));
   }
 
   @Override
   public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-    return time("renew", () -> delegate.renew(lease, leaseDuration));
+    return time("renew", () -> super.renew(lease, leaseDuration));
   }
 
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-    return time("find", () -> delegate.find(key));
+    return time("find", () -> super.find(key));
   }
 
   @Override
   public boolean issue(IdempotencyKey key, Duration ttl) {
-    return time("issue", () -> delegate.issue(key, ttl));
+    return time("issue", () -> super.issue(key, ttl));
   }
 
   @Override
   public int purgeExpired(int limit) {
-    return time("purge", () -> delegate.purgeExpired(limit));
-  }
-
-  @Override
-  public Set<StoreCapability> capabilities() {
-    return delegate.capabilities();
+    return time("purge", () -> super.purgeExpired(limit));
   }
 
   @Override
   public String toString() {
-    return "timed " + delegate;
+    return "timed " + delegate();
   }
 
   private <T> T time(String call, Supplier<T> body) {
@@ -136,21 +121,5 @@ public class TimedIdempotencyStore implements IdempotencyStore {
                     .tag("outcome", outcome)
                     .register(meters))
         .record(nanos, TimeUnit.NANOSECONDS);
-  }
-
-  /** The timed form of a store that sends change notices; notices are passed through. */
-  private static final class Notifying extends TimedIdempotencyStore
-      implements RecordChangeNotifier {
-    private final RecordChangeNotifier notifier;
-
-    Notifying(IdempotencyStore delegate, Supplier<MeterRegistry> registry) {
-      super(delegate, registry);
-      this.notifier = (RecordChangeNotifier) delegate;
-    }
-
-    @Override
-    public Subscription onChange(IdempotencyKey key, Runnable listener) {
-      return notifier.onChange(key, listener);
-    }
   }
 }

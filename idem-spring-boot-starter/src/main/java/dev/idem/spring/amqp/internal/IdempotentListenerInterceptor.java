@@ -1,5 +1,6 @@
 package dev.idem.spring.amqp.internal;
 
+import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.amqp.IdempotentListener;
@@ -67,10 +68,12 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
                       .consumer()
                       .process(
                           id,
+                          Fingerprint.NONE,
                           ctx -> {
                             result[0] = proceed(invocation);
                             return null;
-                          }));
+                          },
+                          engine.deferral()));
       if (outcome == IdempotentConsumer.Delivery.DUPLICATE) {
         log.debug("message {} was processed before by group {}", id, listener.group());
       }

@@ -3,25 +3,26 @@ package dev.idem.spring.amqp.internal;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyStore;
+import dev.idem.core.PendingOutcome;
+import dev.idem.core.StoreCapability;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
+import java.util.function.Consumer;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import org.springframework.util.ClassUtils;
 
 /**
  * The beans the listener advice works with, looked up at the first message rather than when the
  * post-processor is created, which is too early to depend on them.
  */
 final class ListenerEngine {
-
-  private static final String JDBC_STORE = "dev.idem.jdbc.JdbcIdempotencyStore";
 
   /** A piece of work that may throw checked exceptions. */
   @FunctionalInterface
@@ -101,6 +102,14 @@ final class ListenerEngine {
     }
   }
 
+  /**
+   * Where the outcome of a listener run now goes: held for the thread's transaction when the store
+   * does not write in it, else null (stored at once, in the transaction when the store joins it).
+   */
+  Consumer<PendingOutcome> deferral() {
+    return TransactionOutcomes.deferral(beans().idempotency().store());
+  }
+
   private Beans beans() {
     Beans b = beans;
     if (b == null) {
@@ -121,24 +130,16 @@ final class ListenerEngine {
     TransactionTemplate transactions = null;
     PlatformTransactionManager manager =
         beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
-    if (manager != null
-        && properties.getJdbc().isJoinTransactions()
-        && joinsTransactions(beanFactory.getBeanProvider(IdempotencyStore.class).getIfUnique())) {
+    if (manager != null && joinsTransactions(idempotency.store())) {
       transactions = new TransactionTemplate(manager);
     }
     return new Beans(
         idempotency, beanFactory.getBean(IdemPolicies.class), properties, transactions);
   }
 
-  /**
-   * Only a store that writes in the caller's transaction gains from one around the listener. The
-   * store bean is asked, not {@code idempotency.store()}, which decorators (timers) may wrap.
-   */
-  private boolean joinsTransactions(IdempotencyStore store) {
-    ClassLoader loader = beanFactory.getBeanClassLoader();
-    return store != null
-        && ClassUtils.isPresent(JDBC_STORE, loader)
-        && ClassUtils.resolveClassName(JDBC_STORE, loader).isInstance(store);
+  /** Only a store that can write in the caller's transaction gains from one around the listener. */
+  private static boolean joinsTransactions(IdempotencyStore store) {
+    return store.capabilities().contains(StoreCapability.JOINS_TRANSACTIONS);
   }
 
   /** Carries a checked exception through {@link TransactionTemplate}. */

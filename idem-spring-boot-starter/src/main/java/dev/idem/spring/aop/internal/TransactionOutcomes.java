@@ -2,26 +2,18 @@ package dev.idem.spring.aop.internal;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
-import dev.idem.jdbc.JdbcIdempotencyStore;
-import dev.idem.spring.metrics.TimedIdempotencyStore;
 import java.util.function.Consumer;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.util.ClassUtils;
 
 /**
  * Ties the outcome of an {@code @Idempotent} method to the Spring transaction around it when the
- * store does not write in that transaction: the outcome is stored after the transaction commits and
- * the key is freed after it rolls back, so a rollback never leaves a replayable answer for an
- * effect that did not happen. Loaded only when spring-tx is on the class path.
+ * store does not write in that transaction: the outcome (a thrown exception included) is stored
+ * after the transaction commits and the key is freed after it rolls back, so a rollback never
+ * leaves a replayable answer for an effect that did not happen, and a commit never frees a key
+ * whose effect did. Loaded only when spring-tx is on the class path.
  */
 public final class TransactionOutcomes {
-
-  private static final ClassLoader LOADER = TransactionOutcomes.class.getClassLoader();
-  private static final boolean JDBC =
-      ClassUtils.isPresent("dev.idem.jdbc.JdbcIdempotencyStore", LOADER);
-  private static final boolean METRICS =
-      ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", LOADER);
 
   private TransactionOutcomes() {}
 
@@ -32,29 +24,11 @@ public final class TransactionOutcomes {
   public static Consumer<PendingOutcome> deferral(IdempotencyStore store) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()
-        || joins(store)) {
+        || store.joinsCurrentTransaction()) {
       return null;
     }
     return pending ->
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
-  }
-
-  private static boolean joins(IdempotencyStore store) {
-    IdempotencyStore inner = METRICS ? Timed.unwrap(store) : store;
-    return JDBC && Jdbc.joins(inner);
-  }
-
-  // Holders, so that the optional classes are touched only when they are present.
-  private static final class Timed {
-    static IdempotencyStore unwrap(IdempotencyStore store) {
-      return store instanceof TimedIdempotencyStore timed ? timed.delegate() : store;
-    }
-  }
-
-  private static final class Jdbc {
-    static boolean joins(IdempotencyStore store) {
-      return store instanceof JdbcIdempotencyStore jdbc && jdbc.joinsCurrentTransaction();
-    }
   }
 
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
