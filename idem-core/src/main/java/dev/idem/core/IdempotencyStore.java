@@ -37,7 +37,9 @@ public interface IdempotencyStore extends RecordChangeNotifier {
 
   /**
    * Stores the outcome and keeps it for {@code retention}. Returns false, changing nothing, when
-   * the lease no longer matches (it was taken over, or the record is gone).
+   * the lease no longer matches (it was taken over, or the record is gone). A store with a size
+   * limit throws {@link OutcomeTooLargeException} for an outcome over it, changing nothing; it
+   * always accepts an {@link Outcome.Kind#UNSTORED} mark, which is small.
    */
   boolean complete(Lease lease, Outcome outcome, Duration retention);
 

@@ -89,11 +89,31 @@ public final class TokenService {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
+    return executeWithStatus(scope, token, fingerprint, codec, work, config, null);
+  }
+
+  /**
+   * As {@link #executeWithStatus(String, String, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig)}, with the outcome of work that ran handed to {@code deferral} instead of
+   * the store, as {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
+   * Work, IdempotencyConfig, java.util.function.Consumer)} does.
+   *
+   * @param deferral receives the held outcome, or null to store it at once
+   */
+  public <T, E extends Exception> Executed<T> executeWithStatus(
+      String scope,
+      String token,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      java.util.function.Consumer<PendingOutcome> deferral)
+      throws E {
     if (token == null || !TOKEN_SHAPE.matcher(token).matches()) {
       throw new UnknownTokenException("malformed token");
     }
     ClaimRequest request =
         new ClaimRequest(IdempotencyKey.of(scope, token), fingerprint, config.lease(), true);
-    return idempotency.run(request, codec, work, config, replayUsed, null);
+    return idempotency.run(request, codec, work, config, replayUsed, deferral);
   }
 }

@@ -159,7 +159,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    if (outcome.payload().length > maxOutcomeBytes) {
+    // the mark of an unstored result is small and must always fit, or the key could not be kept
+    if (outcome.payload().length > maxOutcomeBytes && outcome.kind() != Outcome.Kind.UNSTORED) {
       throw new OutcomeTooLargeException(outcome.payload().length, maxOutcomeBytes);
     }
     return jdbc.run(

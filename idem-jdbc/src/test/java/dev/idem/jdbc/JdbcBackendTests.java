@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
@@ -142,6 +143,29 @@ abstract class JdbcBackendTests {
     @Override
     protected JdbcDialect dialect() {
       return JdbcBackendTests.this.dialect();
+    }
+  }
+
+  @Nested
+  class JoinModeBehindADecorator extends JoinModeTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
+    }
+
+    @Override
+    protected boolean shared() {
+      return JdbcBackendTests.this.shared();
+    }
+
+    @Override
+    protected IdempotencyStore decorate(JdbcIdempotencyStore store) {
+      return new ForwardingIdempotencyStore(store) {};
     }
   }
 

@@ -9,6 +9,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.ResultCodec;
 import java.time.Duration;
@@ -63,17 +64,17 @@ abstract class JdbcStoreTests {
   }
 
   @Test
-  void theEngineReleasesTheKeyAndReportsAnOutcomeOverTheLimit() {
+  void theEngineKeepsTheKeyOfAnOutcomeOverTheLimitAndRefusesToRunItAgain() {
     JdbcIdempotencyStore store = store(8);
     try (Idempotency engine = Idempotency.builder(store).build()) {
       IdempotencyKey key = IdempotencyKey.of(scope, "too-big");
+      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "a long answer"))
+          .isEqualTo("a long answer");
+      assertThat(store.find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.UNSTORED);
       assertThatThrownBy(
-              () ->
-                  engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "a long answer"))
-          .isInstanceOf(OutcomeTooLargeException.class);
-      assertThat(store.find(key)).isEmpty();
-      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "short"))
-          .isEqualTo("short");
+              () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "short"))
+          .isInstanceOf(OutcomeNotReplayableException.class)
+          .hasMessageContaining("limit of 8 bytes");
     }
   }
 

@@ -8,9 +8,13 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.RecordState;
+import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.testsupport.ChildJvm;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,6 +53,14 @@ abstract class JoinModeTests {
     return true;
   }
 
+  /**
+   * The store the engine runs on: the JDBC store itself, or a decorator of it, which must keep it
+   * writing in the caller's transaction.
+   */
+  protected IdempotencyStore decorate(JdbcIdempotencyStore store) {
+    return store;
+  }
+
   private final ExecutorService pool = Executors.newCachedThreadPool();
   private final String scope = "join:" + UUID.randomUUID();
   private DataSource ds;
@@ -63,7 +75,7 @@ abstract class JoinModeTests {
     JdbcStoreConfig config = JdbcStoreConfig.custom(dialect()).joinTransactions(tx).build();
     JdbcSchema.createIfMissing(ds, config);
     store = new JdbcIdempotencyStore(ds, config);
-    engine = Idempotency.builder(store).build();
+    engine = Idempotency.builder(decorate(store)).build();
     createOrdersTable(ds);
   }
 
@@ -91,6 +103,35 @@ abstract class JoinModeTests {
         .isInstanceOf(IllegalStateException.class);
     assertThat(orders(key)).isZero();
     assertThat(store.find(key)).isEmpty();
+  }
+
+  @Test
+  void aFailureInATransactionThatCommitsIsStoredWithTheRowAndReplayed() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k-committed-failure");
+    for (int call = 0; call < 3; call++) {
+      Exception seen =
+          tx.inTransaction(
+              c -> {
+                try {
+                  engine.execute(
+                      key,
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> {
+                        insertOrder(c, key, "first");
+                        throw new IOException("reply lost after the insert");
+                      });
+                  return null;
+                } catch (IOException | ReplayedFailureException e) {
+                  return e; // the caller handles it; its transaction commits
+                }
+              });
+      assertThat(seen)
+          .isInstanceOf(call == 0 ? IOException.class : ReplayedFailureException.class)
+          .hasMessage("reply lost after the insert");
+    }
+    assertThat(orders(key)).isEqualTo(1);
+    assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
   }
 
   @Test

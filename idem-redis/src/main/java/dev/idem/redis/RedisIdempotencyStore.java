@@ -204,7 +204,7 @@ public final class RedisIdempotencyStore
     byte[] fields =
         new RecordValue.Writer()
             .field('F', lease.fence())
-            .field('K', outcome.kind() == Outcome.Kind.FAILURE ? "F" : "S")
+            .field('K', RecordReplies.kindCode(outcome.kind()))
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();

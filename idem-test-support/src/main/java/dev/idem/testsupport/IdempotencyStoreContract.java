@@ -2,6 +2,7 @@ package dev.idem.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
@@ -9,6 +10,7 @@ import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +73,18 @@ public abstract class IdempotencyStoreContract extends StoreContractSupport {
     assertThat(store().complete(lease, Outcome.failure(bytes("declined")), RETENTION)).isTrue();
     Outcome stored = store().find(key).orElseThrow().outcome();
     assertThat(stored).isEqualTo(Outcome.failure(bytes("declined")));
+  }
+
+  @Test
+  void keepsTheMarkOfAnUnstoredResultAndReplaysIt() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    Outcome mark = Outcome.unstored(new OutcomeTooLargeException(2_000_000, 1_048_576));
+    assertThat(store().complete(lease, mark, RETENTION)).isTrue();
+    assertThat(store().find(key).orElseThrow().outcome()).isEqualTo(mark);
+    ClaimResult repeat = store().claim(ClaimRequest.of(key, fingerprint("a"), longLease()));
+    assertThat(repeat).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(((ClaimResult.Completed) repeat).record().outcome()).isEqualTo(mark);
   }
 
   @Test

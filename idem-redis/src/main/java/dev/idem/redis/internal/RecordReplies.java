@@ -92,7 +92,7 @@ public final class RecordReplies {
     }
     Outcome outcome = null;
     if (state == RecordState.COMPLETED) {
-      Outcome.Kind kind = "F".equals(r.text('K')) ? Outcome.Kind.FAILURE : Outcome.Kind.SUCCESS;
+      Outcome.Kind kind = kindOf(r.text('K'));
       byte[] payload = r.bytes('B');
       outcome = new Outcome(kind, payload == null ? new byte[0] : payload);
     }
@@ -109,5 +109,26 @@ public final class RecordReplies {
 
   private static String text(Object o) {
     return o == null ? "" : new String((byte[]) o, StandardCharsets.UTF_8);
+  }
+
+  /** The one-letter code of an outcome kind in a stored record: S, F or U. */
+  public static String kindCode(Outcome.Kind kind) {
+    return switch (kind) {
+      case SUCCESS -> "S";
+      case FAILURE -> "F";
+      case UNSTORED -> "U";
+    };
+  }
+
+  private static Outcome.Kind kindOf(String code) {
+    if (code == null || code.equals("S")) {
+      return Outcome.Kind.SUCCESS;
+    }
+    return switch (code) {
+      case "F" -> Outcome.Kind.FAILURE;
+      case "U" -> Outcome.Kind.UNSTORED;
+      default ->
+          throw new IdempotencyStoreException("a Redis record carries an unknown kind " + code);
+    };
   }
 }

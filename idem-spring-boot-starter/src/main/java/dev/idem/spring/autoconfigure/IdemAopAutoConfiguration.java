@@ -7,14 +7,17 @@ import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.aop.IdempotentMethodInterceptor;
 import dev.idem.spring.aop.IdempotentMethodPostProcessor;
 import dev.idem.spring.aop.internal.JsonMissingCheck;
+import dev.idem.spring.autoconfigure.internal.ReactiveControllersCheck;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -69,6 +72,17 @@ public class IdemAopAutoConfiguration {
       postProcessor.setProxyTargetClass(
           environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
       return postProcessor;
+    }
+  }
+
+  /** In a WebFlux application, {@code @Idempotent} controllers are refused at startup. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  static class Reactive {
+
+    @Bean
+    static ReactiveControllersCheck idemReactiveControllersCheck(ListableBeanFactory beans) {
+      return new ReactiveControllersCheck(beans);
     }
   }
 

@@ -10,6 +10,7 @@ import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
 import dev.idem.spring.web.internal.RouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
@@ -51,6 +52,13 @@ public class IdemWebAutoConfiguration {
     long maxBody = properties.getHttp().getMaxBodyBytes().toBytes();
     return new IdempotencyFilter(
         idempotency, tokens, routes, scopes, maxBody, inFlight.getIfAvailable(InFlightWork::new));
+  }
+
+  /** Refuses, once every handler is mapped, the protected handlers that cannot be protected. */
+  @Bean
+  public SmartInitializingSingleton idemProtectedHandlersCheck(
+      ObjectProvider<IdempotencyFilter> filter) {
+    return () -> filter.ifAvailable(IdempotencyFilter::checkHandlers);
   }
 
   @Bean

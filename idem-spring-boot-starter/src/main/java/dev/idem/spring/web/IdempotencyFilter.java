@@ -8,9 +8,11 @@ import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.MalformedJsonException;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.KeyHeader;
@@ -27,18 +29,24 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * The {@code Idempotency-Key} semantics of Idem's design for Spring MVC: POST and PATCH requests to
- * protected routes run once per key and caller; a repeat gets the stored status, allow-listed
- * headers and body with {@code Idempotent-Replayed: true}. 2xx-4xx answers are stored; 5xx answers,
- * the policy's {@code retryable-statuses}, refusals before the handler ran, unhandled exceptions
- * and answers over the body limit are passed on unstored and free the key. Idem's own failures
- * become {@code application/problem+json}.
+ * The {@code Idempotency-Key} semantics for Spring MVC: POST and PATCH requests to protected routes
+ * (and requests of any method whose handler carries {@code @Idempotent}) run once per key and
+ * caller; a repeat gets the stored status, allow-listed headers and body with {@code
+ * Idempotent-Replayed: true}. 2xx-4xx answers are stored; 5xx answers, the policy's {@code
+ * retryable-statuses}, refusals before the handler ran and unhandled exceptions are passed on
+ * unstored and free the key. An answer whose body is over the limit keeps the key: its status and
+ * headers are stored and repeats get a {@code not-replayable} problem (410). When a transaction is
+ * around the filter it decides instead: every answer is stored when it commits (the handler's
+ * writes are there) and the key freed when it rolls back. Idem's own failures become {@code
+ * application/problem+json}.
  */
 public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
@@ -60,6 +68,10 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
   private static final Logger log = LoggerFactory.getLogger(IdempotencyFilter.class);
+  private static final boolean SPRING_TX =
+      ClassUtils.isPresent(
+          "org.springframework.transaction.support.TransactionSynchronizationManager",
+          IdempotencyFilter.class.getClassLoader());
 
   private final Idempotency idempotency;
   private final TokenService tokens;
@@ -95,6 +107,14 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     this.inFlight = inFlight;
   }
 
+  /**
+   * Checks the application's handlers, refusing those that cannot be protected; called once the
+   * context has started.
+   */
+  public void checkHandlers() {
+    routes.checkHandlers();
+  }
+
   @Override
   public int getOrder() {
     return ORDER;
@@ -105,7 +125,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     String method = request.getMethod();
-    Route route = "POST".equals(method) || "PATCH".equals(method) ? routes.resolve(request) : null;
+    Route route = routes.mayProtect(method) ? routes.resolve(request) : null;
     if (route == null) {
       chain.doFilter(request, response);
       return;
@@ -140,12 +160,16 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     request.setAttribute(KEY_ATTRIBUTE, key != null ? key : token);
     CachedBodyRequest cached = CachedBodyRequest.read(request, maxBodyBytes);
     if (cached == null) {
-      Problems.write(response, 413, "body-too-large", "Request body over the limit", null);
+      Problems.write(response, 413, "body-too-large", "Request body over the limit", (String) null);
       return;
     }
     Fingerprint fingerprint = fingerprint(request, route, cached.body());
     String caller = scopes.resolve(request);
     CapturingResponse[] ran = new CapturingResponse[1];
+    Consumer<PendingOutcome> deferral =
+        SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
+    // a transaction around the filter decides: whatever the handler answered commits with it
+    boolean transactionDecides = deferral != null || idempotency.store().joinsCurrentTransaction();
     IdempotencyConfig base = route.config();
     // an unstored answer must free the key even if a customizer calls every failure terminal
     IdempotencyConfig config =
@@ -157,19 +181,31 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             ctx -> {
               ran[0] = new CapturingResponse(response);
               chain.doFilter(cached, ran[0]);
-              return outcome(cached, route, ran[0]);
+              return outcome(cached, route, ran[0], transactionDecides);
             });
     try {
-      Executed<StoredResponse> executed =
-          key != null
-              ? idempotency.executeWithStatus(
-                  IdempotencyKey.of(route.operation() + "|" + caller, key),
-                  fingerprint,
-                  StoredResponse.codec(),
-                  work,
-                  config)
-              : tokens.executeWithStatus(
-                  "token|" + caller, token, fingerprint, StoredResponse.codec(), work, config);
+      IdempotencyKey idempotencyKey =
+          key == null ? null : IdempotencyKey.of(route.operation() + "|" + caller, key);
+      Executed<StoredResponse> executed;
+      if (key == null) {
+        executed =
+            tokens.executeWithStatus(
+                "token|" + caller,
+                token,
+                fingerprint,
+                StoredResponse.codec(),
+                work,
+                config,
+                deferral);
+      } else if (deferral == null) {
+        executed =
+            idempotency.executeWithStatus(
+                idempotencyKey, fingerprint, StoredResponse.codec(), work, config);
+      } else {
+        executed =
+            idempotency.executeWithStatus(
+                idempotencyKey, fingerprint, StoredResponse.codec(), work, config, deferral);
+      }
       if (executed.replayed()) {
         executed.value().replayTo(response);
       } else {
@@ -192,16 +228,23 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   private StoredResponse outcome(
-      HttpServletRequest request, Route route, CapturingResponse captured) {
-    if (route.isRetryable(captured.getStatus()) || Refusals.refusedBeforeHandler(request)) {
+      HttpServletRequest request,
+      Route route,
+      CapturingResponse captured,
+      boolean transactionDecides) {
+    boolean unstored =
+        Refusals.refusedBeforeHandler(request) || route.isRetryable(captured.getStatus());
+    if (unstored && !transactionDecides) {
       throw new Unstored(captured);
     }
     if (captured.bodySize() > maxBodyBytes) {
+      // the handler ran: the key stays taken, and repeats learn that its answer is not kept
       log.warn(
-          "response body of {} bytes is over idem.http.max-body-bytes ({}); not stored, key freed",
+          "response body of {} bytes is over idem.http.max-body-bytes ({}); status and headers"
+              + " stored, repeats get a not-replayable problem",
           captured.bodySize(),
           maxBodyBytes);
-      throw new Unstored(captured);
+      return captured.snapshotWithoutBody();
     }
     return captured.snapshot();
   }

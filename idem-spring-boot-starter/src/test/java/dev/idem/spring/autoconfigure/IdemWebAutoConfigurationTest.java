@@ -57,4 +57,49 @@ class IdemWebAutoConfigurationTest {
             context ->
                 assertThat(context.getBean(IdempotencyScopeResolver.class)).isSameAs(tenant));
   }
+
+  @Test
+  void aProtectedHandlerThatAnswersAsynchronouslyStopsTheApplication() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class))
+        .withUserConfiguration(AsyncController.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("AsyncController")
+                    .hasMessageContaining("java.util.concurrent.CompletableFuture")
+                    .hasMessageContaining("cannot protect"));
+  }
+
+  @Test
+  void anUnprotectedAsynchronousHandlerIsLeftAlone() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class))
+        .withUserConfiguration(PlainAsyncController.class)
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @org.springframework.web.bind.annotation.RestController
+  static class AsyncController {
+    @dev.idem.spring.Idempotent
+    @org.springframework.web.bind.annotation.PostMapping("/charges")
+    java.util.concurrent.CompletableFuture<String> charge() {
+      return java.util.concurrent.CompletableFuture.completedFuture("charged");
+    }
+  }
+
+  @org.springframework.web.bind.annotation.RestController
+  static class PlainAsyncController {
+    @org.springframework.web.bind.annotation.GetMapping("/charges")
+    java.util.concurrent.CompletableFuture<String> charges() {
+      return java.util.concurrent.CompletableFuture.completedFuture("none");
+    }
+  }
 }

@@ -290,12 +290,39 @@ abstract class HttpConformanceTests {
   }
 
   @Test
-  void aResponseOverTheLimitIsPassedOnUnstoredAndFreesTheKey() {
-    HttpResponse<String> first = post("/big?size=3000", null, "Idempotency-Key", key);
-    HttpResponse<String> second = post("/big?size=3000", null, "Idempotency-Key", key);
-    assertThat(first.body()).hasSize(3000);
-    assertThat(second.headers().firstValue("Idempotent-Replayed")).isEmpty();
+  void anAnnotatedPutIsAnOptInAndRunsOncePerKey() {
+    HttpResponse<String> first =
+        http.send("PUT", "/documents/7", null, withRun("Idempotency-Key", key));
+    HttpResponse<String> again =
+        http.send("PUT", "/documents/7", null, withRun("Idempotency-Key", key));
+    assertThat(first.body()).isEqualTo("replaced 7 #1");
+    assertThat(again.body()).isEqualTo("replaced 7 #1");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertProblem(http.send("PUT", "/documents/7", null, withRun()), 400, "missing-key");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aPutWithoutTheAnnotationPassesThrough() {
+    http.send("PUT", "/drafts/7", null, withRun("Idempotency-Key", key));
+    HttpResponse<String> again =
+        http.send("PUT", "/drafts/7", null, withRun("Idempotency-Key", key));
+    assertThat(again.body()).isEqualTo("draft 7 #2");
     assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aResponseOverTheLimitRunsOnceAndRepeatsGetANotReplayableProblem() {
+    HttpResponse<String> first = post("/big?size=3000", null, "Idempotency-Key", key);
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).hasSize(3000);
+    for (int repeat = 0; repeat < 2; repeat++) {
+      HttpResponse<String> again = post("/big?size=3000", null, "Idempotency-Key", key);
+      assertProblem(again, 410, "not-replayable");
+      assertThat(again.body()).contains("3000 bytes");
+      assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   @Test

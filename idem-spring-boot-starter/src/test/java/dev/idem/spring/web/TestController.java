@@ -16,6 +16,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -56,6 +57,19 @@ public class TestController {
         .header("X-Not-Replayed", "x")
         .body(
             "{\"n\":" + n + ",\"item\":\"" + order.item() + "\",\"at\":" + System.nanoTime() + "}");
+  }
+
+  /** A PUT that opts in to protection with the annotation. */
+  @Idempotent
+  @PutMapping("/documents/{id}")
+  String replace(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return "replaced " + id + " #" + count(run);
+  }
+
+  /** A PUT left unprotected: only an annotation opts a PUT in. */
+  @PutMapping("/drafts/{id}")
+  String draft(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return "draft " + id + " #" + count(run);
   }
 
   /** A body that must pass Bean Validation. */

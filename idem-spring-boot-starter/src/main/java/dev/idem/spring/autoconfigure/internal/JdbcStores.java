@@ -25,7 +25,14 @@ final class JdbcStores {
     return beans.getBeanNamesForType(DataSource.class, false, false).length > 0;
   }
 
-  static IdempotencyStore create(ListableBeanFactory beans, IdemProperties.Jdbc properties) {
+  /** Room for an answer's status and headers beside a body at {@code idem.http.max-body-bytes}. */
+  static final int HEADER_ROOM = 64 * 1024;
+
+  /**
+   * @param maxBodyBytes the HTTP body limit: the store keeps any answer under it, with its headers
+   */
+  static IdempotencyStore create(
+      ListableBeanFactory beans, IdemProperties.Jdbc properties, long maxBodyBytes) {
     DataSource dataSource = beans.getBean(DataSource.class);
     JdbcDialect dialect;
     try {
@@ -33,7 +40,11 @@ final class JdbcStores {
     } catch (SQLException e) {
       throw new IdempotencyStoreException("could not detect the database of the DataSource", e);
     }
-    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect).table(properties.getTable());
+    int maxOutcome = (int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + HEADER_ROOM);
+    JdbcStoreConfig.Builder config =
+        JdbcStoreConfig.custom(dialect)
+            .table(properties.getTable())
+            .maxOutcomeBytes(Math.max(JdbcStoreConfig.DEFAULT_MAX_OUTCOME_BYTES, maxOutcome));
     if (properties.isJoinTransactions()
         && ClassUtils.isPresent(SPRING_TX, JdbcStores.class.getClassLoader())) {
       config.joinTransactions(new SpringTransactionConnection(dataSource));

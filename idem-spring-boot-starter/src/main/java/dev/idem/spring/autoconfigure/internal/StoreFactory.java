@@ -30,7 +30,9 @@ public final class StoreFactory {
     }
     return switch (type) {
       case REDIS -> RedisStores.create(beans, properties.getRedis());
-      case JDBC -> JdbcStores.create(beans, properties.getJdbc());
+      case JDBC ->
+          JdbcStores.create(
+              beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
       default -> new InMemoryIdempotencyStore();
     };
   }

@@ -32,13 +32,26 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   /** The answer so far, with only the replayable headers. */
   public StoredResponse snapshot() {
     flushWriter();
+    return new StoredResponse(getStatus(), replayedHeaders(), body.toByteArray(), error, 0);
+  }
+
+  /**
+   * The answer's status and replayable headers without its body, which is too large to keep: a
+   * repeat is told that the first answer cannot be replayed.
+   */
+  public StoredResponse snapshotWithoutBody() {
+    flushWriter();
+    return new StoredResponse(getStatus(), replayedHeaders(), new byte[0], null, body.size());
+  }
+
+  private List<Map.Entry<String, String>> replayedHeaders() {
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (String name : StoredResponse.REPLAYED_HEADERS) {
       for (String value : getResponse().getHeaders(name)) {
         headers.add(Map.entry(name, value));
       }
     }
-    return new StoredResponse(getStatus(), List.copyOf(headers), body.toByteArray(), error);
+    return List.copyOf(headers);
   }
 
   /** The number of body bytes held. */

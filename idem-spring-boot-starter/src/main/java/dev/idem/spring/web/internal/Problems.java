@@ -4,6 +4,7 @@ import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.KeyReuseException;
+import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
@@ -16,6 +17,9 @@ import java.nio.charset.StandardCharsets;
  * urn:idem:problem:<name>}. Bodies are built by hand: they are tiny and every string is escaped.
  */
 public final class Problems {
+
+  /** The status of a repeat whose first answer was not kept: the effect happened, it is gone. */
+  public static final int NOT_REPLAYABLE_STATUS = 410;
 
   private Problems() {}
 
@@ -35,8 +39,15 @@ public final class Problems {
       write(response, 400, "unknown-token", "Unknown, forged or expired token", e);
     } else if (e instanceof TokenAlreadyUsedException) {
       write(response, 409, "token-used", "The token was already used", e);
+    } else if (e instanceof OutcomeNotReplayableException) {
+      write(
+          response,
+          NOT_REPLAYABLE_STATUS,
+          "not-replayable",
+          "The first answer cannot be replayed",
+          e);
     } else if (e instanceof IdempotencyStoreException) {
-      write(response, 503, "store-unavailable", "Idempotency store unavailable", null);
+      write(response, 503, "store-unavailable", "Idempotency store unavailable", (String) null);
     } else {
       return false;
     }
@@ -47,12 +58,19 @@ public final class Problems {
   public static void write(
       HttpServletResponse response, int status, String name, String title, Exception detail)
       throws IOException {
+    write(response, status, name, title, detail == null ? null : detail.getMessage());
+  }
+
+  /** Writes one problem; {@code detail} is shown unless it is null. */
+  public static void write(
+      HttpServletResponse response, int status, String name, String title, String detail)
+      throws IOException {
     StringBuilder json = new StringBuilder(160);
     json.append("{\"type\":\"urn:idem:problem:").append(name).append('"');
     json.append(",\"title\":").append(quote(title));
     json.append(",\"status\":").append(status);
-    if (detail != null && detail.getMessage() != null) {
-      json.append(",\"detail\":").append(quote(detail.getMessage()));
+    if (detail != null) {
+      json.append(",\"detail\":").append(quote(detail));
     }
     json.append('}');
     byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);

@@ -17,9 +17,10 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
- * Decides whether a request is protected: its handler method carries {@link Idempotent}, or its
- * path matches one of {@code idem.http.paths}. Looks the handler up in Spring MVC's own mapping, so
- * the route template is the one the handler was mapped with.
+ * Decides whether a request is protected: its handler method carries {@link Idempotent} (on any
+ * HTTP method: an annotation on a PUT, DELETE or GET handler is an explicit opt-in), or it is a
+ * POST or PATCH whose path matches one of {@code idem.http.paths}. Looks the handler up in Spring
+ * MVC's own mapping, so the route template is the one the handler was mapped with.
  */
 public final class RouteResolver {
 
@@ -27,6 +28,7 @@ public final class RouteResolver {
   private final List<PathPattern> paths;
   private final IdemPolicies policies;
   private volatile List<RequestMappingHandlerMapping> resolved;
+  private volatile Set<String> extraMethods = Set.of();
 
   public RouteResolver(
       ObjectProvider<RequestMappingHandlerMapping> mappings,
@@ -37,11 +39,34 @@ public final class RouteResolver {
     this.policies = policies;
   }
 
+  /**
+   * Checks every handler method once the context has started: refuses protected handlers that
+   * answer asynchronously, and learns which methods besides POST and PATCH {@link Idempotent}
+   * handlers opt in to.
+   *
+   * @throws IllegalStateException naming a protected handler the filter cannot protect
+   */
+  public void checkHandlers() {
+    Set<String> extra = new java.util.TreeSet<>();
+    for (RequestMappingHandlerMapping mapping : mappings.orderedStream().toList()) {
+      extra.addAll(ProtectedRoutes.check(mapping.getHandlerMethods(), paths));
+    }
+    extraMethods = Set.copyOf(extra);
+  }
+
+  /** Whether requests with {@code method} may be protected: POST, PATCH, or an opt-in's method. */
+  public boolean mayProtect(String method) {
+    return ProtectedRoutes.DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
+  }
+
   /** The protected route of {@code request}, or null when it is not protected. */
   public Route resolve(HttpServletRequest request) {
     Route annotated = fromHandler(request);
     if (annotated != null) {
       return annotated;
+    }
+    if (!ProtectedRoutes.DEFAULT_METHODS.contains(request.getMethod())) {
+      return null;
     }
     PathContainer path = PathContainer.parsePath(pathWithinApplication(request));
     for (PathPattern pattern : paths) {

@@ -15,19 +15,30 @@ import java.util.Map;
 /**
  * An HTTP answer as stored for replay: status, the allow-listed headers, and the body byte for
  * byte. {@code error} is the message of a {@code sendError} answer, which the container renders
- * again on replay; null for an ordinary answer.
+ * again on replay; null for an ordinary answer. {@code omittedBytes} is the size of a body too
+ * large to keep (0 when the body is kept): such an answer is replayed as a {@code not-replayable}
+ * problem, since the request ran once and must not run again.
  */
 public record StoredResponse(
-    int status, List<Map.Entry<String, String>> headers, byte[] body, String error) {
+    int status,
+    List<Map.Entry<String, String>> headers,
+    byte[] body,
+    String error,
+    long omittedBytes) {
 
   /** Headers replayed; everything else (Set-Cookie above all) is left out. */
   public static final List<String> REPLAYED_HEADERS =
       List.of("Content-Type", "Location", "ETag", "Last-Modified", "Link", "Content-Location");
 
-  private static final int FORMAT = 1;
+  // 1: without omittedBytes (read as 0); 2: with it
+  private static final int FORMAT = 2;
 
   /** Sends this answer again, marked with {@code Idempotent-Replayed: true}. */
   public void replayTo(HttpServletResponse response) throws IOException {
+    if (omittedBytes > 0) {
+      replayOmitted(response);
+      return;
+    }
     response.setStatus(status);
     for (Map.Entry<String, String> header : headers) {
       response.addHeader(header.getKey(), header.getValue());
@@ -39,6 +50,25 @@ public record StoredResponse(
     }
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
+  }
+
+  private void replayOmitted(HttpServletResponse response) throws IOException {
+    for (Map.Entry<String, String> header : headers) {
+      if (!header.getKey().equalsIgnoreCase("Content-Type")) {
+        response.addHeader(header.getKey(), header.getValue());
+      }
+    }
+    response.setHeader("Idempotent-Replayed", "true");
+    Problems.write(
+        response,
+        Problems.NOT_REPLAYABLE_STATUS,
+        "not-replayable",
+        "The first answer cannot be replayed",
+        "the request ran once and answered "
+            + status
+            + " with a body of "
+            + omittedBytes
+            + " bytes, over the limit of what is stored; it will not run again");
   }
 
   /** The codec that stores answers; the first byte is a format number for later versions. */
@@ -70,6 +100,7 @@ public record StoredResponse(
       }
       out.writeInt(r.body.length);
       out.write(r.body);
+      out.writeLong(r.omittedBytes);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -79,7 +110,7 @@ public record StoredResponse(
   private static StoredResponse decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       int format = in.readByte();
-      if (format != FORMAT) {
+      if (format != 1 && format != FORMAT) {
         throw new IllegalStateException("unknown stored response format " + format);
       }
       int status = in.readInt();
@@ -91,7 +122,9 @@ public record StoredResponse(
         headers.add(Map.entry(in.readUTF(), in.readUTF()));
       }
       byte[] body = in.readNBytes(in.readInt());
-      return new StoredResponse(status, List.copyOf(headers), body, isError ? error : null);
+      long omitted = format == 1 ? 0 : in.readLong();
+      return new StoredResponse(
+          status, List.copyOf(headers), body, isError ? error : null, omitted);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
