@@ -96,7 +96,15 @@ class IdemMetricsAutoConfigurationTest {
             context -> {
               IdempotencyStore used = context.getBean(Idempotency.class).store();
               assertThat(used).isInstanceOf(TimedIdempotencyStore.class);
-              assertThat(used).isInstanceOf(RecordChangeNotifier.class);
+              IdempotencyKey key = IdempotencyKey.of("notices", "k");
+              java.util.concurrent.CountDownLatch changed =
+                  new java.util.concurrent.CountDownLatch(1);
+              try (RecordChangeNotifier.Subscription sub = used.onChange(key, changed::countDown)) {
+                context
+                    .getBean(Idempotency.class)
+                    .execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+                assertThat(changed.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+              }
               assertThat(used.capabilities()).isEqualTo(store.capabilities());
               assertThat(context.getBean(IdempotencyStore.class)).isSameAs(store);
             });
