@@ -20,6 +20,7 @@ import dev.idem.core.PendingOutcome;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.io.IOException;
 import java.time.Duration;
@@ -322,6 +323,12 @@ public abstract class EngineContract extends StoreContractSupport {
       assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("answer-1");
     }
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void waitersWokenByChangeNoticesNeverMissTheRetryThatAnswersThem() throws Exception {
+    assumeCapability(StoreCapability.CHANGE_NOTIFICATION);
+    assertThat(new WaiterStress(store(), 32, 20).run(scope)).isEmpty();
   }
 
   @Test
