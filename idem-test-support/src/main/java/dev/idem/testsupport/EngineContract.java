@@ -25,6 +25,7 @@ import dev.idem.core.RecordState;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreCapability;
 import dev.idem.core.Work;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.io.IOException;
@@ -476,6 +477,12 @@ public abstract class EngineContract extends StoreContractSupport {
       assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("answer-1");
     }
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void waitersWokenByChangeNoticesNeverMissTheRetryThatAnswersThem() throws Exception {
+    assumeCapability(StoreCapability.CHANGE_NOTIFICATION);
+    assertThat(new WaiterStress(store(), 32, 20).run(scope)).isEmpty();
   }
 
   @Test

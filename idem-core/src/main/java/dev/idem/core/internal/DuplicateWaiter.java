@@ -50,7 +50,15 @@ public final class DuplicateWaiter {
    */
   public Ticket subscribe(IdempotencyKey key, Duration lease) {
     CompletableFuture<Void> woken = new CompletableFuture<>();
-    local.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(woken);
+    // The add happens inside the compute, so it cannot land in a set that signal has just taken
+    // or that a leaving waiter has just dropped.
+    local.compute(
+        key,
+        (k, set) -> {
+          Set<CompletableFuture<Void>> next = set != null ? set : ConcurrentHashMap.newKeySet();
+          next.add(woken);
+          return next;
+        });
     RecordChangeNotifier.Subscription storeSub =
         notifier == null ? () -> {} : notifier.onChange(key, () -> woken.complete(null));
     RecordChangeNotifier.Subscription sub =
@@ -81,19 +89,22 @@ public final class DuplicateWaiter {
     }
 
     /**
-     * Sleeps until woken or for one slice, never longer than {@code remainingNanos}.
+     * Sleeps until woken or for one slice, never longer than {@code remainingNanos}. Returns
+     * whether it was woken; false means the time ran out.
      *
      * @param round how many times this caller has waited already; backoff grows with it
      */
-    public void await(long remainingNanos, int round) throws InterruptedException {
+    public boolean await(long remainingNanos, int round) throws InterruptedException {
       long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
       if (wait <= 0) {
-        return;
+        return woken.isDone();
       }
       try {
         woken.get(wait, TimeUnit.NANOSECONDS);
+        return true;
       } catch (TimeoutException | ExecutionException e) {
         // a timeout only means: claim again
+        return false;
       }
     }
 

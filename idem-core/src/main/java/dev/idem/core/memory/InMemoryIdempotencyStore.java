@@ -10,6 +10,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.StoreCapability;
+import dev.idem.core.internal.OneShotListeners;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +47,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private static final int SWEEP_BATCH = 128;
 
   private final ConcurrentMap<IdempotencyKey, StoredRecord> records = new ConcurrentHashMap<>();
-  private final ChangeListeners listeners = new ChangeListeners();
+  private final OneShotListeners<IdempotencyKey> listeners = new OneShotListeners<>();
   private final AtomicInteger inserts = new AtomicInteger();
   private final ReentrantLock sweepLock = new ReentrantLock();
   private Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
@@ -156,7 +157,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public Subscription onChange(IdempotencyKey key, Runnable listener) {
-    return listeners.add(key, listener);
+    return listeners.add(key, listener)::run;
   }
 
   /** How many records are held, expired ones not yet swept included. */

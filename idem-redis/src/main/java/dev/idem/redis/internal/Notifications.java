@@ -1,16 +1,11 @@
 package dev.idem.redis.internal;
 
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.internal.OneShotListeners;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One pub/sub channel whose messages are ids (digests), and the one-shot listeners of this process
@@ -20,10 +15,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Notifications implements AutoCloseable {
 
-  private static final Logger log = LoggerFactory.getLogger(Notifications.class);
-
   private final StatefulRedisPubSubConnection<byte[], byte[]> connection;
-  private final ConcurrentMap<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+  private final OneShotListeners<String> listeners = new OneShotListeners<>();
 
   /** Subscribes {@code connection} to {@code channel}; closing this closes the connection. */
   public Notifications(StatefulRedisPubSubConnection<byte[], byte[]> connection, byte[] channel) {
@@ -32,7 +25,7 @@ public final class Notifications implements AutoCloseable {
         new RedisPubSubAdapter<>() {
           @Override
           public void message(byte[] from, byte[] message) {
-            fire(new String(message, StandardCharsets.US_ASCII));
+            listeners.fire(new String(message, StandardCharsets.US_ASCII));
           }
         });
     try {
@@ -48,40 +41,12 @@ public final class Notifications implements AutoCloseable {
    * return quickly. Returns the action that removes it.
    */
   public Runnable listen(String id, Runnable listener) {
-    AtomicBoolean ran = new AtomicBoolean();
-    Runnable once =
-        () -> {
-          if (ran.compareAndSet(false, true)) {
-            listener.run();
-          }
-        };
-    listeners.computeIfAbsent(id, k -> ConcurrentHashMap.newKeySet()).add(once);
-    return () ->
-        listeners.computeIfPresent(
-            id,
-            (k, set) -> {
-              set.remove(once);
-              return set.isEmpty() ? null : set;
-            });
+    return listeners.add(id, listener);
   }
 
   /** Whether anyone in this process listens for {@code id}. */
   public boolean hasListeners(String id) {
-    return listeners.containsKey(id);
-  }
-
-  private void fire(String id) {
-    Set<Runnable> fired = listeners.remove(id);
-    if (fired == null) {
-      return;
-    }
-    for (Runnable r : fired) {
-      try {
-        r.run();
-      } catch (RuntimeException e) {
-        log.warn("Redis change listener failed", e);
-      }
-    }
+    return listeners.has(id);
   }
 
   @Override
