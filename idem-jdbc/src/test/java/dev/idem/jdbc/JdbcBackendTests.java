@@ -4,6 +4,7 @@ import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.OutcomeContract;
 import dev.idem.testsupport.TokenContract;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,6 +82,14 @@ abstract class JdbcBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+  }
+
+  @Nested
+  class Outcomes extends OutcomeContract {
     @Override
     protected IdempotencyStore store() {
       return plain();

@@ -31,6 +31,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce. Every operation is
@@ -59,6 +60,7 @@ public final class RedisIdempotencyStore
   private final ScriptRunner scripts;
   private final Notifications changes;
   private final CompletedReplays replays;
+  private final AtomicLong lastFreshFence = new AtomicLong();
   private final byte[] changeChannel;
   private final RedisStringCommands<byte[], byte[]> strings;
 
@@ -157,16 +159,20 @@ public final class RedisIdempotencyStore
     return result;
   }
 
-  // The claim of a key that does not exist: one SET that writes fence 1 and the lease length, and
-  // lets the key expire one lease after the lease ends, as the script does. Null when the key
-  // exists and is not completed.
+  // The claim of a key that does not exist: one SET that writes the lease length and a fence from
+  // this process's clock in microseconds, and lets the key expire one lease after the lease ends,
+  // as the script does. A key released, or taken over, within a lease of its last claim exists (a
+  // released record keeps its fence), so it goes through the script, whose fence is greater than
+  // the last; a fresh key's last claim, if any, ended over a lease ago, which no clock of the
+  // fleet is behind by. Null when the key exists and is not completed.
   private ClaimResult claimFresh(
       byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
     IdempotencyKey key = request.key();
+    long fence = freshFence();
     byte[] record =
         new RecordValue.Writer()
             .field('S', "P")
-            .field('F', 1)
+            .field('F', fence)
             .field('O', owner)
             .field('L', leaseMillis)
             .field('P', request.fingerprint().value())
@@ -181,13 +187,19 @@ public final class RedisIdempotencyStore
       throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
     }
     if (existing == null) {
-      return new ClaimResult.Claimed(new Lease(key, 1, owner, Instant.ofEpochMilli(until)));
+      return new ClaimResult.Claimed(new Lease(key, fence, owner, Instant.ofEpochMilli(until)));
     }
     ClaimResult completed = RecordReplies.completed(existing, key, request.fingerprint());
     if (completed instanceof ClaimResult.Completed done) {
       replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
     }
     return completed;
+  }
+
+  // This process's clock in microseconds, never the same twice.
+  private long freshFence() {
+    long micros = System.currentTimeMillis() * 1000;
+    return lastFreshFence.updateAndGet(last -> Math.max(last + 1, micros));
   }
 
   @Override

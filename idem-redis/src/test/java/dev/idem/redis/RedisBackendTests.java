@@ -5,6 +5,7 @@ import dev.idem.core.lock.LockProvider;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
+import dev.idem.testsupport.OutcomeContract;
 import dev.idem.testsupport.TokenContract;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Nested;
@@ -44,6 +45,14 @@ abstract class RedisBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class Outcomes extends OutcomeContract {
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();

@@ -51,4 +51,14 @@ class InMemoryIdempotencyStoreTest {
       return store;
     }
   }
+
+  @Nested
+  class Outcomes extends OutcomeContract {
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
 }

@@ -7,16 +7,17 @@ import dev.idem.core.Lease;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 /** The claim rules of {@link dev.idem.core.IdempotencyStore#claim}, applied to one record. */
 record Claim(ClaimResult result, StoredRecord next) {
 
   /**
    * @param live the record if present and not expired, else null
-   * @param stored the record even if expired (its fence still counts), else null
+   * @param fences hands out the fence of a successful claim: greater than every fence before it
    * @return the answer, and the record to store (null to leave the stored one as it is)
    */
-  static Claim decide(StoredRecord live, StoredRecord stored, ClaimRequest request, Instant now) {
+  static Claim decide(StoredRecord live, ClaimRequest request, Instant now, LongSupplier fences) {
     boolean token = live != null && live.record().token();
     if (request.requireIssued() && !token) {
       return new Claim(new ClaimResult.UnknownToken(), null);
@@ -24,15 +25,14 @@ record Claim(ClaimResult result, StoredRecord next) {
     StoredRecord.ClaimContext context =
         new StoredRecord.ClaimContext(request.key(), request.fingerprint(), request.lease(), now);
     if (live == null) {
-      long fence = stored == null ? 1 : stored.record().fence() + 1;
-      return claimed(context, fence, false, null);
+      return claimed(context, fences.getAsLong(), false, null);
     }
     IdempotencyRecord r = live.record();
     return switch (r.state()) {
-      case ISSUED -> claimed(context, r.fence() + 1, true, live.tokenExpiresAt());
+      case ISSUED -> claimed(context, fences.getAsLong(), true, live.tokenExpiresAt());
       case IN_PROGRESS -> {
         if (!now.isBefore(r.leaseUntil())) {
-          yield claimed(context, r.fence() + 1, r.token(), live.tokenExpiresAt());
+          yield claimed(context, fences.getAsLong(), r.token(), live.tokenExpiresAt());
         }
         yield request.fingerprint().matches(r.fingerprint())
             ? new Claim(new ClaimResult.InProgress(r), null)

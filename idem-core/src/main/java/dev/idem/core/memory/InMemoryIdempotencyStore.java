@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
@@ -49,6 +50,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private final ConcurrentMap<IdempotencyKey, StoredRecord> records = new ConcurrentHashMap<>();
   private final OneShotListeners<IdempotencyKey> listeners = new OneShotListeners<>();
   private final AtomicInteger inserts = new AtomicInteger();
+  // One counter for every key: a fence is greater than all fences before it, whatever became of
+  // their records (released, expired, purged).
+  private final AtomicLong fences = new AtomicLong();
   private final ReentrantLock sweepLock = new ReentrantLock();
   private Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
   private final Clock clock;
@@ -81,7 +85,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
         id,
         (k, stored) -> {
           StoredRecord live = stored == null || stored.isExpired(now) ? null : stored;
-          Claim decided = Claim.decide(live, stored, request, now);
+          Claim decided = Claim.decide(live, request, now, fences::incrementAndGet);
           result[0] = decided.result();
           return decided.next() != null ? decided.next() : stored;
         });

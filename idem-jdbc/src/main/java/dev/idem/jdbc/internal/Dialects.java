@@ -31,6 +31,7 @@ public final class Dialects {
       new Base(
           "postgresql",
           "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::BIGINT",
+          "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT",
           LockStatements.POSTGRESQL) {
         // The upsert returns the row only when it claimed it; the outer query adds the row as it
         // stood when the statement began, so that a claim that did not win (a replay, above all)
@@ -58,7 +59,9 @@ public final class Dialects {
               + t
               + " AS r "
               + COLUMNS
-              + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, 1, ?, "
+              + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
+              + fenceFloor()
+              + ", ?, "
               + n
               + " + ?, "
               + n
@@ -67,7 +70,9 @@ public final class Dialects {
               + n
               + ")"
               + " ON CONFLICT (id) DO UPDATE SET state = 'IN_PROGRESS',"
-              + " fingerprint = EXCLUDED.fingerprint, fence = r.fence + 1, owner = EXCLUDED.owner,"
+              + " fingerprint = EXCLUDED.fingerprint, fence = GREATEST(r.fence + 1, "
+              + fenceFloor()
+              + "), owner = EXCLUDED.owner,"
               + " lease_until = EXCLUDED.lease_until,"
               + " token = (r.token AND r.expires_at > EXCLUDED.updated_at),"
               + " token_expires_at = CASE WHEN r.expires_at > EXCLUDED.updated_at"
@@ -135,6 +140,9 @@ public final class Dialects {
       super(
           name,
           "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)",
+          // epoch seconds and the sub-second part, neither of which goes through the session's
+          // time zone
+          "(UNIX_TIMESTAMP() * 1000000 + MICROSECOND(NOW(6)))",
           LockStatements.MYSQL);
       this.returning = returning;
     }
@@ -149,7 +157,9 @@ public final class Dialects {
           + t
           + " "
           + COLUMNS
-          + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, 1, ?, "
+          + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
+          + fenceFloor()
+          + ", ?, "
           + n
           + " + ?, "
           + n
@@ -163,7 +173,9 @@ public final class Dialects {
           + ", VALUES(owner), owner),"
           + " fence = IF("
           + won
-          + ", fence + 1, fence),"
+          + ", GREATEST(fence + 1, "
+          + fenceFloor()
+          + "), fence),"
           + " token = IF("
           + won
           + ", token AND expires_at > VALUES(updated_at), token),"
@@ -239,7 +251,10 @@ public final class Dialects {
 
   public static final JdbcDialect H2 =
       new Base(
-          "h2", "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)", LockStatements.H2) {
+          "h2",
+          "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT)",
+          "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(6)) * 1000000 AS BIGINT)",
+          LockStatements.H2) {
         @Override
         public String claim(String t) {
           String n = "s.now_ms";
@@ -250,11 +265,14 @@ public final class Dialects {
               + " CAST(? AS VARCHAR(64)) AS fingerprint, CAST(? AS VARCHAR(64)) AS owner,"
               + " CAST(? AS BIGINT) AS lease_ms, CAST(? AS BIGINT) AS grace_ms, "
               + now()
-              + " AS now_ms) s ON r.id = s.id"
+              + " AS now_ms, "
+              + fenceFloor()
+              + " AS fence_floor) s ON r.id = s.id"
               + " WHEN MATCHED AND ("
               + claimable("r.", n)
               + ") THEN UPDATE SET"
-              + " state = 'IN_PROGRESS', fingerprint = s.fingerprint, fence = r.fence + 1,"
+              + " state = 'IN_PROGRESS', fingerprint = s.fingerprint, fence = GREATEST(r.fence + 1,"
+              + " s.fence_floor),"
               + " owner = s.owner, lease_until = "
               + n
               + " + s.lease_ms,"
@@ -273,7 +291,8 @@ public final class Dialects {
               + n
               + " WHEN NOT MATCHED THEN INSERT "
               + COLUMNS
-              + " VALUES (s.id, s.scope, s.key_value, 'IN_PROGRESS', s.fingerprint, 1, s.owner, "
+              + " VALUES (s.id, s.scope, s.key_value, 'IN_PROGRESS', s.fingerprint, s.fence_floor,"
+              + " s.owner, "
               + n
               + " + s.lease_ms, "
               + n
@@ -312,12 +331,19 @@ public final class Dialects {
   private abstract static class Base implements JdbcDialect {
     private final String name;
     private final String now;
+    private final String fenceFloor;
     private final LockStatements locks;
 
-    Base(String name, String now, LockStatements locks) {
+    Base(String name, String now, String fenceFloor, LockStatements locks) {
       this.name = name;
       this.now = now;
+      this.fenceFloor = fenceFloor;
       this.locks = locks;
+    }
+
+    @Override
+    public String fenceFloor() {
+      return fenceFloor;
     }
 
     @Override
@@ -342,7 +368,7 @@ public final class Dialects {
 
     @Override
     public String acquireLock(String table) {
-      return locks.acquire(table, now);
+      return locks.acquire(table, now, fenceFloor);
     }
 
     @Override

@@ -6,22 +6,29 @@ package dev.idem.jdbc.internal;
  * lease ms plus the fence retention in ms (when the row may be purged if nobody takes it again).
  *
  * <p>A row may be taken when it is released ({@code owner IS NULL}) or its lease has ended; taking
- * it writes a fresh owner and {@code fence + 1}. A missing row is inserted with fence 1.
+ * it writes a fresh owner and the greater of {@code fence + 1} and the fence floor (the database's
+ * clock in microseconds); a missing row is inserted with the floor, so fences only grow even after
+ * a lock row was purged.
  */
 enum LockStatements {
   POSTGRESQL {
     @Override
-    String acquire(String t, String n) {
+    String acquire(String t, String n, String f) {
       return "INSERT INTO "
           + t
           + " AS l "
           + COLUMNS
-          + " VALUES (?, ?, 1, "
+          + " VALUES (?, ?, "
+          + f
+          + ", "
           + n
           + " + ?, "
           + n
           + " + ?)"
-          + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, fence = l.fence + 1,"
+          + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner,"
+          + " fence = GREATEST(l.fence + 1, "
+          + f
+          + "),"
           + " lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at"
           + " WHERE "
           + free("l.", n)
@@ -53,13 +60,15 @@ enum LockStatements {
     // Assignments run left to right, so the decision is taken once, into owner; the later columns
     // change only where owner now equals this attempt's fresh random token, that is, if it won.
     @Override
-    String acquire(String t, String n) {
+    String acquire(String t, String n, String f) {
       String won = "owner <=> VALUES(owner)";
       return "INSERT INTO "
           + t
           + " "
           + COLUMNS
-          + " VALUES (?, ?, 1, "
+          + " VALUES (?, ?, "
+          + f
+          + ", "
           + n
           + " + ?, "
           + n
@@ -69,7 +78,9 @@ enum LockStatements {
           + ", VALUES(owner), owner),"
           + " fence = IF("
           + won
-          + ", fence + 1, fence),"
+          + ", GREATEST(fence + 1, "
+          + f
+          + "), fence),"
           + " lease_until = IF("
           + won
           + ", VALUES(lease_until), lease_until),"
@@ -86,20 +97,23 @@ enum LockStatements {
 
   H2 {
     @Override
-    String acquire(String t, String n) {
+    String acquire(String t, String n, String f) {
       return "MERGE INTO "
           + t
           + " l USING (SELECT CAST(? AS VARCHAR(255)) AS name, CAST(? AS VARCHAR(64)) AS owner,"
           + " CAST(? AS BIGINT) AS lease_ms, CAST(? AS BIGINT) AS keep_ms, "
           + n
-          + " AS now_ms) s ON l.name = s.name"
+          + " AS now_ms, "
+          + f
+          + " AS fence_floor) s ON l.name = s.name"
           + " WHEN MATCHED AND ("
           + free("l.", "s.now_ms")
-          + ") THEN UPDATE SET owner = s.owner, fence = l.fence + 1,"
+          + ") THEN UPDATE SET owner = s.owner, fence = GREATEST(l.fence + 1, s.fence_floor),"
           + " lease_until = s.now_ms + s.lease_ms, expires_at = s.now_ms + s.keep_ms"
           + " WHEN NOT MATCHED THEN INSERT "
           + COLUMNS
-          + " VALUES (s.name, s.owner, 1, s.now_ms + s.lease_ms, s.now_ms + s.keep_ms)";
+          + " VALUES (s.name, s.owner, s.fence_floor, s.now_ms + s.lease_ms,"
+          + " s.now_ms + s.keep_ms)";
     }
 
     @Override
@@ -110,8 +124,11 @@ enum LockStatements {
 
   static final String COLUMNS = "(name, owner, fence, lease_until, expires_at)";
 
-  /** The one-statement acquisition on table {@code t}, with {@code n} as the clock. */
-  abstract String acquire(String t, String n);
+  /**
+   * The one-statement acquisition on table {@code t}, with {@code n} as the clock and {@code f} as
+   * the fence floor (a taken lock's fence is the greater of the row's fence + 1 and {@code f}).
+   */
+  abstract String acquire(String t, String n, String f);
 
   /** Whether {@link #acquire} returns {@code fence, lease_until} of a lock it took. */
   boolean returnsRow() {

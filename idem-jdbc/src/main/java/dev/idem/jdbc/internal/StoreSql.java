@@ -31,7 +31,9 @@ public record StoreSql(
         dialect.claimReturnsRow(),
         "UPDATE "
             + table
-            + " SET state = 'IN_PROGRESS', fingerprint = ?, fence = fence + 1,"
+            + " SET state = 'IN_PROGRESS', fingerprint = ?, fence = GREATEST(fence + 1, "
+            + dialect.fenceFloor()
+            + "),"
             + " owner = ?, lease_until = "
             + n
             + " + ?,"

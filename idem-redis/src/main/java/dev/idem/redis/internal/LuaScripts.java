@@ -22,10 +22,12 @@ public final class LuaScripts {
 
   private LuaScripts() {}
 
+  // now in ms; nowMicros, the floor of every fence, in microseconds (exact in a Lua double)
   private static final String NOW =
       """
       local clock = redis.call('TIME')
       local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+      local nowMicros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
       """;
 
   // RecordValue's form: name letter, byte length, ':', bytes, in RecordValue's order.
@@ -57,7 +59,8 @@ public final class LuaScripts {
       """;
 
   // The record, its lease end and its logical expiry. A record claimed by a plain SET carries its
-  // lease length instead: it ends with its key, and its lease one lease length before.
+  // lease length instead: it ends with its key, and its lease one lease length before. A released
+  // record (S = R) only keeps its fence, so that the next claim's is greater: it is never live.
   private static final String READ =
       """
       local v = redis.call('GET', KEYS[1])
@@ -67,7 +70,10 @@ public final class LuaScripts {
         ex = redis.call('PEXPIRETIME', KEYS[1])
         if not lu and r.L then lu = ex - tonumber(r.L) end
       end
-      local live = v and now < ex
+      local live = v and r.S ~= 'R' and now < ex
+      local function nextFence()
+        return math.max((tonumber(r.F) or 0) + 1, nowMicros)
+      end
       local function reply(code)
         return {code, v, lu or false, ex}
       end
@@ -77,7 +83,8 @@ public final class LuaScripts {
    * KEYS: record. ARGV: scope, value, fingerprint, lease ms, require issued (0/1), new owner, mark
    * waiter (0/1). Answers {@code {'C', fence, leaseUntil}} when claimed, {@code {'U'}} for an
    * unknown token, else {@code {code, value, leaseUntil, expiresAt}} with code I (in progress), D
-   * (done), M (mismatch). Follows the in-memory store's Claim rules exactly.
+   * (done), M (mismatch). Follows the in-memory store's Claim rules exactly. The fence is the
+   * greater of the record's fence + 1 and the server's clock in microseconds.
    */
   public static final Script CLAIM =
       new Script(
@@ -105,13 +112,12 @@ public final class LuaScripts {
                 redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
                 return {'C', fence, leaseUntil}
               end
-              local fence = tonumber(r.F) or 0
-              if not live then return claim(fence + 1, false, nil) end
-              if r.S == 'I' then return claim(fence + 1, true, tonumber(r.N)) end
+              if not live then return claim(nextFence(), false, nil) end
+              if r.S == 'I' then return claim(nextFence(), true, tonumber(r.N)) end
               local fp = r.P or ''
               local same = ARGV[3] == '' or fp == '' or fp == ARGV[3]
               if r.S == 'P' then
-                if now >= lu then return claim(fence + 1, token, tonumber(r.N)) end
+                if now >= lu then return claim(nextFence(), token, tonumber(r.N)) end
                 if not same then return reply('M') end
                 if ARGV[7] == '1' and not r.W then
                   r.W = '1'
@@ -192,8 +198,11 @@ public final class LuaScripts {
           """);
 
   /**
-   * KEYS: record. ARGV: fence, owner, channel, digest. Removes the record, or puts a token that has
-   * not expired back to ISSUED with its original end. Answers 1, or 0 when not owned.
+   * KEYS: record. ARGV: fence, owner, channel, digest. Leaves only the fence (a released record,
+   * until the key would have expired anyway, at least one lease), or puts a token that has not
+   * expired back to ISSUED with its original end. Answers 1, or 0 when not owned. The released
+   * record keeps the next claim's fence above this one even when that claim comes from a process
+   * whose clock is behind.
    */
   public static final Script RELEASE =
       new Script(
@@ -207,7 +216,7 @@ public final class LuaScripts {
                 local c = {S = 'I', F = r.F, T = '1', N = tokenEnd, E = tokenEnd, A = r.A, V = r.V}
                 redis.call('SET', KEYS[1], encode(c), 'PXAT', tokenEnd)
               else
-                redis.call('DEL', KEYS[1])
+                redis.call('SET', KEYS[1], encode({S = 'R', F = r.F}), 'KEEPTTL')
               end
               notify()
               return 1
@@ -256,20 +265,24 @@ public final class LuaScripts {
    * ms, lease + fence retention ms. A lock is three keys in one slot: the lease ({@code SET NX PX},
    * holding the owner, gone when the lease ends), the fence counter (expires a fence retention
    * after the last lease) and, while someone waits, a mark that lives no longer than the holder's
-   * lease. No clock is read: Redis ends the lease itself. Answers the fence (at least 1) when
-   * taken, else minus the ms left on the holder's lease (0 or less). A taking costs {@code SET},
-   * {@code INCR} and {@code PEXPIRE}; one integer answer keeps the reply as small as the command's.
+   * lease. Redis ends the lease itself. The fence is the greater of the counter + 1 and the
+   * server's clock in microseconds, so fences grow even after the counter expired. Answers the
+   * fence when taken, else minus the ms left on the holder's lease (0 or less). A taking costs
+   * {@code SET}, {@code TIME}, {@code GET} and {@code SET PX}; one integer answer keeps the reply as
+   * small as the command's.
    */
   public static final Script LOCK =
       new Script(
           """
           if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-            local fence = redis.call('INCR', KEYS[2])
-            if fence <= 0 then
+            local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+            if not last or last < 0 then
               redis.call('DEL', KEYS[1])
               return redis.error_reply('idem: lock fence counter is not positive')
             end
-            redis.call('PEXPIRE', KEYS[2], ARGV[3])
+            local clock = redis.call('TIME')
+            local fence = math.max(last + 1, tonumber(clock[1]) * 1000000 + tonumber(clock[2]))
+            redis.call('SET', KEYS[2], string.format('%.0f', fence), 'PX', ARGV[3])
             return fence
           end
           if not KEYS[3] then return 0 end

@@ -70,10 +70,9 @@ class IdemWebAutoConfigurationTest {
                 assertThat(context)
                     .hasFailed()
                     .getFailure()
-                    .rootCause()
-                    .hasMessageContaining("AsyncController")
-                    .hasMessageContaining("java.util.concurrent.CompletableFuture")
-                    .hasMessageContaining("cannot protect"));
+                    .hasStackTraceContaining("cannot protect")
+                    .hasStackTraceContaining("AsyncController#charge()")
+                    .hasStackTraceContaining("returns java.util.concurrent.CompletableFuture"));
   }
 
   @Test

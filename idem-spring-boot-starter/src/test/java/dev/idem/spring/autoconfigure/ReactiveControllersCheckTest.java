@@ -26,9 +26,8 @@ class ReactiveControllersCheckTest {
                 assertThat(context)
                     .hasFailed()
                     .getFailure()
-                    .rootCause()
-                    .hasMessageContaining("ReactivePayments.pay")
-                    .hasMessageContaining("WebFlux"));
+                    .hasStackTraceContaining("ReactivePayments.pay")
+                    .hasStackTraceContaining("WebFlux"));
   }
 
   @Test

@@ -1,0 +1,290 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.Executed;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.ForwardingIdempotencyStore;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.PendingOutcome;
+import dev.idem.core.RecordState;
+import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.RequestInProgressException;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.Work;
+import dev.idem.testsupport.FaultInjectingStore.Operation;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the engine settles the outcome of work that ran, on a backend's store: outcomes held for the
+ * caller's transaction (a retryable failure included), a result the store refuses as too large (the
+ * key stays taken), a terminal classifier or codec that throws (the key is freed), and a completion
+ * that is retried or whose reply was lost. Each test stands alone.
+ */
+public abstract class OutcomeContract extends StoreContractSupport {
+
+  private final List<Idempotency> engines = new CopyOnWriteArrayList<>();
+
+  protected Idempotency engine(IdempotencyStore store) {
+    Idempotency engine = Idempotency.builder(store).build();
+    engines.add(engine);
+    return engine;
+  }
+
+  @AfterEach
+  void shutDown() {
+    engines.forEach(Idempotency::close);
+  }
+
+  @Test
+  void aHeldOutcomeKeepsTheKeyInProgressUntilCompletedThenReplays() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    Executed<String> first =
+        engine.executeWithStatus(
+            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", defaults(), held::add);
+    assertThat(first).isEqualTo(new Executed<>("ran", false));
+    assertThat(held).hasSize(1);
+    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "dup"))
+        .isInstanceOf(RequestInProgressException.class);
+    assertThat(held.get(0).complete()).isTrue();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "again"))
+        .isEqualTo("ran");
+    assertThatThrownBy(() -> held.get(0).release()).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aReleasedHeldOutcomeOrTerminalFailureLetsARetryRunAgain() {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    engine.executeWithStatus(
+        key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", config, held::add);
+    held.get(0).release();
+    assertThat(store().find(key)).isEmpty();
+    assertThatThrownBy(
+            () ->
+                engine.executeWithStatus(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IllegalArgumentException("declined");
+                    },
+                    config,
+                    held::add))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(held).hasSize(2);
+    held.get(1).release();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried", config))
+        .isEqualTo("retried");
+  }
+
+  @Test
+  void aRetryableFailureIsHeldTooSoThatACommitStoresAndReplaysIt() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    assertThatThrownBy(() -> failWithIOException(engine, key, held::add))
+        .isInstanceOf(IOException.class);
+    assertThat(held).hasSize(1);
+    assertThat(store().find(key))
+        .get()
+        .extracting(r -> r.state())
+        .isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(held.get(0).complete()).isTrue();
+    assertThatThrownBy(() -> failWithIOException(engine, key, held::add))
+        .isInstanceOf(ReplayedFailureException.class)
+        .hasMessage("reset")
+        .extracting(e -> ((ReplayedFailureException) e).originalType())
+        .isEqualTo(IOException.class.getName());
+    assertThat(held).hasSize(1);
+  }
+
+  @Test
+  void aRetryableFailureHeldAndReleasedLetsARetryRunAgain() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    assertThatThrownBy(() -> failWithIOException(engine, key, held::add))
+        .isInstanceOf(IOException.class);
+    held.get(0).release();
+    assertThat(store().find(key)).isEmpty();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried"))
+        .isEqualTo("retried");
+  }
+
+  private static void failWithIOException(
+      Idempotency engine, IdempotencyKey key, java.util.function.Consumer<PendingOutcome> held)
+      throws IOException {
+    engine.executeWithStatus(
+        key,
+        Fingerprint.NONE,
+        ResultCodec.utf8(),
+        ctx -> {
+          throw new IOException("reset");
+        },
+        defaults(),
+        held);
+  }
+
+  @Test
+  void aResultTheStoreRefusesAsTooLargeKeepsTheKeyAndRepeatsAreRefusedNotRun() {
+    Idempotency engine = engine(new SizeLimited(store(), 64));
+    IdempotencyKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+    String large = "x".repeat(1000);
+    Work<String, RuntimeException> work =
+        ctx -> {
+          runs.incrementAndGet();
+          return large;
+        };
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), work)).isEqualTo(large);
+    for (int repeat = 0; repeat < 2; repeat++) {
+      assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), work))
+          .isInstanceOf(OutcomeNotReplayableException.class)
+          .hasMessageContaining("over the store's limit of 64 bytes");
+    }
+    assertThat(runs).hasValue(1);
+    assertThat(store().find(key))
+        .get()
+        .extracting(r -> r.outcome().kind())
+        .isEqualTo(Outcome.Kind.UNSTORED);
+  }
+
+  @Test
+  void aTerminalClassifierThatThrowsFreesTheKey() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    IdempotencyConfig broken =
+        IdempotencyConfig.custom()
+            .terminalWhen(
+                e -> {
+                  throw new IllegalStateException("classifier bug");
+                })
+            .build();
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IOException("reset");
+                    },
+                    broken))
+        .isInstanceOf(IOException.class);
+    assertThat(store().find(key)).isEmpty();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried", broken))
+        .isEqualTo("retried");
+  }
+
+  @Test
+  void aCodecThatCannotEncodeTheResultFreesTheKey() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    ResultCodec<String> broken =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            throw new IllegalArgumentException("cannot encode " + value);
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+          }
+        };
+    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, broken, ctx -> "value"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(store().find(key)).isEmpty();
+  }
+
+  @Test
+  void aCompletionThatLandedButWhoseReplyWasLostIsSuccess() {
+    Idempotency engine = engine(new ReplyLost(store()));
+    IdempotencyKey key = newKey();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done"))
+        .isEqualTo("done");
+    assertThat(
+            engine.executeWithStatus(
+                key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "again", defaults()))
+        .isEqualTo(new Executed<>("done", true));
+  }
+
+  /** The backend's store with a size limit on outcomes, as the JDBC store has of its own. */
+  private static final class SizeLimited extends ForwardingIdempotencyStore {
+    private final int limit;
+
+    SizeLimited(IdempotencyStore store, int limit) {
+      super(store);
+      this.limit = limit;
+    }
+
+    @Override
+    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+      if (outcome.payload().length > limit) {
+        throw new OutcomeTooLargeException(outcome.payload().length, limit);
+      }
+      return super.complete(lease, outcome, retention);
+    }
+  }
+
+  /** The backend's store, whose first completion is carried out but its reply lost. */
+  private static final class ReplyLost extends ForwardingIdempotencyStore {
+    private final java.util.concurrent.atomic.AtomicBoolean lost =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    ReplyLost(IdempotencyStore store) {
+      super(store);
+    }
+
+    @Override
+    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+      boolean stored = super.complete(lease, outcome, retention);
+      if (lost.compareAndSet(false, true)) {
+        throw new IdempotencyStoreException("the reply of the completion was lost");
+      }
+      return stored;
+    }
+  }
+
+  @Test
+  void retriesCompletionWhenTheStoreFailsBriefly() {
+    FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.COMPLETE, 2);
+    Idempotency engine = engine(faulty);
+    IdempotencyKey key = newKey();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done"))
+        .isEqualTo("done");
+    assertThat(
+            engine.executeWithStatus(
+                key,
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> "again",
+                IdempotencyConfig.ofDefaults()))
+        .isEqualTo(new Executed<>("done", true));
+  }
+
+  private static IdempotencyConfig defaults() {
+    return IdempotencyConfig.ofDefaults();
+  }
+}
