@@ -24,10 +24,10 @@ public interface JdbcDialect {
   String now();
 
   /**
-   * An SQL expression for the database's current time in microseconds since the epoch, the floor
-   * of every fence handed out: a claim takes the greater of the row's fence + 1 and this, so a
-   * key's fences only grow, even after its row was released, expired or purged (as long as the
-   * database's clock does not step back).
+   * An SQL expression for the database's current time in microseconds since the epoch, the floor of
+   * every fence handed out: a claim takes the greater of the row's fence + 1 and this, so a key's
+   * fences only grow, even after its row was released, expired or purged (as long as the database's
+   * clock does not step back).
    */
   String fenceFloor();
 

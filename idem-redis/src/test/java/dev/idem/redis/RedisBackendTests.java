@@ -30,6 +30,11 @@ abstract class RedisBackendTests {
     }
 
     @Override
+    protected boolean purgesByItself() {
+      return true;
+    }
+
+    @Override
     protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
       return RedisBackendTests.this.crashStoreFactory();
     }

@@ -257,7 +257,8 @@ public abstract class IdempotencyStoreContract extends StoreContractSupport {
     Lease a = claimOrFail(alice, fingerprint("a"), longLease());
     store().complete(a, Outcome.success(bytes("alice")), RETENTION);
     Lease b = claimOrFail(bob, fingerprint("b"), longLease());
-    assertThat(claim(bob, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(claim(bob, fingerprint("b"), longLease()))
+        .isInstanceOf(ClaimResult.InProgress.class);
     assertThat(claim(alice, fingerprint("a"), longLease()))
         .isInstanceOf(ClaimResult.Completed.class);
     assertThat(store().complete(b, Outcome.success(bytes("bob")), RETENTION)).isTrue();

@@ -268,8 +268,8 @@ public final class LuaScripts {
    * lease. Redis ends the lease itself. The fence is the greater of the counter + 1 and the
    * server's clock in microseconds, so fences grow even after the counter expired. Answers the
    * fence when taken, else minus the ms left on the holder's lease (0 or less). A taking costs
-   * {@code SET}, {@code TIME}, {@code GET} and {@code SET PX}; one integer answer keeps the reply as
-   * small as the command's.
+   * {@code SET}, {@code TIME}, {@code GET} and {@code SET PX}; one integer answer keeps the reply
+   * as small as the command's.
    */
   public static final Script LOCK =
       new Script(
