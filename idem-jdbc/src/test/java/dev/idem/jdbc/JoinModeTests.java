@@ -3,11 +3,14 @@ package dev.idem.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.testsupport.ChildJvm;
@@ -142,6 +145,68 @@ abstract class JoinModeTests {
   }
 
   @Test
+  void aDuplicateWhoseRepeatableReadSnapshotPredatesTheFirstCommitReplaysItsAnswer()
+      throws Exception {
+    assumeFalse(abortsOverAnOlderSnapshot(), "PostgreSQL aborts such a transaction instead");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k6");
+    assertThat(duplicateOverASnapshotTakenBeforeTheFirstCommit(key).get(20, TimeUnit.SECONDS))
+        .isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicateWhoseRepeatableReadSnapshotPredatesTheFirstCommitIsAbortedAndItsRetryReplays()
+      throws Exception {
+    assumeTrue(abortsOverAnOlderSnapshot(), "only PostgreSQL aborts such a transaction");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k7");
+    assertThatThrownBy(() -> duplicateOverASnapshotTakenBeforeTheFirstCommit(key).get())
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("roll it back and run it again")
+        .cause()
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+    assertThat(order(key, "retry", () -> {})).isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  // PostgreSQL refuses, at REPEATABLE READ and above, to upsert over a row that its snapshot
+  // cannot see (a serialization failure), so no statement of that transaction could replay it.
+  private boolean abortsOverAnOlderSnapshot() {
+    return dialect() == JdbcDialect.postgresql();
+  }
+
+  // The duplicate's transaction runs at REPEATABLE READ and reads before the first order runs, so
+  // its snapshot is fixed; the first order commits before the duplicate claims.
+  private Future<String> duplicateOverASnapshotTakenBeforeTheFirstCommit(IdempotencyKey key)
+      throws Exception {
+    CountDownLatch snapshotTaken = new CountDownLatch(1);
+    CountDownLatch firstCommitted = new CountDownLatch(1);
+    Future<String> duplicate =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                      assertThat(orders(c, key)).isZero();
+                      snapshotTaken.countDown();
+                      assertThat(firstCommitted.await(20, TimeUnit.SECONDS)).isTrue();
+                      return engine.execute(
+                          key,
+                          Fingerprint.NONE,
+                          ResultCodec.utf8(),
+                          ctx -> {
+                            insertOrder(c, key, "duplicate");
+                            return "order-duplicate";
+                          });
+                    }));
+    assertThat(snapshotTaken.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(order(key, "first", () -> {})).isEqualTo("order-first");
+    firstCommitted.countDown();
+    return duplicate;
+  }
+
+  @Test
   void thirtyTwoConcurrentRequestsMakeOneRowAndGetOneAnswer() throws Exception {
     IdempotencyKey key = IdempotencyKey.of(scope, "k4");
     AtomicInteger runs = new AtomicInteger();
@@ -167,7 +232,7 @@ abstract class JoinModeTests {
 
   @Test
   void aProcessKilledMidTransactionLeavesNeitherRowNorRecord() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(shared(), "database is private to this JVM");
+    assumeTrue(shared(), "database is private to this JVM");
     IdempotencyKey key = IdempotencyKey.of(scope, "k5");
     try (ChildJvm child =
         ChildJvm.start(JoinModeChild.class, url(), dialect().name(), key.scope(), key.value())) {
@@ -275,9 +340,14 @@ abstract class JoinModeTests {
   }
 
   private int orders(IdempotencyKey key) throws SQLException {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
+    try (Connection c = ds.getConnection()) {
+      return orders(c, key);
+    }
+  }
+
+  private static int orders(Connection c, IdempotencyKey key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
       ps.setString(1, key.scope() + "/" + key.value() + "/%");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
