@@ -170,6 +170,76 @@ abstract class JoinModeTests {
     assertThat(orders(key)).isEqualTo(1);
   }
 
+  @Test
+  void aDuplicateRolledBackByADeadlockFailsRatherThanCarryOnWithoutItsEarlierWrites()
+      throws Exception {
+    assumeTrue(
+        dialect() == JdbcDialect.mysql() || dialect() == JdbcDialect.mariadb(),
+        "InnoDB rolls back the lighter transaction of a deadlock, which this test makes the"
+            + " duplicate; PostgreSQL the one that waited first, which it cannot arrange");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k8");
+    String shared;
+    try (Connection c = ds.getConnection()) {
+      shared = insertOrder(c, IdempotencyKey.of(scope, "k8-shared"), "nobody");
+    }
+    CountDownLatch firstClaimed = new CountDownLatch(1);
+    CountDownLatch sharedLocked = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c ->
+                        engine.execute(
+                            key,
+                            Fingerprint.NONE,
+                            ResultCodec.utf8(),
+                            ctx -> {
+                              insertOrder(c, key, "first");
+                              for (int i = 0; i < 8; i++) {
+                                insertOrder(c, IdempotencyKey.of(scope, "k8-ballast"), "first");
+                              }
+                              firstClaimed.countDown();
+                              assertThat(sharedLocked.await(20, TimeUnit.SECONDS)).isTrue();
+                              placeBy(c, shared, "first");
+                              return "order-first";
+                            })));
+    Future<String> duplicate =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      assertThat(firstClaimed.await(20, TimeUnit.SECONDS)).isTrue();
+                      placeBy(c, shared, "duplicate");
+                      sharedLocked.countDown();
+                      return engine.execute(
+                          key,
+                          Fingerprint.NONE,
+                          ResultCodec.utf8(),
+                          ctx -> {
+                            insertOrder(c, key, "duplicate");
+                            return "order-duplicate";
+                          });
+                    }));
+    assertThatThrownBy(() -> duplicate.get(20, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("roll it back and run it again")
+        .cause()
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+    assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  private static void placeBy(Connection c, String orderNo, String who) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + ORDERS + " SET placed_by = ? WHERE order_no = ?")) {
+      ps.setString(1, who);
+      ps.setString(2, orderNo);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
   // PostgreSQL refuses, at REPEATABLE READ and above, to upsert over a row that its snapshot
   // cannot see (a serialization failure), so no statement of that transaction could replay it.
   private boolean abortsOverAnOlderSnapshot() {
@@ -330,13 +400,16 @@ abstract class JoinModeTests {
                 config));
   }
 
-  static void insertOrder(Connection c, IdempotencyKey key, String who) throws SQLException {
+  /** Inserts an order for {@code key} and returns its number. */
+  static String insertOrder(Connection c, IdempotencyKey key, String who) throws SQLException {
+    String orderNo = key.scope() + "/" + key.value() + "/" + UUID.randomUUID();
     try (PreparedStatement ps =
         c.prepareStatement("INSERT INTO " + ORDERS + " (order_no, placed_by) VALUES (?, ?)")) {
-      ps.setString(1, key.scope() + "/" + key.value() + "/" + UUID.randomUUID());
+      ps.setString(1, orderNo);
       ps.setString(2, who);
       ps.executeUpdate();
     }
+    return orderNo;
   }
 
   private int orders(IdempotencyKey key) throws SQLException {
