@@ -18,8 +18,9 @@ public interface JdbcDialect {
 
   /**
    * An SQL expression for the database's current time in milliseconds since the epoch, constant
-   * within one statement (so that every comparison in a statement sees the same instant) and not
-   * frozen at the start of a transaction.
+   * within one statement (so that every comparison in a statement sees the same instant), not
+   * frozen at the start of a transaction, and independent of the session's time zone (never
+   * converted through local time, which repeats an hour when summer time ends).
    */
   String now();
 

@@ -42,6 +42,14 @@ import javax.sql.DataSource;
  * claims, if it rolled back). A terminal failure stored in a transaction that then rolls back is
  * gone with it, so its retry runs again. Outside a transaction the store works as in plain mode.
  *
+ * <p>Under REPEATABLE READ the caller's snapshot may be older than the first transaction's commit.
+ * On MySQL and MariaDB the claim still replays: the upsert sees the latest committed row, and so
+ * does its read-back (a locking read, {@link JdbcDialect#lockingRead()}). PostgreSQL refuses such
+ * an upsert with a serialization failure and aborts the transaction; that, and a deadlock (which
+ * rolls back the whole transaction), end the claim with an {@link IdempotencyStoreException} whose
+ * cause carries SQLState 40001, never with a second attempt: roll back and run the transaction
+ * again, and the repeat replays.
+ *
  * <p>Key text, fingerprints and outcomes are bound as parameters; the table name is validated by
  * {@link JdbcStoreConfig}. Create the table with {@link JdbcSchema} or the {@code schema-*.sql}
  * files in this jar.
@@ -104,19 +112,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             }
           }
           String prefix = joined ? JOINED : "";
-          for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
-            String owner = prefix + newOwner();
-            ClaimResult result = tryClaim(c, request, owner);
-            if (result != null) {
-              return result;
+          try {
+            for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+              String owner = prefix + newOwner();
+              ClaimResult result = tryClaim(c, request, owner, joined);
+              if (result != null) {
+                return result;
+              }
             }
+          } catch (SQLException e) {
+            if (joined && dialect.isTransient(e)) {
+              throw new IdempotencyStoreException(
+                  "claim of "
+                      + request.key()
+                      + " met a deadlock or a row committed after its transaction's snapshot, and"
+                      + " the database aborted the caller's transaction; roll it back and run it"
+                      + " again (SQLState "
+                      + e.getSQLState()
+                      + ": "
+                      + e.getMessage()
+                      + ")",
+                  e);
+            }
+            throw e;
           }
           throw new IdempotencyStoreException(
               "claim of " + request.key() + " kept racing with other claims; try again");
         });
   }
 
-  private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner)
+  private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner, boolean joined)
       throws SQLException {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
@@ -140,13 +165,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         bindClaim(ps, request, id, owner, leaseMs);
         ps.executeUpdate();
       } catch (SQLException e) {
-        if (!dialect.isDuplicateKey(e) && !dialect.isTransient(e)) {
-          throw e;
+        // A deadlock rolls back the whole transaction: in the caller's, a second attempt would
+        // carry on in a new one, without the caller's earlier writes.
+        if (dialect.isDuplicateKey(e) || (dialect.isTransient(e) && !joined)) {
+          return null;
         }
-        return null;
+        throw e;
       }
     }
-    return RecordRow.classify(select(c, id), request, owner);
+    return RecordRow.classify(read(c, sql.readBack(), id), request, owner);
   }
 
   private static void bindClaim(
@@ -217,7 +244,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return jdbc.run(
         "find",
         c -> {
-          RecordRow row = select(c, key.digest());
+          RecordRow row = read(c, sql.select(), key.digest());
           return row != null && row.isLive() ? Optional.of(row.record()) : Optional.empty();
         });
   }
@@ -251,8 +278,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     return capabilities;
   }
 
-  private RecordRow select(Connection c, String id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.select())) {
+  private static RecordRow read(Connection c, String select, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(select)) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? RecordRow.read(rs) : null;

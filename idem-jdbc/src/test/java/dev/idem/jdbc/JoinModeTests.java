@@ -3,12 +3,15 @@ package dev.idem.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.RecordState;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.ResultCodec;
@@ -183,6 +186,138 @@ abstract class JoinModeTests {
   }
 
   @Test
+  void aDuplicateWhoseRepeatableReadSnapshotPredatesTheFirstCommitReplaysItsAnswer()
+      throws Exception {
+    assumeFalse(abortsOverAnOlderSnapshot(), "PostgreSQL aborts such a transaction instead");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k6");
+    assertThat(duplicateOverASnapshotTakenBeforeTheFirstCommit(key).get(20, TimeUnit.SECONDS))
+        .isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicateWhoseRepeatableReadSnapshotPredatesTheFirstCommitIsAbortedAndItsRetryReplays()
+      throws Exception {
+    assumeTrue(abortsOverAnOlderSnapshot(), "only PostgreSQL aborts such a transaction");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k7");
+    assertThatThrownBy(() -> duplicateOverASnapshotTakenBeforeTheFirstCommit(key).get())
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("roll it back and run it again")
+        .cause()
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+    assertThat(order(key, "retry", () -> {})).isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicateRolledBackByADeadlockFailsRatherThanCarryOnWithoutItsEarlierWrites()
+      throws Exception {
+    assumeTrue(
+        dialect() == JdbcDialect.mysql() || dialect() == JdbcDialect.mariadb(),
+        "InnoDB rolls back the lighter transaction of a deadlock, which this test makes the"
+            + " duplicate; PostgreSQL the one that waited first, which it cannot arrange");
+    IdempotencyKey key = IdempotencyKey.of(scope, "k8");
+    String shared;
+    try (Connection c = ds.getConnection()) {
+      shared = insertOrder(c, IdempotencyKey.of(scope, "k8-shared"), "nobody");
+    }
+    CountDownLatch firstClaimed = new CountDownLatch(1);
+    CountDownLatch sharedLocked = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c ->
+                        engine.execute(
+                            key,
+                            Fingerprint.NONE,
+                            ResultCodec.utf8(),
+                            ctx -> {
+                              insertOrder(c, key, "first");
+                              for (int i = 0; i < 8; i++) {
+                                insertOrder(c, IdempotencyKey.of(scope, "k8-ballast"), "first");
+                              }
+                              firstClaimed.countDown();
+                              assertThat(sharedLocked.await(20, TimeUnit.SECONDS)).isTrue();
+                              placeBy(c, shared, "first");
+                              return "order-first";
+                            })));
+    Future<String> duplicate =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      assertThat(firstClaimed.await(20, TimeUnit.SECONDS)).isTrue();
+                      placeBy(c, shared, "duplicate");
+                      sharedLocked.countDown();
+                      return engine.execute(
+                          key,
+                          Fingerprint.NONE,
+                          ResultCodec.utf8(),
+                          ctx -> {
+                            insertOrder(c, key, "duplicate");
+                            return "order-duplicate";
+                          });
+                    }));
+    assertThatThrownBy(() -> duplicate.get(20, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IdempotencyStoreException.class)
+        .hasMessageContaining("roll it back and run it again")
+        .cause()
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+    assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  private static void placeBy(Connection c, String orderNo, String who) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + ORDERS + " SET placed_by = ? WHERE order_no = ?")) {
+      ps.setString(1, who);
+      ps.setString(2, orderNo);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  // PostgreSQL refuses, at REPEATABLE READ and above, to upsert over a row that its snapshot
+  // cannot see (a serialization failure), so no statement of that transaction could replay it.
+  private boolean abortsOverAnOlderSnapshot() {
+    return dialect() == JdbcDialect.postgresql();
+  }
+
+  // The duplicate's transaction runs at REPEATABLE READ and reads before the first order runs, so
+  // its snapshot is fixed; the first order commits before the duplicate claims.
+  private Future<String> duplicateOverASnapshotTakenBeforeTheFirstCommit(IdempotencyKey key)
+      throws Exception {
+    CountDownLatch snapshotTaken = new CountDownLatch(1);
+    CountDownLatch firstCommitted = new CountDownLatch(1);
+    Future<String> duplicate =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                      assertThat(orders(c, key)).isZero();
+                      snapshotTaken.countDown();
+                      assertThat(firstCommitted.await(20, TimeUnit.SECONDS)).isTrue();
+                      return engine.execute(
+                          key,
+                          Fingerprint.NONE,
+                          ResultCodec.utf8(),
+                          ctx -> {
+                            insertOrder(c, key, "duplicate");
+                            return "order-duplicate";
+                          });
+                    }));
+    assertThat(snapshotTaken.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(order(key, "first", () -> {})).isEqualTo("order-first");
+    firstCommitted.countDown();
+    return duplicate;
+  }
+
+  @Test
   void thirtyTwoConcurrentRequestsMakeOneRowAndGetOneAnswer() throws Exception {
     IdempotencyKey key = IdempotencyKey.of(scope, "k4");
     AtomicInteger runs = new AtomicInteger();
@@ -208,7 +343,7 @@ abstract class JoinModeTests {
 
   @Test
   void aProcessKilledMidTransactionLeavesNeitherRowNorRecord() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(shared(), "database is private to this JVM");
+    assumeTrue(shared(), "database is private to this JVM");
     IdempotencyKey key = IdempotencyKey.of(scope, "k5");
     try (ChildJvm child =
         ChildJvm.start(JoinModeChild.class, url(), dialect().name(), key.scope(), key.value())) {
@@ -306,19 +441,27 @@ abstract class JoinModeTests {
                 config));
   }
 
-  static void insertOrder(Connection c, IdempotencyKey key, String who) throws SQLException {
+  /** Inserts an order for {@code key} and returns its number. */
+  static String insertOrder(Connection c, IdempotencyKey key, String who) throws SQLException {
+    String orderNo = key.scope() + "/" + key.value() + "/" + UUID.randomUUID();
     try (PreparedStatement ps =
         c.prepareStatement("INSERT INTO " + ORDERS + " (order_no, placed_by) VALUES (?, ?)")) {
-      ps.setString(1, key.scope() + "/" + key.value() + "/" + UUID.randomUUID());
+      ps.setString(1, orderNo);
       ps.setString(2, who);
       ps.executeUpdate();
     }
+    return orderNo;
   }
 
   private int orders(IdempotencyKey key) throws SQLException {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
+    try (Connection c = ds.getConnection()) {
+      return orders(c, key);
+    }
+  }
+
+  private static int orders(Connection c, IdempotencyKey key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
       ps.setString(1, key.scope() + "/" + key.value() + "/%");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

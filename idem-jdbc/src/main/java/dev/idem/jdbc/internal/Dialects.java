@@ -136,13 +136,16 @@ public final class Dialects {
   private static final class MySql extends Base {
     private final boolean returning;
 
+    // The clock never goes through the session's local time: UNIX_TIMESTAMP(NOW(3)) turns local
+    // time back into epoch time, which is ambiguous for the hour summer time ends in the session's
+    // zone (the server picks the earlier reading, an hour off). UTC_TIMESTAMP is the statement's
+    // start in UTC, so the difference to the epoch is plain arithmetic; like NOW() it is constant
+    // within a statement and follows SET timestamp.
     MySql(String name, boolean returning) {
       super(
           name,
-          "CAST(ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000) AS SIGNED)",
-          // epoch seconds and the sub-second part, neither of which goes through the session's
-          // time zone
-          "(UNIX_TIMESTAMP() * 1000000 + MICROSECOND(NOW(6)))",
+          "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
+          "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
           LockStatements.MYSQL);
       this.returning = returning;
     }

@@ -5,12 +5,17 @@ import dev.idem.jdbc.JdbcDialect;
 /**
  * Every statement the JDBC store runs, built once from a dialect and a validated table name. All
  * values are bound as parameters; only the table name and the dialect's clock are spliced in.
+ *
+ * <p>{@code select} is a plain read (what {@code find} runs); {@code readBack} is the same read as
+ * the claim's read-back, which must see the latest committed row even inside a caller's older
+ * snapshot (the dialect's {@link JdbcDialect#lockingRead()}).
  */
 public record StoreSql(
     String claim,
     boolean claimReturnsRow,
     String claimToken,
     String select,
+    String readBack,
     String complete,
     String releaseToIssued,
     String deleteOwned,
@@ -26,6 +31,13 @@ public record StoreSql(
   /** Builds the statements for {@code table} in {@code dialect}. */
   public static StoreSql of(JdbcDialect dialect, String table) {
     String n = dialect.now();
+    String select =
+        "SELECT scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+            + " outcome_kind, outcome, "
+            + n
+            + " AS now_ms FROM "
+            + table
+            + " WHERE id = ?";
     return new StoreSql(
         dialect.claim(table),
         dialect.claimReturnsRow(),
@@ -47,12 +59,8 @@ public record StoreSql(
             + " AND (state = 'ISSUED' OR (state = 'IN_PROGRESS' AND lease_until <= "
             + n
             + "))",
-        "SELECT scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
-            + " outcome_kind, outcome, "
-            + n
-            + " AS now_ms FROM "
-            + table
-            + " WHERE id = ?",
+        select,
+        select + dialect.lockingRead(),
         "UPDATE "
             + table
             + " SET state = 'COMPLETED', outcome_kind = ?, outcome = ?,"
