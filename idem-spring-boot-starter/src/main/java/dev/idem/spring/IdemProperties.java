@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,6 +44,7 @@ public class IdemProperties {
   private final Jdbc jdbc = new Jdbc();
   private final Redis redis = new Redis();
   private final Amqp amqp = new Amqp();
+  private final Memory memory = new Memory();
 
   public StoreType getStore() {
     return store;
@@ -74,6 +76,46 @@ public class IdemProperties {
 
   public Redis getRedis() {
     return redis;
+  }
+
+  public Memory getMemory() {
+    return memory;
+  }
+
+  /** The in-memory store's bounds (one instance only, lost at restart). */
+  public static class Memory {
+    /** Most records held at once; a new key past it gets 429 store-full. */
+    private int maxEntries = InMemoryIdempotencyStore.DEFAULT_MAX_ENTRIES;
+
+    /** Most bytes held at once (outcomes and keys, estimated). */
+    private DataSize maxBytes = DataSize.ofBytes(InMemoryIdempotencyStore.DEFAULT_MAX_BYTES);
+
+    /** Most records of one scope (an operation and its caller), so one caller cannot fill it. */
+    private int maxRecordsPerScope = InMemoryIdempotencyStore.DEFAULT_MAX_RECORDS_PER_SCOPE;
+
+    public int getMaxEntries() {
+      return maxEntries;
+    }
+
+    public void setMaxEntries(int maxEntries) {
+      this.maxEntries = maxEntries;
+    }
+
+    public DataSize getMaxBytes() {
+      return maxBytes;
+    }
+
+    public void setMaxBytes(DataSize maxBytes) {
+      this.maxBytes = maxBytes;
+    }
+
+    public int getMaxRecordsPerScope() {
+      return maxRecordsPerScope;
+    }
+
+    public void setMaxRecordsPerScope(int maxRecordsPerScope) {
+      this.maxRecordsPerScope = maxRecordsPerScope;
+    }
   }
 
   public Amqp getAmqp() {

@@ -5,11 +5,12 @@ import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
-import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.StoreCapability;
+import dev.idem.core.StoreFullException;
 import dev.idem.core.internal.OneShotListeners;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,15 +33,28 @@ import java.util.function.UnaryOperator;
  * atomic {@code compute} on a {@link ConcurrentHashMap}. Time comes from the injected {@link
  * Clock}.
  *
- * <p>Bounded: past {@code maxEntries} live records, a claim or issue of a new key first sweeps out
- * expired records and then, if still full, fails with {@link IdempotencyStoreException}. It never
- * evicts a live record, since that would let a duplicate through. Expired records are also swept a
- * few at a time as new keys arrive, and by {@link #purgeExpired(int)}.
+ * <p>Bounded three ways: records in all ({@code maxEntries}), bytes in all ({@code maxBytes},
+ * outcomes and keys, estimated), and records per scope ({@code maxRecordsPerScope}: a scope is an
+ * operation and its caller, so one caller cannot fill the store for everyone). Past a bound, a
+ * claim or issue of a new key first sweeps out expired records and then, if still full, fails with
+ * {@link StoreFullException}; an outcome that does not fit in the bytes left is refused with {@link
+ * OutcomeTooLargeException}, so the engine keeps the key with a small mark. It never evicts a live
+ * record, since that would let a duplicate through. Expired records are also swept a few at a time
+ * as new keys arrive, and by {@link #purgeExpired(int)}.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordChangeNotifier {
 
   /** The default bound on live records: 100 000. */
   public static final int DEFAULT_MAX_ENTRIES = 100_000;
+
+  /** The default bound on bytes held: 256 MiB. */
+  public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+  /** The default bound on records per scope (one operation of one caller): 10 000. */
+  public static final int DEFAULT_MAX_RECORDS_PER_SCOPE = 10_000;
+
+  // A caller at its cap must not make every refusal a sweep of the whole map.
+  private static final Duration FULL_SWEEP_EVERY = Duration.ofSeconds(1);
 
   // Every SWEEP_EVERY new keys, the sweep looks at SWEEP_BATCH more records, resuming where it
   // stopped: two looks per new key, so expired records go at least as fast as new ones come.
@@ -55,24 +69,50 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private final AtomicLong fences = new AtomicLong();
   private final ReentrantLock sweepLock = new ReentrantLock();
   private Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
+  private final Tally tally = new Tally();
   private final Clock clock;
   private final int maxEntries;
+  private final long maxBytes;
+  private final int maxRecordsPerScope;
+  private volatile Instant lastFullSweep = Instant.MIN;
 
-  /** A store on the system clock holding up to {@link #DEFAULT_MAX_ENTRIES} records. */
+  /** A store on the system clock with the default bounds. */
   public InMemoryIdempotencyStore() {
     this(Clock.systemUTC(), DEFAULT_MAX_ENTRIES);
   }
 
   /**
+   * A store with the default bounds on bytes and records per scope.
+   *
    * @param clock where time comes from
    * @param maxEntries the most records held at once; at least 1
    */
   public InMemoryIdempotencyStore(Clock clock, int maxEntries) {
+    this(clock, maxEntries, DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS_PER_SCOPE);
+  }
+
+  /**
+   * @param clock where time comes from
+   * @param maxEntries the most records held at once; at least 1
+   * @param maxBytes the most bytes held at once (estimated); at least 1
+   * @param maxRecordsPerScope the most records of one scope held at once; at least 1
+   */
+  public InMemoryIdempotencyStore(
+      Clock clock, int maxEntries, long maxBytes, int maxRecordsPerScope) {
     if (maxEntries < 1) {
       throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
     }
+    if (maxBytes < 1) {
+      throw new IllegalArgumentException("maxBytes must be at least 1, was " + maxBytes);
+    }
+    if (maxRecordsPerScope < 1) {
+      throw new IllegalArgumentException(
+          "maxRecordsPerScope must be at least 1, was " + maxRecordsPerScope);
+    }
     this.clock = clock;
     this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+    this.maxRecordsPerScope = maxRecordsPerScope;
   }
 
   @Override
@@ -87,13 +127,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
           StoredRecord live = stored == null || stored.isExpired(now) ? null : stored;
           Claim decided = Claim.decide(live, request, now, fences::incrementAndGet);
           result[0] = decided.result();
-          return decided.next() != null ? decided.next() : stored;
+          StoredRecord next = decided.next() != null ? decided.next() : stored;
+          tally.changed(stored, next);
+          return next;
         });
     return result[0];
   }
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    long left = maxBytes - tally.bytes();
+    int size = outcome.payload().length;
+    if (outcome.kind() != Outcome.Kind.UNSTORED && size > 0 && size > left) {
+      throw new OutcomeTooLargeException(
+          outcome.payload().length, (int) Math.min(Integer.MAX_VALUE, Math.max(0, left)));
+    }
     Instant now = clock.instant();
     return changeIfOwned(lease, stored -> stored.completed(outcome, now.plus(retention)));
   }
@@ -133,8 +181,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
             return stored;
           }
           issued[0] = true;
-          return StoredRecord.issued(
-              key, stored == null ? 0 : stored.record().fence(), now.plus(ttl));
+          StoredRecord next =
+              StoredRecord.issued(key, stored == null ? 0 : stored.record().fence(), now.plus(ttl));
+          tally.changed(stored, next);
+          return next;
         });
     return issued[0];
   }
@@ -147,6 +197,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     while (it.hasNext() && purged < limit) {
       Map.Entry<IdempotencyKey, StoredRecord> e = it.next();
       if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
+        tally.changed(e.getValue(), null);
         purged++;
         listeners.fire(e.getKey());
       }
@@ -183,7 +234,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
             return stored;
           }
           changed[0] = true;
-          return change.apply(stored);
+          StoredRecord next = change.apply(stored);
+          tally.changed(stored, next);
+          return next;
         });
     if (changed[0] && notify) {
       listeners.fire(id);
@@ -205,6 +258,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
         }
         Map.Entry<IdempotencyKey, StoredRecord> e = sweepCursor.next();
         if (e.getValue().isExpired(now) && records.remove(e.getKey(), e.getValue())) {
+          tally.changed(e.getValue(), null);
           listeners.fire(e.getKey());
         }
       }
@@ -217,13 +271,33 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     if (inserts.incrementAndGet() % SWEEP_EVERY == 0) {
       sweepSome(now);
     }
-    if (records.size() < maxEntries || records.containsKey(id)) {
+    if (records.containsKey(id) || !full(id)) {
       return;
     }
-    purgeExpired(Integer.MAX_VALUE);
-    if (records.size() >= maxEntries) {
-      throw new IdempotencyStoreException(
-          "in-memory idempotency store is full (" + maxEntries + " live records)");
+    if (!now.isBefore(lastFullSweep.plus(FULL_SWEEP_EVERY))) {
+      lastFullSweep = now;
+      purgeExpired(Integer.MAX_VALUE);
     }
+    if (tally.records(id.scope()) >= maxRecordsPerScope) {
+      throw new StoreFullException(
+          "the caller's cap of "
+              + maxRecordsPerScope
+              + " live records is reached for "
+              + id.scope());
+    }
+    if (records.size() >= maxEntries || tally.bytes() >= maxBytes) {
+      throw new StoreFullException(
+          "in-memory idempotency store is full ("
+              + maxEntries
+              + " records or "
+              + maxBytes
+              + " bytes)");
+    }
+  }
+
+  private boolean full(IdempotencyKey id) {
+    return records.size() >= maxEntries
+        || tally.bytes() >= maxBytes
+        || tally.records(id.scope()) >= maxRecordsPerScope;
   }
 }

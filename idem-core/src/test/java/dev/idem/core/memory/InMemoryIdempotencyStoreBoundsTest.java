@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreFullException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,7 +47,7 @@ class InMemoryIdempotencyStoreBoundsTest {
       complete(store, "k" + i, Duration.ofHours(1));
     }
     assertThatThrownBy(() -> claim(store, "k3"))
-        .isInstanceOf(IdempotencyStoreException.class)
+        .isInstanceOf(StoreFullException.class)
         .hasMessageContaining("full");
     assertThat(claim(store, "k0")).isInstanceOf(ClaimResult.Completed.class);
   }
@@ -57,6 +61,75 @@ class InMemoryIdempotencyStoreBoundsTest {
     now = now.plus(Duration.ofMinutes(2));
     assertThat(claim(store, "k3")).isInstanceOf(ClaimResult.Claimed.class);
     assertThat(store.size()).isEqualTo(1);
+  }
+
+  @Test
+  void oneScopeAtItsCapIsRefusedWhileAnotherStillClaims() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 1 << 20, 2);
+    for (int i = 0; i < 2; i++) {
+      assertThat(store.issue(IdempotencyKey.of("token|mallory", "t" + i), Duration.ofHours(1)))
+          .isTrue();
+    }
+    assertThatThrownBy(
+            () -> store.issue(IdempotencyKey.of("token|mallory", "t2"), Duration.ofHours(1)))
+        .isInstanceOf(StoreFullException.class)
+        .hasMessageContaining("cap of 2")
+        .hasMessageContaining("token|mallory");
+    assertThat(store.issue(IdempotencyKey.of("token|alice", "t0"), Duration.ofHours(1))).isTrue();
+    assertThat(claim(store, "k0")).isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void aScopeGetsRoomBackWhenItsRecordsExpire() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 1 << 20, 2);
+    complete(store, "k0", Duration.ofMinutes(1));
+    complete(store, "k1", Duration.ofMinutes(1));
+    assertThatThrownBy(() -> claim(store, "k2")).isInstanceOf(StoreFullException.class);
+    now = now.plus(Duration.ofMinutes(2));
+    assertThat(claim(store, "k2")).isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void countsBytesAndRefusesAnOutcomeThatDoesNotFitSoTheEngineKeepsTheKey() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 4_096, 1_000);
+    try (Idempotency engine = Idempotency.builder(store).build()) {
+      IdempotencyKey key = IdempotencyKey.of("s", "big");
+      String large = "x".repeat(8_000);
+      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> large))
+          .isEqualTo(large);
+      assertThatThrownBy(
+              () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "again"))
+          .isInstanceOf(OutcomeNotReplayableException.class);
+    }
+    assertThatThrownBy(
+            () -> {
+              for (int i = 0; i < 20; i++) { // about 300 bytes each
+                complete(store, "small-" + i, Duration.ofHours(1));
+              }
+            })
+        .isInstanceOf(StoreFullException.class)
+        .hasMessageContaining("4096 bytes");
+  }
+
+  @Test
+  void failOpenNeverAppliesToAFullStore() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1);
+    complete(store, "k0", Duration.ofHours(1));
+    IdempotencyConfig open = IdempotencyConfig.custom().failOpen(true).build();
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (Idempotency engine = Idempotency.builder(store).build()) {
+      assertThatThrownBy(
+              () ->
+                  engine.execute(
+                      IdempotencyKey.of("s", "k1"),
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> "ran " + runs.incrementAndGet(),
+                      open))
+          .isInstanceOf(StoreFullException.class);
+    }
+    assertThat(runs).hasValue(0);
   }
 
   @Test

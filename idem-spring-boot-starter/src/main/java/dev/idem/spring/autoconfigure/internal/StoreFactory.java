@@ -33,8 +33,16 @@ public final class StoreFactory {
       case JDBC ->
           JdbcStores.create(
               beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
-      default -> new InMemoryIdempotencyStore();
+      default -> memory(properties.getMemory());
     };
+  }
+
+  private static InMemoryIdempotencyStore memory(IdemProperties.Memory bounds) {
+    return new InMemoryIdempotencyStore(
+        java.time.Clock.systemUTC(),
+        bounds.getMaxEntries(),
+        bounds.getMaxBytes().toBytes(),
+        bounds.getMaxRecordsPerScope());
   }
 
   private static StoreType pick(ListableBeanFactory beans, ClassLoader loader) {

@@ -6,6 +6,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.KeyReuseException;
 import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.RequestInProgressException;
+import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
 import jakarta.servlet.http.HttpServletResponse;
@@ -39,6 +40,9 @@ public final class Problems {
       write(response, 400, "unknown-token", "Unknown, forged or expired token", e);
     } else if (e instanceof TokenAlreadyUsedException) {
       write(response, 409, "token-used", "The token was already used", e);
+    } else if (e instanceof StoreFullException) {
+      response.setHeader("Retry-After", "60");
+      write(response, 429, "store-full", "Too many live idempotency records", e);
     } else if (e instanceof OutcomeNotReplayableException) {
       write(
           response,
