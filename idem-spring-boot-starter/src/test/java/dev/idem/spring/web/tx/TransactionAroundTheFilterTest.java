@@ -1,0 +1,169 @@
+package dev.idem.spring.web.tx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.web.IdempotencyFilter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.ResponseEntity;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * A transaction around the filter decides: a handler that writes its row and then answers 500
+ * commits the row, so the answer is stored and replayed and the handler never runs twice.
+ */
+class TransactionAroundTheFilterTest {
+
+  abstract static class Contract {
+    @LocalServerPort int port;
+    @Autowired Ledger ledger;
+    @Autowired IdempotencyStore store;
+
+    abstract Class<? extends IdempotencyStore> expectedStore();
+
+    @Test
+    void aServerErrorWhoseWritesCommittedIsStoredAndReplayedNotRunAgain() throws Exception {
+      assertThat(store).isInstanceOf(expectedStore());
+      String orderNo = UUID.randomUUID().toString();
+      HttpResponse<String> first = post(orderNo);
+      HttpResponse<String> again = post(orderNo);
+      assertThat(first.statusCode()).isEqualTo(500);
+      assertThat(again.statusCode()).isEqualTo(500);
+      assertThat(again.body()).isEqualTo(first.body());
+      assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(ledger.rows(orderNo)).isEqualTo(1);
+      assertThat(ledger.runs.get()).isEqualTo(1);
+    }
+
+    private HttpResponse<String> post(String orderNo) throws Exception {
+      return HttpClient.newHttpClient()
+          .send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ledger/" + orderNo))
+                  .header("Idempotency-Key", orderNo)
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  @Nested
+  @SpringBootTest(
+      classes = App.class,
+      webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+      properties = {"idem.store=jdbc", "spring.application.name=tx-filter-jdbc"})
+  class JdbcStoreJoiningTheTransaction extends Contract {
+    @Override
+    Class<? extends IdempotencyStore> expectedStore() {
+      return JdbcIdempotencyStore.class;
+    }
+  }
+
+  @Nested
+  @SpringBootTest(
+      classes = App.class,
+      webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+      properties = {"idem.store=memory", "spring.application.name=tx-filter-memory"})
+  class InMemoryStoreAfterTheTransaction extends Contract {
+    @Override
+    Class<? extends IdempotencyStore> expectedStore() {
+      return InMemoryIdempotencyStore.class;
+    }
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @Import(Ledger.class)
+  static class App {
+    @Bean
+    DataSource dataSource() {
+      DataSource h2 =
+          new DriverManagerDataSource(
+              "jdbc:h2:mem:tx_filter_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+      new JdbcTemplate(h2).execute("CREATE TABLE ledger (order_no VARCHAR(100) NOT NULL)");
+      return h2;
+    }
+
+    @Bean
+    DataSourceTransactionManager transactionManager(DataSource dataSource) {
+      return new DataSourceTransactionManager(dataSource);
+    }
+
+    /** Runs the rest of the chain, the Idempotency-Key filter included, in one transaction. */
+    @Bean
+    FilterRegistrationBean<OncePerRequestFilter> transactionAround(
+        DataSourceTransactionManager transactions) {
+      TransactionTemplate template = new TransactionTemplate(transactions);
+      OncePerRequestFilter filter =
+          new OncePerRequestFilter() {
+            @Override
+            protected void doFilterInternal(
+                HttpServletRequest request, HttpServletResponse response, FilterChain chain) {
+              template.executeWithoutResult(
+                  status -> {
+                    try {
+                      chain.doFilter(request, response);
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                  });
+            }
+          };
+      FilterRegistrationBean<OncePerRequestFilter> registration =
+          new FilterRegistrationBean<>(filter);
+      registration.setOrder(IdempotencyFilter.ORDER - 1);
+      return registration;
+    }
+  }
+
+  @RestController
+  static class Ledger {
+    final AtomicInteger runs = new AtomicInteger();
+    private final JdbcTemplate jdbc;
+
+    Ledger(DataSource dataSource) {
+      this.jdbc = new JdbcTemplate(dataSource);
+    }
+
+    int rows(String orderNo) {
+      return jdbc.queryForObject(
+          "SELECT COUNT(*) FROM ledger WHERE order_no = ?", Integer.class, orderNo);
+    }
+
+    @Idempotent
+    @PostMapping("/ledger/{orderNo}")
+    ResponseEntity<String> write(@PathVariable("orderNo") String orderNo) {
+      runs.incrementAndGet();
+      jdbc.update("INSERT INTO ledger (order_no) VALUES (?)", orderNo);
+      return ResponseEntity.status(500).body("the gateway failed after the write #" + runs.get());
+    }
+  }
+}
