@@ -1,6 +1,6 @@
 package dev.idem.core;
 
-/** The states of a stored record; an absent record has no state. See DESIGN.md section 2. */
+/** The states of a stored record; an absent record has no state. See docs/core.md, "The record". */
 public enum RecordState {
   /** A token the server handed out and nobody has used yet. */
   ISSUED,

@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * Every row of the HTTP table in DESIGN.md section 5, over real HTTP, written once; each store runs
+ * Every row of the HTTP table (docs/spring.md, "HTTP, as implemented"), over real HTTP, written once; each store runs
  * it through a subclass that names its properties and the store class it expects.
  */
 @SpringBootTest(

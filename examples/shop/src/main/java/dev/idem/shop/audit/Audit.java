@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 
 /**
- * Checks DESIGN.md section 7's invariants with one query each: every row a query returns is a
+ * Checks the shop's invariants (docs/shop.md) with one query each: every row a query returns is a
  * violation. Reads outside a transaction, so a check taken while payments run may see one half of a
  * commit; run it when the shop is quiet to get a verdict.
  */
