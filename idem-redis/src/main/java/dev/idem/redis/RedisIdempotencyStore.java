@@ -18,6 +18,7 @@ import dev.idem.redis.internal.Notifications;
 import dev.idem.redis.internal.RecordReplies;
 import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
+import dev.idem.redis.internal.RedisFailures;
 import dev.idem.redis.internal.RedisKeys;
 import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
@@ -184,7 +185,7 @@ public final class RedisIdempotencyStore
     try {
       existing = strings.setGet(recordKey, record, SetArgs.Builder.nx().px(2 * leaseMillis));
     } catch (RedisException e) {
-      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+      throw RedisFailures.of(e);
     }
     if (existing == null) {
       return new ClaimResult.Claimed(new Lease(key, fence, owner, Instant.ofEpochMilli(until)));

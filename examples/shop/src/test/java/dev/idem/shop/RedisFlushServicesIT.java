@@ -1,5 +1,7 @@
 package dev.idem.shop;
 
+import dev.idem.testsupport.servers.ClosedAfterAll;
+import dev.idem.testsupport.servers.PrivateRedis;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
@@ -17,16 +19,17 @@ class RedisFlushServicesIT extends RedisLossTests {
     ServicesDatabase.recreateOnce();
   }
 
-  // Stops after the Spring context closes (see PrivateRedis).
-  @RegisterExtension static final PrivateRedis REDIS = PrivateRedis.start();
+  // Stops after the Spring context closes (see ClosedAfterAll).
+  @RegisterExtension
+  static final ClosedAfterAll<PrivateRedis> REDIS = ClosedAfterAll.of(PrivateRedis.start());
 
   @DynamicPropertySource
   static void privateRedis(DynamicPropertyRegistry registry) {
-    registry.add("shop.redis.url", REDIS::url);
+    registry.add("shop.redis.url", REDIS.get()::url);
   }
 
   @Override
   PrivateRedis redis() {
-    return REDIS;
+    return REDIS.get();
   }
 }

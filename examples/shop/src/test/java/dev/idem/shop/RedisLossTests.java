@@ -3,6 +3,7 @@ package dev.idem.shop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.shop.ShopClient.Answer;
+import dev.idem.testsupport.servers.PrivateRedis;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,6 +1,7 @@
 package dev.idem.bench.chaos;
 
 import dev.idem.bench.chaos.Scenario.Backend;
+import dev.idem.testsupport.servers.PrivateRedis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -102,7 +103,7 @@ final class ShopFleet implements AutoCloseable {
     String redisUrl = "";
     if (scenario.backend() == Backend.SERVICES) {
       resources.prepare();
-      redis = PrivateRedis.start(logs.resolve("redis.log"));
+      redis = PrivateRedis.start(logs.resolve("redis.log").toFile());
       int redisPort = redis.port();
       if (scenario.faults().stream().anyMatch(f -> f.action().needsProxy())) {
         proxies = Proxies.start(dbHost, dbPort, "127.0.0.1", redisPort);

@@ -2,7 +2,6 @@ package dev.idem.redis.internal;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
-import dev.idem.core.IdempotencyStoreException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.sync.RedisStringCommands;
 
@@ -51,7 +50,7 @@ public final class CompletedReplays {
     try {
       value = strings.get(recordKey);
     } catch (RedisException e) {
-      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+      throw RedisFailures.of(e);
     }
     ClaimResult answer =
         value == null ? null : RecordReplies.completed(value, request.key(), request.fingerprint());

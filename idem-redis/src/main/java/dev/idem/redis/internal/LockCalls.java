@@ -1,6 +1,5 @@
 package dev.idem.redis.internal;
 
-import dev.idem.core.IdempotencyStoreException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import java.time.Duration;
@@ -74,7 +73,7 @@ public final class LockCalls {
     try {
       return Arrays.equals(strings.get(lockKeys[0]), RedisKeys.bytes(owner));
     } catch (RedisException e) {
-      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+      throw RedisFailures.of(e);
     }
   }
 

@@ -50,7 +50,7 @@ public final class ScriptRunner {
         return commands.eval(script.bytes(), type, keys, args);
       }
     } catch (RedisException e) {
-      throw new IdempotencyStoreException("Redis call failed: " + e.getMessage(), e);
+      throw RedisFailures.of(e);
     }
   }
 }

@@ -1,0 +1,25 @@
+package dev.idem.redis.internal;
+
+import dev.idem.core.IdempotencyException;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.StoreFullException;
+import io.lettuce.core.RedisException;
+
+/**
+ * What a failed Redis call means to the engine: a server out of memory that refuses writes ({@code
+ * maxmemory} with {@code noeviction}) is full, which fail open must never paper over; any other
+ * failure is the store being unavailable.
+ */
+public final class RedisFailures {
+
+  private RedisFailures() {}
+
+  /** The exception for {@code e}, thrown by a call to Redis. */
+  public static IdempotencyException of(RedisException e) {
+    String message = e.getMessage();
+    if (message != null && message.startsWith("OOM")) {
+      return new StoreFullException("Redis is out of memory and refuses new records: " + message);
+    }
+    return new IdempotencyStoreException("Redis call failed: " + message, e);
+  }
+}
