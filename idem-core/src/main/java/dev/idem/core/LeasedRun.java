@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.internal.RunningLease;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -67,8 +68,10 @@ final class LeasedRun {
       throw failure;
     }
     Outcome outcome;
+    Duration retention;
     try {
       outcome = Outcome.success(codec.encode(value));
+      retention = codec.retention(value, config.retention());
     } catch (RuntimeException e) {
       if (deferral == null && !joined) {
         stopWatch(watch);
@@ -79,12 +82,12 @@ final class LeasedRun {
       throw e;
     }
     if (deferral != null) {
-      deferral.accept(new Held(running, watch, outcome, config));
+      deferral.accept(new Held(running, watch, outcome, retention, config));
       report.accept(lease.key(), ExecutionOutcome.EXECUTED);
       return new Executed<>(value, false);
     }
     stopWatch(watch);
-    if (!storeOutcome(running, outcome, config)) {
+    if (!storeOutcome(running, outcome, retention, config)) {
       report.accept(lease.key(), ExecutionOutcome.LEASE_LOST);
       throw new LeaseLostException(
           "the lease on " + lease.key() + " was taken over before the result could be stored");
@@ -107,7 +110,8 @@ final class LeasedRun {
       Consumer<PendingOutcome> deferral) {
     try {
       if (deferral != null) {
-        deferral.accept(new Held(running, watch, failureOutcome(codec, failure), config));
+        deferral.accept(
+            new Held(running, watch, failureOutcome(codec, failure), config.retention(), config));
         return;
       }
       stopWatch(watch);
@@ -154,7 +158,7 @@ final class LeasedRun {
    */
   private void storeInTransaction(RunningLease running, Outcome outcome, IdempotencyConfig config) {
     try {
-      if (!completeOrMark(running, outcome, config)) {
+      if (!completeOrMark(running, outcome, config.retention())) {
         log.warn("lease on {} was lost; its failure not stored", running.key());
       }
     } catch (RuntimeException e) {
@@ -170,7 +174,7 @@ final class LeasedRun {
 
   private void storeTerminalFailure(
       RunningLease running, Outcome outcome, IdempotencyConfig config) {
-    if (!storeOutcome(running, outcome, config)) {
+    if (!storeOutcome(running, outcome, config.retention(), config)) {
       log.warn("lease on {} was lost; terminal failure not stored", running.key());
     }
   }
@@ -191,12 +195,13 @@ final class LeasedRun {
    * returned, because the work did run and its caller should get its answer. An outcome the store
    * refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken.
    */
-  private boolean storeOutcome(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+  private boolean storeOutcome(
+      RunningLease running, Outcome outcome, Duration retention, IdempotencyConfig config) {
     IdempotencyKey key = running.key();
     RuntimeException last = null;
     for (int attempt = 1; attempt <= config.completionAttempts(); attempt++) {
       try {
-        boolean stored = completeOrMark(running, outcome, config);
+        boolean stored = completeOrMark(running, outcome, retention);
         waiter.signal(key);
         // a reply lost on the way back: the earlier attempt may have stored it
         return stored || (last != null && storedByUs(running, outcome));
@@ -218,15 +223,15 @@ final class LeasedRun {
   }
 
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
-  private boolean completeOrMark(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+  private boolean completeOrMark(RunningLease running, Outcome outcome, Duration retention) {
     try {
-      return store.complete(running.lease(), outcome, config.retention());
+      return store.complete(running.lease(), outcome, retention);
     } catch (OutcomeTooLargeException tooLarge) {
       log.warn(
           "the result of {} is not kept ({}); repeats get OutcomeNotReplayableException",
           running.key(),
           tooLarge.getMessage());
-      return store.complete(running.lease(), Outcome.unstored(tooLarge), config.retention());
+      return store.complete(running.lease(), Outcome.unstored(tooLarge), retention);
     }
   }
 
@@ -249,6 +254,7 @@ final class LeasedRun {
     private final RunningLease running;
     private final LeaseWatchdog.Watch watch;
     private final Outcome outcome;
+    private final Duration retention;
     private final IdempotencyConfig config;
     private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -256,10 +262,12 @@ final class LeasedRun {
         RunningLease running,
         LeaseWatchdog.Watch watch,
         Outcome outcome,
+        Duration retention,
         IdempotencyConfig config) {
       this.running = running;
       this.watch = watch;
       this.outcome = outcome;
+      this.retention = retention;
       this.config = config;
     }
 
@@ -271,7 +279,7 @@ final class LeasedRun {
     @Override
     public boolean complete() {
       settle();
-      if (storeOutcome(running, outcome, config)) {
+      if (storeOutcome(running, outcome, retention, config)) {
         return true;
       }
       report.accept(running.key(), ExecutionOutcome.LEASE_LOST);

@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * Turns the work's result into stored bytes and back. Stored outcomes outlive the process that
@@ -19,6 +20,15 @@ public interface ResultCodec<T> {
 
   /** Decodes what {@link #encode} wrote. */
   T decode(byte[] bytes);
+
+  /**
+   * How long the stored {@code value} is kept: {@code retention}, the operation's, unless this
+   * codec keeps some values for less (an HTTP answer's codec keeps 4xx answers shorter). Called
+   * once per stored result, after {@link #encode}.
+   */
+  default Duration retention(T value, Duration retention) {
+    return retention;
+  }
 
   /** Encodes a terminal failure. */
   default byte[] encodeFailure(Throwable failure) {

@@ -244,6 +244,17 @@ public class IdemProperties {
     /** Where {@code POST} issues a token; empty to leave the endpoint out. */
     private String tokenPath = "/api/tokens";
 
+    /** The most a stored 4xx answer is kept (when shorter than the operation's retention). */
+    private Duration clientErrorRetention = Duration.ofHours(1);
+
+    public Duration getClientErrorRetention() {
+      return clientErrorRetention;
+    }
+
+    public void setClientErrorRetention(Duration clientErrorRetention) {
+      this.clientErrorRetention = clientErrorRetention;
+    }
+
     public boolean isEnabled() {
       return enabled;
     }

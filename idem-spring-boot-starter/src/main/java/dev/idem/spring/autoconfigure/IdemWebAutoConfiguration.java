@@ -50,8 +50,16 @@ public class IdemWebAutoConfiguration {
       ObjectProvider<InFlightWork> inFlight) {
     RouteResolver routes = new RouteResolver(mappings, properties.getHttp().getPaths(), policies);
     long maxBody = properties.getHttp().getMaxBodyBytes().toBytes();
-    return new IdempotencyFilter(
-        idempotency, tokens, routes, scopes, maxBody, inFlight.getIfAvailable(InFlightWork::new));
+    IdempotencyFilter filter =
+        new IdempotencyFilter(
+            idempotency,
+            tokens,
+            routes,
+            scopes,
+            maxBody,
+            inFlight.getIfAvailable(InFlightWork::new));
+    filter.setClientErrorRetention(properties.getHttp().getClientErrorRetention());
+    return filter;
   }
 
   /** Refuses, once every handler is mapped, the protected handlers that cannot be protected. */

@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.MalformedJsonException;
 import dev.idem.core.PendingOutcome;
+import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import dev.idem.spring.InFlightWork;
@@ -27,6 +28,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
@@ -79,6 +81,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private final IdempotencyScopeResolver scopes;
   private final long maxBodyBytes;
   private final InFlightWork inFlight;
+  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
 
   public IdempotencyFilter(
       Idempotency idempotency,
@@ -105,6 +108,14 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     this.scopes = scopes;
     this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
+  }
+
+  /**
+   * Keeps stored 4xx answers no longer than {@code retention} (when it is shorter than the
+   * operation's retention); null keeps them as long as any answer.
+   */
+  public void setClientErrorRetention(Duration retention) {
+    this.codec = StoredResponse.codec(retention);
   }
 
   /**
@@ -190,21 +201,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       if (key == null) {
         executed =
             tokens.executeWithStatus(
-                "token|" + caller,
-                token,
-                fingerprint,
-                StoredResponse.codec(),
-                work,
-                config,
-                deferral);
+                "token|" + caller, token, fingerprint, codec, work, config, deferral);
       } else if (deferral == null) {
-        executed =
-            idempotency.executeWithStatus(
-                idempotencyKey, fingerprint, StoredResponse.codec(), work, config);
+        executed = idempotency.executeWithStatus(idempotencyKey, fingerprint, codec, work, config);
       } else {
         executed =
             idempotency.executeWithStatus(
-                idempotencyKey, fingerprint, StoredResponse.codec(), work, config, deferral);
+                idempotencyKey, fingerprint, codec, work, config, deferral);
       }
       if (executed.replayed()) {
         executed.value().replayTo(response);

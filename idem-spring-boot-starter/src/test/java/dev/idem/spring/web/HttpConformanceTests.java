@@ -3,6 +3,7 @@ package dev.idem.spring.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -17,8 +18,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * Every row of the HTTP table (docs/spring.md, "HTTP, as implemented"), over real HTTP, written once; each store runs
- * it through a subclass that names its properties and the store class it expects.
+ * Every row of the HTTP table (docs/spring.md, "HTTP, as implemented"), over real HTTP, written
+ * once; each store runs it through a subclass that names its properties and the store class it
+ * expects.
  */
 @SpringBootTest(
     classes = TestApplication.class,
@@ -280,6 +282,25 @@ abstract class HttpConformanceTests {
     assertThat(second.body()).isEqualTo(first.body());
     assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aClientErrorIsKeptForTheShorterClientErrorRetentionAndASuccessForTheWholeRetention() {
+    String other = UUID.randomUUID().toString();
+    post("/reject", null, "Idempotency-Key", key);
+    post("/orders", ORDER, "Idempotency-Key", other);
+    java.time.Instant now = java.time.Instant.now();
+    assertThat(
+            store.find(IdempotencyKey.of("POST /reject|anonymous", key)).orElseThrow().expiresAt())
+        .as("a 422 is kept for idem.http.client-error-retention (1 h)")
+        .isBefore(now.plus(java.time.Duration.ofHours(2)));
+    assertThat(
+            store
+                .find(IdempotencyKey.of("POST /orders|anonymous", other))
+                .orElseThrow()
+                .expiresAt())
+        .as("a 201 is kept for the retention (24 h)")
+        .isAfter(now.plus(java.time.Duration.ofHours(20)));
   }
 
   @Test

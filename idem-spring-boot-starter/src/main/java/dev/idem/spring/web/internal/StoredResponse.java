@@ -73,7 +73,27 @@ public record StoredResponse(
 
   /** The codec that stores answers; the first byte is a format number for later versions. */
   public static ResultCodec<StoredResponse> codec() {
+    return codec(null);
+  }
+
+  /**
+   * As {@link #codec()}, keeping a 4xx answer no longer than {@code clientErrorRetention}: a client
+   * error is cheap to get again, and keeping it a day lets one caller's mistakes fill the store.
+   *
+   * @param clientErrorRetention the most a 4xx answer is kept, or null for the operation's own
+   */
+  public static ResultCodec<StoredResponse> codec(java.time.Duration clientErrorRetention) {
     return new ResultCodec<>() {
+      @Override
+      public java.time.Duration retention(StoredResponse value, java.time.Duration retention) {
+        boolean clientError = value.status() >= 400 && value.status() < 500;
+        return clientError
+                && clientErrorRetention != null
+                && clientErrorRetention.compareTo(retention) < 0
+            ? clientErrorRetention
+            : retention;
+      }
+
       @Override
       public byte[] encode(StoredResponse value) {
         return StoredResponse.encode(value);
