@@ -2,12 +2,14 @@ package dev.idem.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -15,6 +17,8 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class CanonicalJsonTest {
@@ -69,8 +73,44 @@ class CanonicalJsonTest {
   void escapesStringsOneWayOnly() {
     assertThat(CanonicalJson.canonicalize("\"\\u0041\\/\\n\\u001f\\\"\""))
         .isEqualTo("\"A/\\n\\u001f\\\"\"");
-    assertThat(CanonicalJson.canonicalize("\"字\""))
-        .isEqualTo(CanonicalJson.canonicalize("\"\\u5b57\""));
+    assertThat(CanonicalJson.canonicalize("\"\\u5b57\"")).isEqualTo("\"字\"");
+    assertThat(CanonicalJson.canonicalize("\"字\"")).isEqualTo("\"字\"");
+  }
+
+  /** Documents and their canonical form, each written out by hand from the rules in the Javadoc. */
+  static Stream<Arguments> documentsAndTheirCanonicalForm() {
+    return Stream.of(
+        arguments(" { } ", "{}"),
+        arguments("[ ]", "[]"),
+        arguments("  \"x\"\n", "\"x\""),
+        arguments("42", "42"),
+        arguments("[ true ,\nfalse,\r\tnull ]", "[true,false,null]"),
+        arguments(
+            "{\"b\":1,\"a\":2,\"c\":{\"y\":[3,2,1],\"x\":null}}",
+            "{\"a\":2,\"b\":1,\"c\":{\"x\":null,\"y\":[3,2,1]}}"),
+        arguments("[{\"b\":1,\"a\":2},{\"a\":3},[]]", "[{\"a\":2,\"b\":1},{\"a\":3},[]]"),
+        // UTF-16 code unit order: the empty name first, upper case before lower case, and a
+        // surrogate pair (U+1F600, units D83D DE00) before U+FFFF although its code point is higher
+        arguments(
+            "{\"a\":1,\"B\":2,\"_\":3,\"\u00e9\":4,\"\\ud83d\\ude00\":5,\"\uffff\":6,\"\":7}",
+            "{\"\":7,\"B\":2,\"_\":3,\"a\":1,\"\u00e9\":4,\"\ud83d\ude00\":5,\"\uffff\":6}"),
+        // the short escapes where JSON has them, six-character ones for the other control
+        // characters, and no other escapes
+        arguments(
+            "\"\\b\\f\\n\\r\\t\\u0000\\u001F\\u0020\\u007f\\/\\\\\\\"\"",
+            "\"\\b\\f\\n\\r\\t\\u0000\\u001f \u007f/\\\\\\\"\""),
+        arguments("\"\\u00E9\\u5B57\"", "\"\u00e9\u5b57\""),
+        arguments(
+            "[0, -0, 0.0, -0.0e5, 1, -1, 1.0, 1.50, 2.5e1, 25e-1, 1E2, 1e+2, 0.001, 1e-3]",
+            "[0,0,0,0,1,-1,1,1.5,25,2.5,100,100,0.001,0.001]"),
+        arguments("123456789012345678901234567890", "123456789012345678901234567890"),
+        arguments("[1e400, -1.50e-400]", "[1E+400,-1.5E-400]"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("documentsAndTheirCanonicalForm")
+  void rewritesADocumentIntoItsCanonicalForm(String json, String canonical) {
+    assertThat(CanonicalJson.canonicalize(json)).isEqualTo(canonical);
   }
 
   @ParameterizedTest

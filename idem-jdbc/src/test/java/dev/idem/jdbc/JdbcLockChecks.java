@@ -1,9 +1,16 @@
 package dev.idem.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.lock.LockHandle;
+import dev.idem.jdbc.internal.LockWakeups;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -36,12 +43,18 @@ abstract class JdbcLockChecks {
     LockHandle holder = here.tryLock(name, Duration.ZERO, LONG).orElseThrow();
     assertThat(elsewhere.tryLock(name, Duration.ZERO, LONG)).isEmpty();
 
-    CompletableFuture<Optional<LockHandle>> waiter =
-        CompletableFuture.supplyAsync(() -> lock(elsewhere, Duration.ofSeconds(5)));
-    Thread.sleep(100);
+    CompletableFuture<Optional<LockHandle>> waiter = new CompletableFuture<>();
+    Thread waiting =
+        new Thread(() -> waiter.complete(lock(elsewhere, Duration.ofSeconds(20))), name);
+    waiting.setDaemon(true);
+    waiting.start();
+    // Until the waiter has found the lock held and is backing off, a pass would not show that it
+    // waited; the other provider's release cannot wake it, so it finds the lock at a later try.
+    await("the waiter backing off").atMost(Duration.ofSeconds(10)).until(() -> backsOff(waiting));
+    assertThat(waiter).isNotDone();
     holder.close();
 
-    LockHandle next = assertThat(waiter).succeedsWithin(Duration.ofSeconds(2)).actual().get();
+    LockHandle next = assertThat(waiter).succeedsWithin(Duration.ofSeconds(10)).actual().get();
     assertThat(next.fence()).isGreaterThan(holder.fence());
     assertThat(holder.isHeld()).isFalse();
     next.close();
@@ -52,10 +65,14 @@ abstract class JdbcLockChecks {
     JdbcLockProvider provider = LockFixtures.provider(url(), dialect(), Duration.ofMillis(1));
     LockHandle held = provider.tryLock(name + "-held", Duration.ZERO, LONG).orElseThrow();
     LockHandle stale = provider.tryLock(name, Duration.ZERO, Duration.ofMillis(50)).orElseThrow();
-    Thread.sleep(100);
+    assertThat(rowExists(name)).isTrue();
 
-    assertThat(provider.purgeIdle(10_000)).isPositive();
+    // Its lease ends, and a millisecond later its row may go.
+    await("the stale lock's row purged")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> provider.purgeIdle(10_000) >= 0 && !rowExists(name));
 
+    assertThat(rowExists(name + "-held")).isTrue();
     assertThat(held.isHeld()).isTrue();
     try (LockHandle fresh = provider.tryLock(name, Duration.ZERO, LONG).orElseThrow()) {
       // The row was gone, yet the fence still grew (its floor is the database's clock).
@@ -77,6 +94,27 @@ abstract class JdbcLockChecks {
       assertThat(lower.isHeld()).isTrue();
       assertThat(upper.isHeld()).isTrue();
       assertThat(padded.isHeld()).isTrue();
+    }
+  }
+
+  /** Whether {@code thread} sleeps between two tries of a lock it found held. */
+  private static boolean backsOff(Thread thread) {
+    return thread.getState() == Thread.State.TIMED_WAITING
+        && Arrays.stream(thread.getStackTrace())
+            .anyMatch(f -> f.getClassName().equals(LockWakeups.Signal.class.getName()));
+  }
+
+  /** Whether the lock table has a row for {@code lockName}. */
+  private boolean rowExists(String lockName) throws SQLException {
+    try (Connection c = Databases.pool(url()).getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COUNT(*) FROM " + JdbcLockConfig.DEFAULT_TABLE + " WHERE name = ?")) {
+      ps.setString(1, lockName);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) > 0;
+      }
     }
   }
 

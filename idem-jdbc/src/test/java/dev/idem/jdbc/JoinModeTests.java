@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -150,14 +151,72 @@ abstract class JoinModeTests {
                     "first",
                     () -> {
                       inserted.countDown();
-                      finish.await();
+                      assertThat(finish.await(20, TimeUnit.SECONDS)).isTrue();
                     }));
     assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
-    Future<String> duplicate = pool.submit(() -> order(key, "duplicate", () -> {}));
+    CompletableFuture<String> duplicateSession = new CompletableFuture<>();
+    Future<String> duplicate =
+        pool.submit(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      duplicateSession.complete(sessionId(c));
+                      return orderIn(c, key, "duplicate", () -> {});
+                    }));
+    String session = duplicateSession.get(20, TimeUnit.SECONDS);
+    // The first holds its transaction open until the database shows the duplicate's claim
+    // waiting on a lock: the duplicate cannot have come after the first had ended.
+    await("the duplicate's claim waiting on the first's lock")
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> waitsOnALock(session));
+    assertThat(duplicate).isNotDone();
     finish.countDown();
     assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
     assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
     assertThat(orders(key)).isEqualTo(1);
+  }
+
+  /** The database's id of the session on {@code c}. */
+  private String sessionId(Connection c) throws SQLException {
+    String query =
+        dialect() == JdbcDialect.postgresql()
+            ? "SELECT pg_backend_pid()"
+            : dialect() == JdbcDialect.h2() ? "SELECT SESSION_ID()" : "SELECT CONNECTION_ID()";
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(query)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  /**
+   * Whether the session {@code id} (from {@link #sessionId}) is waiting for a lock. H2 reports no
+   * waits for row locks (its {@code BLOCKER_ID} is for table locks), so there it is whether the
+   * session is inside its claim, an upsert that cannot end before the first transaction does.
+   */
+  private boolean waitsOnALock(String id) throws SQLException {
+    String query =
+        dialect() == JdbcDialect.postgresql()
+            ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = CAST(? AS INTEGER)"
+                + " AND wait_event_type = 'Lock'"
+            : dialect() == JdbcDialect.h2()
+                ? "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS"
+                    + " WHERE SESSION_ID = CAST(? AS INTEGER)"
+                    + " AND EXECUTING_STATEMENT LIKE 'MERGE INTO "
+                    + JdbcStoreConfig.DEFAULT_TABLE
+                    + " %'"
+                : "SELECT COUNT(*) FROM information_schema.innodb_trx"
+                    + " WHERE trx_mysql_thread_id = CAST(? AS UNSIGNED)"
+                    + " AND trx_state = 'LOCK WAIT'";
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement(query)) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) > 0;
+      }
+    }
   }
 
   @Test
@@ -426,19 +485,22 @@ abstract class JoinModeTests {
   }
 
   private String order(IdempotencyKey key, String who, Step during) throws Exception {
-    IdempotencyConfig config = IdempotencyConfig.ofDefaults();
-    return tx.inTransaction(
-        c ->
-            engine.execute(
-                key,
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                ctx -> {
-                  insertOrder(c, key, who);
-                  during.run();
-                  return "order-" + who;
-                },
-                config));
+    return tx.inTransaction(c -> orderIn(c, key, who, during));
+  }
+
+  /** {@link #order} in the caller's transaction on {@code c}. */
+  private String orderIn(Connection c, IdempotencyKey key, String who, Step during)
+      throws Exception {
+    return engine.execute(
+        key,
+        Fingerprint.NONE,
+        ResultCodec.utf8(),
+        ctx -> {
+          insertOrder(c, key, who);
+          during.run();
+          return "order-" + who;
+        },
+        IdempotencyConfig.ofDefaults());
   }
 
   /** Inserts an order for {@code key} and returns its number. */

@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Executed;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
+import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.KeyReuseException;
@@ -23,6 +26,7 @@ import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -209,15 +213,32 @@ public abstract class EngineContract extends StoreContractSupport {
   }
 
   @Test
-  void aWaitingDuplicateGivesUpAfterItsLimit() throws Exception {
-    Idempotency engine = engine(store());
-    IdempotencyConfig waiting =
-        IdempotencyConfig.custom().waitInProgress(Duration.ofMillis(300)).build();
+  void aWaitingDuplicateGivesUpAfterItsLimit() {
+    AtomicInteger claims = new AtomicInteger();
+    IdempotencyStore counting =
+        new ForwardingIdempotencyStore(store()) {
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            claims.incrementAndGet();
+            return super.claim(request);
+          }
+        };
+    Idempotency engine = engine(counting);
+    Duration maxWait = Duration.ofMillis(300);
+    IdempotencyConfig waiting = IdempotencyConfig.custom().waitInProgress(maxWait).build();
     IdempotencyKey key = newKey();
     claimOrFail(key, Fingerprint.NONE, longLease());
+    long start = System.nanoTime();
     assertThatThrownBy(
             () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting))
         .isInstanceOf(RequestInProgressException.class);
+    // A duplicate that did not wait (REJECT) answers after one claim, long before its limit.
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("time waited")
+        .isGreaterThanOrEqualTo(maxWait);
+    assertThat(claims)
+        .as("claims: the first and at least one after waiting")
+        .hasValueGreaterThan(1);
   }
 
   @Test
@@ -258,7 +279,10 @@ public abstract class EngineContract extends StoreContractSupport {
   @Test
   void theWatchdogKeepsTheLeaseWhileWorkOutlivesIt() throws Exception {
     Idempotency engine = engine(store());
-    IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
+    // Three short leases: the watchdog renews every third of it, so it may stall for two thirds
+    // (800 ms by default) on a loaded machine before the lease is really at risk.
+    Duration lease = shortLease().multipliedBy(3);
+    IdempotencyConfig config = IdempotencyConfig.custom().lease(lease).build();
     IdempotencyKey key = newKey();
     CountDownLatch finish = new CountDownLatch(1);
     Future<Boolean> work =
@@ -275,13 +299,22 @@ public abstract class EngineContract extends StoreContractSupport {
                         },
                         config)
                     .equals("true"));
-    long end = System.nanoTime() + shortLease().multipliedBy(4).toNanos();
     await().atMost(Duration.ofSeconds(10)).until(() -> store().find(key).isPresent());
-    while (System.nanoTime() < end) {
-      assertThat(claim(key, Fingerprint.NONE, longLease()))
-          .isInstanceOf(ClaimResult.InProgress.class);
-      time().pass(shortLease().dividedBy(4));
-    }
+    IdempotencyRecord claimed = store().find(key).orElseThrow();
+    // A lease end one whole lease past the first one was renewed after the first lease would have
+    // ended: the work has outlived its lease. Measured on the store's clock, so no tight timing.
+    Instant outlived = claimed.leaseUntil().plus(lease);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(lease.dividedBy(6))
+        .until(
+            () -> {
+              assertThat(claim(key, Fingerprint.NONE, longLease()))
+                  .isInstanceOf(ClaimResult.InProgress.class);
+              IdempotencyRecord now = store().find(key).orElseThrow();
+              assertThat(now.fence()).as("fence").isEqualTo(claimed.fence());
+              return !now.leaseUntil().isBefore(outlived);
+            });
     finish.countDown();
     assertThat(work.get(10, TimeUnit.SECONDS)).as("lease lost").isFalse();
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
@@ -26,10 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The behaviour every {@link LockProvider} must show. A backend's test extends this class, returns
- * its provider from {@link #provider()}, and overrides the capability methods for what it cannot
- * do; those tests are then skipped rather than failed. Every test uses lock names of its own, so a
- * backend may share one server between tests.
+ * The behaviour every {@link LockProvider} must show: leases that run out by themselves, handles
+ * that can be renewed (which a {@link LockWatchdog} needs), fences that only grow. A backend's test
+ * extends this class and returns its provider from {@link #provider()}; every test runs on every
+ * backend. Every test uses lock names of its own, so a backend may share one server between tests.
  *
  * <p>Leases are a few hundred milliseconds, so against a real server the suite takes a few seconds.
  * A backend whose provider reads a clock the test controls (such as {@link MutableClock#ticking()})
@@ -65,16 +64,6 @@ public abstract class LockProviderContract {
    */
   protected void letTimePass(Duration duration) throws InterruptedException {
     TimeUnit.NANOSECONDS.sleep(duration.toNanos());
-  }
-
-  /** Whether leases run out by themselves; false for, say, session-bound database locks. */
-  protected boolean supportsLeaseExpiry() {
-    return true;
-  }
-
-  /** Whether handles can be renewed, which a {@link LockWatchdog} needs. */
-  protected boolean supportsWatchdog() {
-    return true;
   }
 
   @AfterEach
@@ -128,7 +117,6 @@ public abstract class LockProviderContract {
 
   @Test
   void letsAWaiterInWhenTheHoldersLeaseRunsOut() throws InterruptedException {
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire");
     LockHandle holder = acquire(name, SHORT_LEASE);
     Future<Optional<LockHandle>> waiter =
         background.submit(() -> provider().tryLock(name, Duration.ofSeconds(10), LONG_LEASE));
@@ -143,7 +131,6 @@ public abstract class LockProviderContract {
 
   @Test
   void givesAnExpiredLockToTheNextCallerWithAHigherFence() throws InterruptedException {
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire");
     LockHandle first = acquire(name, SHORT_LEASE);
 
     letTimePass(SHORT_LEASE.plus(MARGIN));
@@ -157,7 +144,6 @@ public abstract class LockProviderContract {
 
   @Test
   void aStaleOwnerCanNeitherRenewNorReleaseTheNewOwnersLock() throws InterruptedException {
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire");
     LockHandle stale = acquire(name, SHORT_LEASE);
     letTimePass(SHORT_LEASE.plus(MARGIN));
 
@@ -173,7 +159,6 @@ public abstract class LockProviderContract {
 
   @Test
   void renewingKeepsTheLockPastItsFirstLease() throws InterruptedException {
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire");
     try (LockHandle handle = acquire(name, SHORT_LEASE)) {
       assertThat(handle.renew(LONG_LEASE)).isTrue();
 
@@ -260,8 +245,6 @@ public abstract class LockProviderContract {
 
   @Test
   void aWatchdogKeepsTheLockPastItsFirstLease() throws InterruptedException {
-    assumeTrue(supportsWatchdog(), "handles cannot be renewed");
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire, so there is nothing to keep alive");
     try (LockWatchdog watchdog = LockWatchdog.create()) {
       WatchedLock watched = watchdog.watch(acquire(name, WATCHED_LEASE), WATCHED_LEASE);
 
@@ -280,8 +263,6 @@ public abstract class LockProviderContract {
 
   @Test
   void aWatchdogReportsALockThatWasTakenOver() throws InterruptedException {
-    assumeTrue(supportsWatchdog(), "handles cannot be renewed");
-    assumeTrue(supportsLeaseExpiry(), "leases do not expire");
     // The holder stalls past its lease (as in a long GC pause) and someone else takes the lock.
     LockHandle stale = acquire(name, SHORT_LEASE);
     letTimePass(SHORT_LEASE.plus(MARGIN));

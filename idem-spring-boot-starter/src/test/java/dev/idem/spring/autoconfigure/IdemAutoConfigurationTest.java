@@ -7,10 +7,13 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.InProgressPolicy;
 import dev.idem.core.TokenService;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.web.IdempotencyFilter;
 import java.time.Duration;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -80,11 +83,24 @@ class IdemAutoConfigurationTest {
 
   @Test
   void theStoreCanBeNamedExplicitly() {
-    runner
+    ApplicationContextRunner withDataSource =
+        runner.withBean(DataSource.class, IdemAutoConfigurationTest::h2);
+    withDataSource.run(
+        context ->
+            assertThat(context.getBean(IdempotencyStore.class))
+                .as("picked without idem.store")
+                .isInstanceOf(JdbcIdempotencyStore.class));
+    withDataSource
         .withPropertyValues("idem.store=memory")
         .run(
             context ->
                 assertThat(context.getBean(IdempotencyStore.class))
                     .isInstanceOf(InMemoryIdempotencyStore.class));
+  }
+
+  private static DataSource h2() {
+    JdbcDataSource h2 = new JdbcDataSource();
+    h2.setURL("jdbc:h2:mem:idem-autoconfiguration;DB_CLOSE_DELAY=-1");
+    return h2;
   }
 }

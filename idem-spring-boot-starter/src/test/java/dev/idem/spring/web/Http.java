@@ -7,8 +7,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
@@ -59,15 +57,6 @@ final class Http {
   CompletableFuture<HttpResponse<String>> sendAsync(
       String method, String path, String body, String... headers) {
     return CLIENT.sendAsync(request(method, path, body, headers).build(), bodyHandler());
-  }
-
-  /** Sends {@code n} identical requests at once and waits for every answer. */
-  List<HttpResponse<String>> concurrently(int n, String method, String path, String... headers) {
-    List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      futures.add(sendAsync(method, path, null, headers));
-    }
-    return futures.stream().map(CompletableFuture::join).toList();
   }
 
   /** A header value made of characters that key parsing must cope with. */

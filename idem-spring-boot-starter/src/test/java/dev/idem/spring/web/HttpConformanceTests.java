@@ -7,10 +7,12 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -98,9 +100,20 @@ abstract class HttpConformanceTests {
 
   @Test
   void theSameKeySentTwiceWithTheSameValueIsOneKey() {
-    HttpResponse<String> first =
+    HttpResponse<String> twice =
         post("/orders", ORDER, "Idempotency-Key", key, "Idempotency-Key", key);
-    assertThat(first.statusCode()).isEqualTo(201);
+    HttpResponse<String> once = post("/orders", ORDER, "Idempotency-Key", key);
+    HttpResponse<String> quotedAndBare =
+        post("/orders", ORDER, "Idempotency-Key", "\"" + key + "\"", "Idempotency-Key", key);
+
+    assertThat(twice.statusCode()).isEqualTo(201);
+    assertThat(twice.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    for (HttpResponse<String> repeat : List.of(once, quotedAndBare)) {
+      assertThat(repeat.statusCode()).isEqualTo(201);
+      assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(repeat.body()).isEqualTo(twice.body());
+    }
+    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   @Test
@@ -208,13 +221,26 @@ abstract class HttpConformanceTests {
 
   @Test
   void aRepeatWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
-    CompletableFuture<HttpResponse<String>> first =
-        http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
-    await().atMost(Duration.ofSeconds(10)).until(() -> controller.runs(run) == 1);
-    HttpResponse<String> second = post("/slow", null, "Idempotency-Key", key);
-    assertProblem(second, 409, "in-progress");
-    assertThat(second.headers().firstValue("Retry-After")).hasValue("2");
-    assertThat(first.get().statusCode()).isEqualTo(200);
+    controller.hold(run);
+    CompletableFuture<HttpResponse<String>> first;
+    try {
+      first = http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.runs(run) == 1);
+      HttpResponse<String> second = post("/slow", null, "Idempotency-Key", key);
+      assertProblem(second, 409, "in-progress");
+      assertThat(second.headers().firstValue("Retry-After")).hasValue("2");
+      assertThat(first).as("the first, held").isNotDone();
+      assertThat(controller.claims(key))
+          .as("claims: one each, the repeat did not wait")
+          .isEqualTo(2);
+    } finally {
+      controller.release(run);
+    }
+    assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    HttpResponse<String> after = post("/slow", null, "Idempotency-Key", key);
+    assertThat(after.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(after.body()).isEqualTo(first.get().body());
+    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   @Test
@@ -437,24 +463,62 @@ abstract class HttpConformanceTests {
   }
 
   @Test
-  void fiftyConcurrentRequestsWithOneKeyRunOnceUnderReject() {
-    List<HttpResponse<String>> answers =
-        http.concurrently(50, "POST", "/slow", withRun("Idempotency-Key", key));
+  void fiftyConcurrentRequestsWithOneKeyRunOnceUnderReject() throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+    controller.hold(run);
+    try {
+      for (int i = 0; i < 50; i++) {
+        answers.add(http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key)));
+      }
+      // While the one that runs is held, every other one is a duplicate in flight.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> answers.stream().filter(CompletableFuture::isDone).count() == 49);
+      assertThat(controller.runs(run)).isEqualTo(1);
+      assertThat(answers.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join))
+          .allSatisfy(r -> assertProblem(r, 409, "in-progress"));
+      // one claim each: a duplicate that waited would have claimed again before giving up
+      assertThat(controller.claims(key)).as("claims").isEqualTo(50);
+    } finally {
+      controller.release(run);
+    }
+    HttpResponse<String> ran =
+        answers.stream()
+            .map(CompletableFuture::join)
+            .filter(r -> r.statusCode() != 409)
+            .findAny()
+            .orElseThrow();
+    assertThat(ran.statusCode()).isEqualTo(200);
+    assertThat(ran.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(controller.runs(run)).isEqualTo(1);
-    List<HttpResponse<String>> ok = answers.stream().filter(r -> r.statusCode() == 200).toList();
-    assertThat(ok).isNotEmpty();
-    assertThat(ok).extracting(HttpResponse::body).containsOnly(ok.get(0).body());
-    assertThat(ok.stream().filter(r -> r.headers().firstValue("Idempotent-Replayed").isEmpty()))
-        .hasSize(1);
-    assertThat(answers).allMatch(r -> r.statusCode() == 200 || r.statusCode() == 409);
   }
 
   @Test
-  void fiftyConcurrentRequestsWithOneKeyGetOneAnswerUnderWait() {
-    List<HttpResponse<String>> answers =
-        http.concurrently(50, "POST", "/slow-wait", withRun("Idempotency-Key", key));
+  void fiftyConcurrentRequestsWithOneKeyGetOneAnswerUnderWait() throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+    controller.hold(run);
+    try {
+      for (int i = 0; i < 50; i++) {
+        answers.add(http.sendAsync("POST", "/slow-wait", null, withRun("Idempotency-Key", key)));
+      }
+      // Every one has claimed: one runs, held, and 49 found it in progress.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> controller.claims(key) >= 50 && controller.runs(run) == 1);
+      assertThat(answers)
+          .as("answered while the first is held")
+          .noneMatch(CompletableFuture::isDone);
+    } finally {
+      controller.release(run);
+    }
+    List<HttpResponse<String>> done = answers.stream().map(CompletableFuture::join).toList();
     assertThat(controller.runs(run)).isEqualTo(1);
-    assertThat(answers).allMatch(r -> r.statusCode() == 200);
-    assertThat(answers).extracting(HttpResponse::body).containsOnly(answers.get(0).body());
+    assertThat(done).allMatch(r -> r.statusCode() == 200);
+    assertThat(done).extracting(HttpResponse::body).containsOnly(done.get(0).body());
+    assertThat(done.stream().filter(r -> r.headers().firstValue("Idempotent-Replayed").isEmpty()))
+        .hasSize(1);
+    assertThat(controller.claims(key))
+        .as("claims: 50, then again by each waiter")
+        .isGreaterThanOrEqualTo(99);
   }
 }

@@ -17,7 +17,7 @@ class KeyHeaderPropertiesTest {
 
   @Property
   void aQuotedKeyAndABareKeyMeanTheSame(@ForAll("keys") String key) {
-    String quoted = "\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    String quoted = quoted(key);
     if (!key.startsWith("\"")) {
       assertThat(KeyHeader.parse(List.of(key))).isEqualTo(key);
     }
@@ -27,12 +27,50 @@ class KeyHeaderPropertiesTest {
 
   @Property
   void anyHeaderEitherParsesToAValidKeyOrIsRefusedAsInvalid(@ForAll String header) {
+    String stripped = header.strip();
+    boolean validBare = !stripped.startsWith("\"") && IdempotencyKey.isValidValue(stripped);
     try {
       String key = KeyHeader.parse(List.of(header));
       assertThat(IdempotencyKey.isValidValue(key)).isTrue();
+      if (!stripped.startsWith("\"")) {
+        assertThat(key).isEqualTo(stripped);
+      }
     } catch (InvalidKeyException e) {
+      assertThat(validBare).as("refused a valid bare key: " + e.getMessage()).isFalse();
       assertThat(e.isMissing()).isFalse();
     }
+  }
+
+  @Property
+  void aBareKeyOfVisibleAsciiIsAcceptedAsItIsAfterStrippingWhiteSpace(
+      @ForAll("bareKeys") String key) {
+    assertThat(KeyHeader.parse(List.of(key))).isEqualTo(key);
+    assertThat(KeyHeader.parse(List.of("\t" + key + "  "))).isEqualTo(key);
+  }
+
+  @Property
+  void theSameKeySentTwiceIsAcceptedAsOneKey(@ForAll("keys") String key) {
+    String quoted = quoted(key);
+    assertThat(KeyHeader.parse(List.of(quoted, quoted))).isEqualTo(key);
+    if (!key.startsWith("\"")) {
+      assertThat(KeyHeader.parse(List.of(key, quoted))).isEqualTo(key);
+    }
+  }
+
+  @Property
+  void aQuotedKeyWithACharacterOutsideVisibleAsciiOrOverTheLengthIsRefused(
+      @ForAll("keys") String key, @ForAll("outsideVisibleAscii") char bad) {
+    String withBad = key.substring(0, key.length() / 2) + bad + key.substring(key.length() / 2);
+    assertThatThrownBy(() -> KeyHeader.parse(List.of(quoted(withBad))))
+        .isInstanceOf(InvalidKeyException.class);
+    String tooLong = key.repeat(IdempotencyKey.MAX_VALUE_LENGTH / key.length() + 1);
+    assertThatThrownBy(() -> KeyHeader.parse(List.of(quoted(tooLong))))
+        .isInstanceOf(InvalidKeyException.class);
+  }
+
+  /** {@code key} as a structured-field string, with its quotes and backslashes escaped. */
+  private static String quoted(String key) {
+    return "\"" + key.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   @Property
@@ -47,5 +85,17 @@ class KeyHeaderPropertiesTest {
   @Provide
   Arbitrary<String> keys() {
     return Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255);
+  }
+
+  @Provide
+  Arbitrary<String> bareKeys() {
+    return keys().filter(k -> !k.startsWith("\""));
+  }
+
+  @Provide
+  Arbitrary<Character> outsideVisibleAscii() {
+    return Arbitraries.oneOf(
+        Arbitraries.chars().range('\u0000', '\u001f'),
+        Arbitraries.chars().range('\u007f', '\uffff'));
   }
 }

@@ -2,6 +2,10 @@ package dev.idem.spring.web;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.ForwardingIdempotencyStore;
+import dev.idem.spring.IdempotencyStoreDecorator;
 import io.lettuce.core.RedisClient;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -36,6 +40,19 @@ public class TestApplication {
   @Bean
   OncePerRequestFilter headerPrincipal() {
     return new HeaderPrincipalFilter();
+  }
+
+  /** Counts the engine's claims of each key, so that a test can tell a waiter from a refusal. */
+  @Bean
+  IdempotencyStoreDecorator claimCounter(TestController controller) {
+    return store ->
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            controller.claimed(request.key().value());
+            return super.claim(request);
+          }
+        };
   }
 
   @Bean(destroyMethod = "close")

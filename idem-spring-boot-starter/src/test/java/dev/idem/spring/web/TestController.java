@@ -7,6 +7,8 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.MDC;
 import org.springframework.http.HttpStatus;
@@ -22,7 +24,10 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Handlers that count their executions per {@code X-Run} header, one run id per test. */
+/**
+ * Handlers that count their executions per {@code X-Run} header, one run id per test. A test can
+ * hold the slow handlers of its run until it releases them.
+ */
 @RestController
 public class TestController {
 
@@ -30,6 +35,8 @@ public class TestController {
   public record Order(String item, int qty) {}
 
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
   private final InFlightWork inFlight;
 
   public TestController(InFlightWork inFlight) {
@@ -39,6 +46,28 @@ public class TestController {
   int runs(String run) {
     AtomicInteger count = runs.get(run);
     return count == null ? 0 : count.get();
+  }
+
+  /** How often the engine claimed the key {@code keyValue} (in any scope). */
+  int claims(String keyValue) {
+    AtomicInteger count = claims.get(keyValue);
+    return count == null ? 0 : count.get();
+  }
+
+  void claimed(String keyValue) {
+    claims.computeIfAbsent(keyValue, k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  /** Makes {@code /slow} and {@code /slow-wait} of {@code run} hold until {@link #release}. */
+  void hold(String run) {
+    holds.put(run, new CountDownLatch(1));
+  }
+
+  void release(String run) {
+    CountDownLatch held = holds.get(run);
+    if (held != null) {
+      held.countDown();
+    }
   }
 
   private int count(String run) {
@@ -96,13 +125,14 @@ public class TestController {
   @PostMapping("/slow")
   String slow(@RequestHeader("X-Run") String run) throws InterruptedException {
     int n = count(run);
-    // Long enough for a duplicate sent after this run was seen to arrive while it still holds the
-    // key.
-    Thread.sleep(1000);
+    CountDownLatch held = holds.get(run);
+    if (held != null && !held.await(20, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("run " + run + " was held and never released");
+    }
     return "slow " + n + " " + System.nanoTime();
   }
 
-  @Idempotent(waitMillis = 5000)
+  @Idempotent(waitMillis = 20_000)
   @PostMapping("/slow-wait")
   String slowWait(@RequestHeader("X-Run") String run) throws InterruptedException {
     return slow(run);
