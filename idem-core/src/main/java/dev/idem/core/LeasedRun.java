@@ -82,7 +82,14 @@ final class LeasedRun {
       throw e;
     }
     if (deferral != null) {
-      deferral.accept(new Held(running, watch, outcome, retention, config));
+      try {
+        deferral.accept(new Held(running, watch, outcome, retention, config));
+      } catch (RuntimeException | Error e) {
+        // a deferral that could not take the outcome must not leave the key renewed for ever
+        stopWatch(watch);
+        release(running);
+        throw e;
+      }
       report.accept(lease.key(), ExecutionOutcome.EXECUTED);
       return new Executed<>(value, false);
     }

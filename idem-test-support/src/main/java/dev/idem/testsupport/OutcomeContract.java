@@ -171,6 +171,26 @@ public abstract class OutcomeContract extends StoreContractSupport {
   }
 
   @Test
+  void aDeferralThatCannotTakeTheOutcomeFreesTheKey() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    assertThatThrownBy(
+            () ->
+                engine.executeWithStatus(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> "ran",
+                    defaults(),
+                    held -> {
+                      throw new IllegalStateException("no transaction to hold it for");
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("no transaction to hold it for");
+    assertThat(store().find(key)).isEmpty();
+  }
+
+  @Test
   void aTerminalClassifierThatThrowsFreesTheKey() {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();
