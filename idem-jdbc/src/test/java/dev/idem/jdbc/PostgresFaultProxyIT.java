@@ -9,16 +9,13 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
-import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.LeaseLostException;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
-import dev.idem.core.ResultCodec;
 import dev.idem.testsupport.net.FaultProxy;
+import dev.idem.testsupport.net.SilentPartitionCheck;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -28,12 +25,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +43,6 @@ class PostgresFaultProxyIT {
   // the partition test of a claim needs the socket timeout to end its wait
   private static final int SOCKET_TIMEOUT_SECONDS = 2;
   private static final int HANGING_SOCKET_TIMEOUT = 30;
-  private static final Duration WATCHED_LEASE = Duration.ofSeconds(1);
-  private static final Duration LOST_WITHIN = Duration.ofSeconds(8);
   private static final byte[] ANSWER = {1, 2, 3};
 
   private FaultProxy proxy;
@@ -134,66 +124,12 @@ class PostgresFaultProxyIT {
   void workWhoseRenewalsHangInASilentPartitionIsToldItsLeaseIsLostWithinAboutALease()
       throws Exception {
     // Renewals here may hang for far longer than the lease: the lost signal must not wait for them
-    ExecutorService caller = Executors.newSingleThreadExecutor();
-    try (HikariDataSource slowPool = pool("idem-fault-proxy-it-slow", HANGING_SOCKET_TIMEOUT, 2);
-        Idempotency engine =
-            Idempotency.builder(
-                    new JdbcIdempotencyStore(
-                        slowPool,
-                        JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(TABLE).build()))
-                .defaults(IdempotencyConfig.custom().lease(WATCHED_LEASE).build())
-                .build()) {
-      CountDownLatch running = new CountDownLatch(1);
-      CountDownLatch toldLost = new CountDownLatch(1);
-      CountDownLatch healed = new CountDownLatch(1);
-      Future<String> work =
-          caller.submit(
-              () ->
-                  engine.execute(
-                      request().key(),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      context -> {
-                        running.countDown();
-                        context.leaseLost().toCompletableFuture().get(60, TimeUnit.SECONDS);
-                        toldLost.countDown();
-                        healed.await(60, TimeUnit.SECONDS);
-                        return "finished after the loss";
-                      }));
-      assertThat(running.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-      proxy.blackhole(true);
-
-      // a lease (1 s) plus plenty for a loaded machine, and well short of the socket timeout
-      assertThat(toldLost.await(LOST_WITHIN.toSeconds(), TimeUnit.SECONDS))
-          .as("the work is told its lease is lost before a hanging renewal gives up")
-          .isTrue();
-      assertThat(proxy.bytesDropped()).as("a renewal was sent into the partition").isPositive();
-
-      proxy.reset();
-      proxy.cut(); // the connection used in the blackhole is out of step with the server
-      healed.countDown();
-      // stored late (nobody took the key over) or refused as a lost lease: either is an answer
-      try {
-        assertThat(work.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-            .isEqualTo("finished after the loss");
-      } catch (ExecutionException e) {
-        assertThat(e.getCause()).isInstanceOf(LeaseLostException.class);
-      }
-      String after =
-          await()
-              .atMost(WAIT)
-              .ignoreExceptions()
-              .until(
-                  () ->
-                      engine.execute(
-                          request().key(),
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
-                          context -> "after healing"),
-                  "after healing"::equals);
-      assertThat(after).isEqualTo("after healing");
-    } finally {
-      caller.shutdownNow();
+    try (HikariDataSource slowPool = pool("idem-fault-proxy-it-slow", HANGING_SOCKET_TIMEOUT, 2)) {
+      SilentPartitionCheck.workIsToldItsLeaseIsLostBeforeAHangingRenewalGivesUp(
+          new JdbcIdempotencyStore(
+              slowPool, JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(TABLE).build()),
+          proxy,
+          "fault-proxy");
     }
   }
 

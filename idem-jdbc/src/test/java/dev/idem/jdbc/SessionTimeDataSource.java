@@ -37,7 +37,15 @@ final class SessionTimeDataSource implements DataSource {
 
   @Override
   public Connection getConnection() throws SQLException {
-    Connection c = DriverManager.getConnection(url);
+    return withSessionTime(DriverManager.getConnection(url));
+  }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    return withSessionTime(DriverManager.getConnection(url, username, password));
+  }
+
+  private Connection withSessionTime(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(
           "SET time_zone = '"
@@ -51,11 +59,6 @@ final class SessionTimeDataSource implements DataSource {
       throw e;
     }
     return c;
-  }
-
-  @Override
-  public Connection getConnection(String username, String password) {
-    throw new UnsupportedOperationException("the URL carries the user");
   }
 
   @Override

@@ -8,13 +8,12 @@ import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.LeaseLostException;
 import dev.idem.core.Outcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.testsupport.net.FaultProxy;
+import dev.idem.testsupport.net.SilentPartitionCheck;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -26,12 +25,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,8 +42,6 @@ class RedisFaultProxyIT {
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration LEASE = Duration.ofMillis(500);
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final Duration WATCHED_LEASE = Duration.ofSeconds(1);
-  private static final Duration LOST_WITHIN = Duration.ofSeconds(8);
   private static final Duration HANGING_COMMAND_TIMEOUT = Duration.ofSeconds(30);
   private static final byte[] ANSWER = {4, 5, 6};
 
@@ -181,64 +173,10 @@ class RedisFaultProxyIT {
     RedisURI slowUri = proxiedUri();
     slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);
     RedisClient slowClient = RedisClient.create(slowUri);
-    ExecutorService caller = Executors.newSingleThreadExecutor();
-    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX);
-        Idempotency engine =
-            Idempotency.builder(slowStore)
-                .defaults(IdempotencyConfig.custom().lease(WATCHED_LEASE).build())
-                .build()) {
-      IdempotencyKey key = request().key();
-      CountDownLatch running = new CountDownLatch(1);
-      CountDownLatch toldLost = new CountDownLatch(1);
-      CountDownLatch healed = new CountDownLatch(1);
-      Future<String> work =
-          caller.submit(
-              () ->
-                  engine.execute(
-                      key,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      context -> {
-                        running.countDown();
-                        context.leaseLost().toCompletableFuture().get(60, TimeUnit.SECONDS);
-                        toldLost.countDown();
-                        healed.await(60, TimeUnit.SECONDS);
-                        return "finished after the loss";
-                      }));
-      assertThat(running.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-      proxy.blackhole(true);
-
-      // a lease (1 s) plus plenty for a loaded machine, and well short of the command timeout
-      assertThat(toldLost.await(LOST_WITHIN.toSeconds(), TimeUnit.SECONDS))
-          .as("the work is told its lease is lost before a hanging renewal gives up")
-          .isTrue();
-      assertThat(proxy.bytesDropped()).as("a renewal was sent into the partition").isPositive();
-
-      proxy.reset();
-      proxy.cut(); // the connection used in the blackhole is out of step with Redis
-      healed.countDown();
-      // stored late (nobody took the key over) or refused as a lost lease: either is an answer
-      try {
-        assertThat(work.get(WAIT.toSeconds(), TimeUnit.SECONDS))
-            .isEqualTo("finished after the loss");
-      } catch (ExecutionException e) {
-        assertThat(e.getCause()).isInstanceOf(LeaseLostException.class);
-      }
-      String after =
-          await()
-              .atMost(WAIT)
-              .ignoreExceptions()
-              .until(
-                  () ->
-                      engine.execute(
-                          request().key(),
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
-                          context -> "after healing"),
-                  "after healing"::equals);
-      assertThat(after).isEqualTo("after healing");
+    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
+      SilentPartitionCheck.workIsToldItsLeaseIsLostBeforeAHangingRenewalGivesUp(
+          slowStore, proxy, "fault-proxy");
     } finally {
-      caller.shutdownNow();
       slowClient.shutdown();
     }
   }

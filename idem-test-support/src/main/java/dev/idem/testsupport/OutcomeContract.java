@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,20 +35,7 @@ import org.junit.jupiter.api.Test;
  * key stays taken), a terminal classifier or codec that throws (the key is freed), and a completion
  * that is retried or whose reply was lost. Each test stands alone.
  */
-public abstract class OutcomeContract extends StoreContractSupport {
-
-  private final List<Idempotency> engines = new CopyOnWriteArrayList<>();
-
-  protected Idempotency engine(IdempotencyStore store) {
-    Idempotency engine = Idempotency.builder(store).build();
-    engines.add(engine);
-    return engine;
-  }
-
-  @AfterEach
-  void shutDown() {
-    engines.forEach(Idempotency::close);
-  }
+public abstract class OutcomeContract extends EngineContractSupport {
 
   @Test
   void aHeldOutcomeKeepsTheKeyInProgressUntilCompletedThenReplays() {

@@ -116,8 +116,8 @@ public final class WaiterStress {
     }
   }
 
-  // The first attempt fails after the others have started waiting; the second holds the key long
-  // enough for the losers of its claim to wait again.
+  // The work takes a moment, as real work does, so that duplicates usually find the key taken and
+  // wait; the checks (every caller gets the answer, within its wait) hold whatever it takes.
   private static String work(AtomicInteger runs) throws IOException, InterruptedException {
     if (runs.incrementAndGet() == 1) {
       Thread.sleep(50);

@@ -3,16 +3,9 @@ package dev.idem.spring.web;
 import static dev.idem.spring.web.HttpConformanceTests.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
-import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import java.time.Duration;
-import java.util.Optional;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.testsupport.FaultInjectingStore;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -56,53 +49,14 @@ class StoreDownTest {
    */
   @TestConfiguration
   static class DownStore {
+    /** A real store with every call failing, as an unreachable server's would. */
     @Bean
     IdempotencyStore downStore() {
-      return new IdempotencyStore() {
-        @Override
-        public ClaimResult claim(ClaimRequest request) {
-          throw down();
-        }
-
-        @Override
-        public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-          throw down();
-        }
-
-        @Override
-        public boolean release(Lease lease) {
-          throw down();
-        }
-
-        @Override
-        public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-          throw down();
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-          throw down();
-        }
-
-        @Override
-        public boolean issue(IdempotencyKey key, Duration ttl) {
-          throw down();
-        }
-
-        @Override
-        public int purgeExpired(int limit) {
-          throw down();
-        }
-
-        @Override
-        public String toString() {
-          return "down";
-        }
-
-        private IdempotencyStoreException down() {
-          return new IdempotencyStoreException("connection refused");
-        }
-      };
+      FaultInjectingStore down = new FaultInjectingStore(new InMemoryIdempotencyStore());
+      for (FaultInjectingStore.Operation op : FaultInjectingStore.Operation.values()) {
+        down.failNext(op, Integer.MAX_VALUE);
+      }
+      return down;
     }
   }
 }
