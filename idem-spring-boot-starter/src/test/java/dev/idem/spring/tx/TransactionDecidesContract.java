@@ -10,6 +10,7 @@ import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.io.IOException;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,14 +33,29 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 abstract class TransactionDecidesContract {
 
-  /** The database of the business rows (and of the JDBC store, where it is one). */
-  abstract DataSource database();
+  private final DataSource database;
+  private final Class<? extends IdempotencyStore> expectedStore;
+  private final UnaryOperator<ApplicationContextRunner> withStore;
 
-  /** Adds the store under test to the context (properties, beans). */
-  abstract ApplicationContextRunner withStore(ApplicationContextRunner runner);
+  /**
+   * @param database the database of the business rows (and of the JDBC store, where it is one)
+   * @param expectedStore the store class the context must pick
+   * @param withStore adds the store under test to the context (properties, beans)
+   */
+  TransactionDecidesContract(
+      DataSource database,
+      Class<? extends IdempotencyStore> expectedStore,
+      UnaryOperator<ApplicationContextRunner> withStore) {
+    this.database = database;
+    this.expectedStore = expectedStore;
+    this.withStore = withStore;
+  }
 
-  /** The store class the context must pick. */
-  abstract Class<? extends IdempotencyStore> expectedStore();
+  /** A variant whose store is picked by {@code properties} alone. */
+  TransactionDecidesContract(
+      DataSource database, Class<? extends IdempotencyStore> expectedStore, String... properties) {
+    this(database, expectedStore, runner -> runner.withPropertyValues(properties));
+  }
 
   final String table =
       "idem_ledger_" + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt(), 36);
@@ -58,12 +74,11 @@ abstract class TransactionDecidesContract {
   }
 
   private JdbcTemplate jdbc() {
-    return new JdbcTemplate(database());
+    return new JdbcTemplate(database);
   }
 
   private ApplicationContextRunner runner() {
-    DataSource database = database();
-    return withStore(
+    return withStore.apply(
         new ApplicationContextRunner()
             .withConfiguration(
                 AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class))
@@ -78,7 +93,7 @@ abstract class TransactionDecidesContract {
     runner()
         .run(
             context -> {
-              assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(expectedStore());
+              assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(expectedStore);
               Ledger ledger = context.getBean(Ledger.class);
               assertThatThrownBy(() -> ledger.insertThenThrowChecked(orderNo))
                   .isInstanceOf(IOException.class);

@@ -1,15 +1,12 @@
 package dev.idem.spring.tx;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import java.util.UUID;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * The transaction decides, on real servers: the JDBC store joining the transaction on PostgreSQL
@@ -31,80 +28,44 @@ class TransactionDecidesIT {
 
   @Nested
   class JdbcStoreJoiningOnPostgres extends TransactionDecidesContract {
-    @Override
-    DataSource database() {
-      return POSTGRES;
-    }
-
-    @Override
-    ApplicationContextRunner withStore(ApplicationContextRunner runner) {
-      return runner.withPropertyValues("idem.store=jdbc");
-    }
-
-    @Override
-    Class<? extends IdempotencyStore> expectedStore() {
-      return JdbcIdempotencyStore.class;
+    JdbcStoreJoiningOnPostgres() {
+      super(POSTGRES, JdbcIdempotencyStore.class, "idem.store=jdbc");
     }
   }
 
   @Nested
   class JdbcStoreJoiningOnMariaDb extends TransactionDecidesContract {
-    @Override
-    DataSource database() {
-      return MARIADB;
-    }
-
-    @Override
-    ApplicationContextRunner withStore(ApplicationContextRunner runner) {
-      return runner.withPropertyValues("idem.store=jdbc");
-    }
-
-    @Override
-    Class<? extends IdempotencyStore> expectedStore() {
-      return JdbcIdempotencyStore.class;
+    JdbcStoreJoiningOnMariaDb() {
+      super(MARIADB, JdbcIdempotencyStore.class, "idem.store=jdbc");
     }
   }
 
   @Nested
   class JdbcStoreBesideTheTransactionOnPostgres extends TransactionDecidesContract {
-    @Override
-    DataSource database() {
-      return POSTGRES;
-    }
-
-    @Override
-    ApplicationContextRunner withStore(ApplicationContextRunner runner) {
-      return runner.withPropertyValues("idem.store=jdbc", "idem.jdbc.join-transactions=false");
-    }
-
-    @Override
-    Class<? extends IdempotencyStore> expectedStore() {
-      return JdbcIdempotencyStore.class;
+    JdbcStoreBesideTheTransactionOnPostgres() {
+      super(
+          POSTGRES,
+          JdbcIdempotencyStore.class,
+          "idem.store=jdbc",
+          "idem.jdbc.join-transactions=false");
     }
   }
 
   @Nested
   class RedisStoreAfterTheTransaction extends TransactionDecidesContract {
-    @Override
-    DataSource database() {
-      return POSTGRES;
-    }
-
-    @Override
-    ApplicationContextRunner withStore(ApplicationContextRunner runner) {
-      return runner
-          .withBean(
-              RedisClient.class,
-              () -> RedisClient.create(REDIS),
-              d -> d.setDestroyMethodName("shutdown"))
-          .withPropertyValues(
-              "idem.store=redis",
-              "idem.redis.key-prefix=idem-tx-decides-" + UUID.randomUUID() + ":");
-    }
-
-    @Override
-    Class<? extends IdempotencyStore> expectedStore() {
-      return RedisIdempotencyStore.class;
+    RedisStoreAfterTheTransaction() {
+      super(
+          POSTGRES,
+          RedisIdempotencyStore.class,
+          runner ->
+              runner
+                  .withBean(
+                      RedisClient.class,
+                      () -> RedisClient.create(REDIS),
+                      d -> d.setDestroyMethodName("shutdown"))
+                  .withPropertyValues(
+                      "idem.store=redis",
+                      "idem.redis.key-prefix=idem-tx-decides-" + UUID.randomUUID() + ":"));
     }
   }
 
