@@ -53,8 +53,8 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
-    return delegate.issue(key, ttl);
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
+    return delegate.issue(key, ttl, scopeCap);
   }
 
   @Override

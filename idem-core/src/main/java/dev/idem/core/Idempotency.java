@@ -97,7 +97,13 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    return run(ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true, null);
+    return run(
+        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
+        codec,
+        work,
+        config,
+        true,
+        null);
   }
 
   /**
@@ -122,7 +128,12 @@ public final class Idempotency implements AutoCloseable {
       throws E {
     Objects.requireNonNull(deferral, "deferral");
     return run(
-        ClaimRequest.of(key, fingerprint, config.lease()), codec, work, config, true, deferral);
+        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
+        codec,
+        work,
+        config,
+        true,
+        deferral);
   }
 
   /**

@@ -37,6 +37,7 @@ public final class IdempotencyConfig {
   private final boolean watchdog;
   private final int completionAttempts;
   private final Predicate<? super Throwable> terminalFailure;
+  private final int scopeCap;
 
   private IdempotencyConfig(Builder b) {
     this.lease = b.lease;
@@ -48,6 +49,7 @@ public final class IdempotencyConfig {
     this.watchdog = b.watchdog;
     this.completionAttempts = b.completionAttempts;
     this.terminalFailure = b.terminalFailure;
+    this.scopeCap = b.scopeCap;
   }
 
   /**
@@ -107,6 +109,14 @@ public final class IdempotencyConfig {
     return completionAttempts;
   }
 
+  /**
+   * The most live records one scope may hold before a new key in it is refused with {@link
+   * StoreFullException}; {@link ClaimRequest#NO_CAP} (the default) for none.
+   */
+  public int scopeCap() {
+    return scopeCap;
+  }
+
   /** True when {@code failure} ends the operation for good and is stored for replay. */
   public boolean isTerminal(Throwable failure) {
     return terminalFailure.test(failure);
@@ -123,6 +133,7 @@ public final class IdempotencyConfig {
     private boolean watchdog = true;
     private int completionAttempts = DEFAULT_COMPLETION_ATTEMPTS;
     private Predicate<? super Throwable> terminalFailure = failure -> false;
+    private int scopeCap = ClaimRequest.NO_CAP;
 
     private Builder() {}
 
@@ -136,6 +147,7 @@ public final class IdempotencyConfig {
       watchdog = base.watchdog;
       completionAttempts = base.completionAttempts;
       terminalFailure = base.terminalFailure;
+      scopeCap = base.scopeCap;
     }
 
     /** How long a claim holds unless renewed; positive. */
@@ -197,6 +209,16 @@ public final class IdempotencyConfig {
     }
 
     /**
+     * Caps the live records of one scope (one caller's operation, when the scope names the caller):
+     * a new key past it is refused with {@link StoreFullException}, so one caller cannot fill the
+     * store for everyone. Repeats of live keys are still answered. At least 1; none by default.
+     */
+    public Builder scopeCap(int scopeCap) {
+      this.scopeCap = scopeCap;
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException naming the first value out of range
      */
     public IdempotencyConfig build() {
@@ -208,6 +230,9 @@ public final class IdempotencyConfig {
       if (completionAttempts < 1) {
         throw new IllegalArgumentException(
             "completionAttempts must be at least 1, was " + completionAttempts);
+      }
+      if (scopeCap < 1) {
+        throw new IllegalArgumentException("scopeCap must be at least 1, was " + scopeCap);
       }
       return new IdempotencyConfig(this);
     }

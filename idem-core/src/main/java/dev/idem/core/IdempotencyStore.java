@@ -32,6 +32,10 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    *   <li>with {@link ClaimRequest#requireIssued()}, a record that is absent or did not begin as a
    *       token: {@link ClaimResult.UnknownToken}.
    * </ul>
+   *
+   * <p>A claim that would make a record live (the first two cases) while the key's scope already
+   * holds {@link ClaimRequest#scopeCap()} other live records fails with {@link StoreFullException}
+   * and leaves no record of the key.
    */
   ClaimResult claim(ClaimRequest request);
 
@@ -59,11 +63,21 @@ public interface IdempotencyStore extends RecordChangeNotifier {
   /** The record of a key, unless absent or expired. */
   Optional<IdempotencyRecord> find(IdempotencyKey key);
 
+  /** {@link #issue(IdempotencyKey, Duration, int)} without a cap on the scope. */
+  default boolean issue(IdempotencyKey key, Duration ttl) {
+    return issue(key, ttl, ClaimRequest.NO_CAP);
+  }
+
   /**
    * Creates an ISSUED record that lives for {@code ttl}; returns false, changing nothing, when a
    * live record of that key exists.
+   *
+   * @param scopeCap the most live records the key's scope may hold, as for {@link
+   *     ClaimRequest#scopeCap()}; {@link ClaimRequest#NO_CAP} for none
+   * @throws StoreFullException the scope already holds {@code scopeCap} live records; nothing was
+   *     written
    */
-  boolean issue(IdempotencyKey key, Duration ttl);
+  boolean issue(IdempotencyKey key, Duration ttl, int scopeCap);
 
   /**
    * Deletes up to {@code limit} expired records and returns how many it deleted. Safe to call from

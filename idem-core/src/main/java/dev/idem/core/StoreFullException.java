@@ -11,4 +11,10 @@ public class StoreFullException extends IdempotencyException {
   public StoreFullException(String message) {
     super(message, false);
   }
+
+  /** The refusal of a new key in {@code scope}, which holds {@code cap} live records. */
+  public static StoreFullException scopeCap(int cap, String scope) {
+    return new StoreFullException(
+        "the caller's cap of " + cap + " live records is reached for " + scope);
+  }
 }

@@ -30,6 +30,7 @@ public final class TokenService {
   private final Idempotency idempotency;
   private final Duration ttl;
   private final boolean replayUsed;
+  private final int scopeCap;
   private final SecureRandom random = new SecureRandom();
 
   /** Tokens live for {@link #DEFAULT_TTL}; used tokens replay. */
@@ -42,6 +43,21 @@ public final class TokenService {
    * @param replayUsed true to replay the first result to a used token, false to refuse it
    */
   public TokenService(Idempotency idempotency, Duration ttl, boolean replayUsed) {
+    this(idempotency, ttl, replayUsed, ClaimRequest.NO_CAP);
+  }
+
+  /**
+   * @param ttl how long an issued token stays usable
+   * @param replayUsed true to replay the first result to a used token, false to refuse it
+   * @param scopeCap the most live tokens and records one scope may hold: past it {@link #issue}
+   *     fails with {@link StoreFullException}, so a caller asking for tokens in a loop cannot fill
+   *     the store for everyone; {@link ClaimRequest#NO_CAP} for none
+   */
+  public TokenService(Idempotency idempotency, Duration ttl, boolean replayUsed, int scopeCap) {
+    if (scopeCap < 1) {
+      throw new IllegalArgumentException("scopeCap must be at least 1, was " + scopeCap);
+    }
+    this.scopeCap = scopeCap;
     this.idempotency = Objects.requireNonNull(idempotency, "idempotency");
     if (ttl == null || ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("token ttl must be positive, was " + ttl);
@@ -54,13 +70,14 @@ public final class TokenService {
    * Issues a new token for {@code scope} (the operation and the caller, as for keys).
    *
    * @return 22 URL-safe characters carrying 128 random bits
+   * @throws StoreFullException the scope holds as many live records as its cap allows
    */
   public String issue(String scope) {
     for (int i = 0; i < ISSUE_ATTEMPTS; i++) {
       byte[] bits = new byte[16];
       random.nextBytes(bits);
       String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
-      if (idempotency.store().issue(IdempotencyKey.of(scope, token), ttl)) {
+      if (idempotency.store().issue(IdempotencyKey.of(scope, token), ttl, scopeCap)) {
         return token;
       }
     }

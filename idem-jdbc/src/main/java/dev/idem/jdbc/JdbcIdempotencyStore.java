@@ -10,6 +10,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.StoreCapability;
+import dev.idem.core.StoreFullException;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Params;
 import dev.idem.jdbc.internal.RecordRow;
@@ -117,7 +118,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
               String owner = prefix + newOwner();
               ClaimResult result = tryClaim(c, request, owner, joined);
               if (result != null) {
-                return result;
+                return withinCap(c, request, result);
               }
             }
           } catch (SQLException e) {
@@ -174,6 +175,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       }
     }
     return RecordRow.classify(read(c, sql.readBack(), id), request, owner);
+  }
+
+  // A claim that made a record live gives it up again when its scope already held the cap of
+  // others; concurrent claims may pass the cap by their number, which is all a cap needs.
+  private ClaimResult withinCap(Connection c, ClaimRequest request, ClaimResult result)
+      throws SQLException {
+    if (!request.capped()
+        || !(result instanceof ClaimResult.Claimed claimed)
+        || othersLive(c, request.key(), request.scopeCap()) < request.scopeCap()) {
+      return result;
+    }
+    Lease lease = claimed.lease();
+    Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
+    if (Params.update(c, sql.releaseToIssued(), owned) != 1) {
+      Params.update(c, sql.deleteOwned(), owned);
+    }
+    throw StoreFullException.scopeCap(request.scopeCap(), request.key().scope());
+  }
+
+  private long othersLive(Connection c, IdempotencyKey key, int cap) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.countScope())) {
+      Params.bind(ps, key.scope(), key.digest(), cap);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   private static void bindClaim(
@@ -250,13 +278,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     long ms = Math.max(1, ttl.toMillis());
     String id = key.digest();
     return jdbc.run(
         "issue",
         c -> {
           Params.update(c, sql.deleteExpired(), id);
+          if (scopeCap != ClaimRequest.NO_CAP && othersLive(c, key, scopeCap) >= scopeCap) {
+            throw StoreFullException.scopeCap(scopeCap, key.scope());
+          }
           try {
             return Params.update(c, sql.issue(), id, key.scope(), key.value(), ms, ms) == 1;
           } catch (SQLException e) {

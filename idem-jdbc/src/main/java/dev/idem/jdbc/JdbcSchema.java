@@ -17,6 +17,9 @@ import javax.sql.DataSource;
  */
 public final class JdbcSchema {
 
+  // MySQL's CREATE INDEX has no IF NOT EXISTS: an index of that name is already there.
+  private static final int MYSQL_DUPLICATE_INDEX_NAME = 1061;
+
   private JdbcSchema() {}
 
   /** Creates the table and its index if they are missing. */
@@ -29,11 +32,11 @@ public final class JdbcSchema {
     run(dataSource, config.dialect().lockSchemaResource(), "idem_locks", config.table());
   }
 
-  // The scripts name their table `placeholder` and its index `placeholder_expires_at`.
+  // The scripts name their table `placeholder` and its indexes `placeholder_<what>`.
   private static void run(
       DataSource dataSource, String resource, String placeholder, String table) {
     String script = read(resource);
-    String indexName = table.replace('.', '_') + "_expires_at";
+    String indexPrefix = table.replace('.', '_') + "_";
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       for (String statement : script.split(";")) {
@@ -41,7 +44,14 @@ public final class JdbcSchema {
         if (body.isBlank()) {
           continue;
         }
-        s.execute(body.replace(placeholder + "_expires_at", indexName).replace(placeholder, table));
+        String sql = body.replace(placeholder + "_", indexPrefix).replace(placeholder, table);
+        try {
+          s.execute(sql);
+        } catch (SQLException e) {
+          if (e.getErrorCode() != MYSQL_DUPLICATE_INDEX_NAME) {
+            throw e;
+          }
+        }
       }
       if (!c.getAutoCommit()) {
         c.commit();

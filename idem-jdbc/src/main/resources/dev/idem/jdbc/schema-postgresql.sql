@@ -16,3 +16,5 @@ CREATE TABLE IF NOT EXISTS idem_records (
   updated_at       BIGINT       NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idem_records_expires_at ON idem_records (expires_at);
+-- Counts one scope's live records for a capped claim without reading the others'.
+CREATE INDEX IF NOT EXISTS idem_records_scope ON idem_records (scope, expires_at);

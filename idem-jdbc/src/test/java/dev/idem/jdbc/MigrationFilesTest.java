@@ -17,16 +17,25 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The Flyway migrations in the jar hold exactly the schema files' statements, and they run. */
 class MigrationFilesTest {
 
+  // Where the part of the schema that came after the first migration begins.
+  private static final String SCOPE_INDEX = "-- Counts one scope";
+
   @ParameterizedTest
   @ValueSource(strings = {"postgresql", "mysql", "h2"})
-  void migrationEqualsTheSchemaFilesItIsMadeOf(String db) throws IOException {
-    String migration = read("db/migration/idem/" + db + "/V1__idem_tables.sql");
-    String body = migration.substring(migration.indexOf("\n\n") + 2);
-    String expected =
-        read("dev/idem/jdbc/schema-" + db + ".sql")
-            + "\n"
-            + read("dev/idem/jdbc/locks-" + db + ".sql");
-    assertThat(body).isEqualTo(expected);
+  void migrationsEqualTheSchemaFilesTheyAreMadeOf(String db) throws IOException {
+    String schema = read("dev/idem/jdbc/schema-" + db + ".sql");
+    int scopeIndex = schema.indexOf(SCOPE_INDEX);
+    assertThat(scopeIndex).as("the scope index in schema-" + db).isPositive();
+    assertThat(body("V1__idem_tables.sql", db))
+        .isEqualTo(
+            schema.substring(0, scopeIndex) + "\n" + read("dev/idem/jdbc/locks-" + db + ".sql"));
+    assertThat(body("V1_1__idem_records_scope_index.sql", db))
+        .isEqualTo(schema.substring(scopeIndex));
+  }
+
+  private static String body(String migration, String db) throws IOException {
+    String text = read("db/migration/idem/" + db + "/" + migration);
+    return text.substring(text.indexOf("\n\n") + 2);
   }
 
   @Test

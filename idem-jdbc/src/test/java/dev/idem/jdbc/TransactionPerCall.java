@@ -53,8 +53,8 @@ final class TransactionPerCall implements IdempotencyStore {
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
-    return tx.inTransaction(c -> joined.issue(key, ttl));
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
+    return tx.inTransaction(c -> joined.issue(key, ttl, scopeCap));
   }
 
   @Override

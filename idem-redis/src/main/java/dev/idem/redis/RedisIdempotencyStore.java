@@ -10,6 +10,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.StoreCapability;
+import dev.idem.core.StoreFullException;
 import dev.idem.redis.internal.CompletedReplays;
 import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;
@@ -20,7 +21,9 @@ import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
 import dev.idem.redis.internal.RedisFailures;
 import dev.idem.redis.internal.RedisKeys;
+import dev.idem.redis.internal.ScopeTally;
 import dev.idem.redis.internal.ScriptRunner;
+import dev.idem.redis.internal.ScriptRunner.Pending;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.SetArgs;
@@ -33,6 +36,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce. Every operation is
@@ -56,11 +61,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RedisIdempotencyStore
     implements IdempotencyStore, RecordChangeNotifier, AutoCloseable {
 
+  private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+
   private final RedisBackend backend;
   private final RedisKeys keys;
   private final ScriptRunner scripts;
   private final Notifications changes;
   private final CompletedReplays replays;
+  private final ScopeTally tally;
   private final AtomicLong lastFreshFence = new AtomicLong();
   private final byte[] changeChannel;
   private final RedisStringCommands<byte[], byte[]> strings;
@@ -70,9 +78,10 @@ public final class RedisIdempotencyStore
     this.changeChannel = keys.changeChannel();
     this.backend = backend;
     try {
-      this.scripts = new ScriptRunner(backend.scripting());
+      this.scripts = new ScriptRunner(backend);
       this.strings = backend.strings();
       this.replays = new CompletedReplays(strings);
+      this.tally = new ScopeTally(scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
     } catch (RedisException e) {
       backend.close();
@@ -131,9 +140,33 @@ public final class RedisIdempotencyStore
     if (replayed != null) {
       return replayed;
     }
+    long leaseMillis = RedisKeys.millis(request.lease());
+    if (!request.capped()) {
+      return claimRecord(recordKey, request, leaseMillis);
+    }
+    Pending counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
+    ClaimResult result = claimRecord(recordKey, request, leaseMillis);
+    if (!(result instanceof ClaimResult.Claimed claimed)) {
+      return result;
+    }
+    boolean room;
+    try {
+      room = counted.number() == 1;
+    } catch (RuntimeException e) {
+      release(claimed.lease());
+      throw e;
+    }
+    if (!room) {
+      release(claimed.lease());
+      throw StoreFullException.scopeCap(request.scopeCap(), key.scope());
+    }
+    return result;
+  }
+
+  private ClaimResult claimRecord(byte[] recordKey, ClaimRequest request, long leaseMillis) {
+    IdempotencyKey key = request.key();
     ThreadLocalRandom random = ThreadLocalRandom.current();
     String owner = new UUID(random.nextLong(), random.nextLong()).toString();
-    long leaseMillis = RedisKeys.millis(request.lease());
     if (!request.requireIssued()) {
       ClaimResult result = claimFresh(recordKey, request, owner, leaseMillis);
       if (result != null) {
@@ -221,6 +254,7 @@ public final class RedisIdempotencyStore
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();
+    Pending counted = tally.end(lease.key(), retentionMillis);
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
@@ -234,20 +268,29 @@ public final class RedisIdempotencyStore
     if (stored) {
       replays.remember(digest, expiresAt);
     }
+    settle(counted);
     return stored;
   }
 
   @Override
   public boolean release(Lease lease) {
     String digest = lease.key().digest();
-    return scripts.number(
+    long released =
+        scripts.number(
             LuaScripts.RELEASE,
             keys.record(digest),
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
             changeChannel,
-            RedisKeys.bytes(digest))
-        == 1;
+            RedisKeys.bytes(digest));
+    if (released == 1) {
+      try {
+        tally.remove(lease.key());
+      } catch (RuntimeException e) {
+        log.warn("could not stop counting a released record of {}: {}", lease.key(), e.toString());
+      }
+    }
+    return released != 0;
   }
 
   @Override
@@ -270,14 +313,42 @@ public final class RedisIdempotencyStore
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
-    return scripts.number(
-            LuaScripts.ISSUE,
-            keys.record(key.digest()),
-            RedisKeys.bytes(RedisKeys.millis(ttl)),
-            RedisKeys.bytes(key.scope()),
-            RedisKeys.bytes(key.value()))
-        == 1;
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
+    long ttlMillis = RedisKeys.millis(ttl);
+    Pending counted =
+        scopeCap == ClaimRequest.NO_CAP ? null : tally.count(key, ttlMillis, scopeCap);
+    byte[] recordKey = keys.record(key.digest());
+    boolean issued =
+        scripts.number(
+                LuaScripts.ISSUE,
+                recordKey,
+                RedisKeys.bytes(ttlMillis),
+                RedisKeys.bytes(key.scope()),
+                RedisKeys.bytes(key.value()))
+            == 1;
+    if (counted == null) {
+      return issued;
+    }
+    boolean room;
+    try {
+      room = counted.number() == 1;
+    } catch (RuntimeException e) {
+      room = false;
+    }
+    if (issued && !room) {
+      scripts.number(LuaScripts.DROP_ISSUED, recordKey);
+      throw StoreFullException.scopeCap(scopeCap, key.scope());
+    }
+    return issued;
+  }
+
+  // A completion stands even if its count could not be moved: the count then ends with the claim's.
+  private void settle(Pending counted) {
+    try {
+      counted.number();
+    } catch (RuntimeException e) {
+      log.warn("could not move the count of a completed record: {}", e.toString());
+    }
   }
 
   /** Returns 0: every record carries its own Redis expiry, so Redis removes expired ones itself. */

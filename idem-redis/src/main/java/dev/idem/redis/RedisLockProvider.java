@@ -58,8 +58,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
     this.backend = backend;
     try {
       this.calls =
-          new LockCalls(
-              new ScriptRunner(backend.scripting()), backend.strings(), keys, fenceRetention);
+          new LockCalls(new ScriptRunner(backend), backend.strings(), keys, fenceRetention);
       this.releases = new Notifications(backend.openPubSub(), keys.lockChannel());
     } catch (RedisException e) {
       backend.close();

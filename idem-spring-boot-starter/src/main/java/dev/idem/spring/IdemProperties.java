@@ -31,6 +31,9 @@ public class IdemProperties {
   }
 
   /** Which store keeps the records; auto picks Redis, then JDBC, then memory. */
+  /** The default cap on one caller's live records, per route and for tokens: 10 000. */
+  public static final int DEFAULT_MAX_PER_CALLER = 10_000;
+
   private StoreType store = StoreType.AUTO;
 
   /** The default policy, used by every operation without its own. */
@@ -90,9 +93,6 @@ public class IdemProperties {
     /** Most bytes held at once (outcomes and keys, estimated). */
     private DataSize maxBytes = DataSize.ofBytes(InMemoryIdempotencyStore.DEFAULT_MAX_BYTES);
 
-    /** Most records of one scope (an operation and its caller), so one caller cannot fill it. */
-    private int maxRecordsPerScope = InMemoryIdempotencyStore.DEFAULT_MAX_RECORDS_PER_SCOPE;
-
     public int getMaxEntries() {
       return maxEntries;
     }
@@ -107,14 +107,6 @@ public class IdemProperties {
 
     public void setMaxBytes(DataSize maxBytes) {
       this.maxBytes = maxBytes;
-    }
-
-    public int getMaxRecordsPerScope() {
-      return maxRecordsPerScope;
-    }
-
-    public void setMaxRecordsPerScope(int maxRecordsPerScope) {
-      this.maxRecordsPerScope = maxRecordsPerScope;
     }
   }
 
@@ -213,6 +205,20 @@ public class IdemProperties {
     /** True to replay the first answer to a used token; false to refuse it with 409. */
     private boolean replayUsed = true;
 
+    /**
+     * The most live tokens and records one caller's token scope holds: past it, issuing answers 429
+     * store-full, so a caller asking for tokens in a loop cannot fill the store; 0 for none.
+     */
+    private int maxPerCaller = DEFAULT_MAX_PER_CALLER;
+
+    public int getMaxPerCaller() {
+      return maxPerCaller;
+    }
+
+    public void setMaxPerCaller(int maxPerCaller) {
+      this.maxPerCaller = maxPerCaller;
+    }
+
     public Duration getTtl() {
       return ttl;
     }
@@ -246,6 +252,21 @@ public class IdemProperties {
 
     /** The most a stored 4xx answer is kept (when shorter than the operation's retention). */
     private Duration clientErrorRetention = Duration.ofHours(1);
+
+    /**
+     * The most live records one caller holds for one route: past it, a new key answers 429
+     * store-full while repeats are still answered, so one caller cannot fill the store for
+     * everyone. Unauthenticated callers share one scope, and so one cap; 0 for none.
+     */
+    private int maxRecordsPerCaller = DEFAULT_MAX_PER_CALLER;
+
+    public int getMaxRecordsPerCaller() {
+      return maxRecordsPerCaller;
+    }
+
+    public void setMaxRecordsPerCaller(int maxRecordsPerCaller) {
+      this.maxRecordsPerCaller = maxRecordsPerCaller;
+    }
 
     public Duration getClientErrorRetention() {
       return clientErrorRetention;

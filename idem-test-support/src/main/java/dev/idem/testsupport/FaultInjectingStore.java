@@ -92,9 +92,9 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     maybeFail(Operation.ISSUE);
-    return super.issue(key, ttl);
+    return super.issue(key, ttl, scopeCap);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.idem.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
@@ -13,6 +14,7 @@ import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
+import dev.idem.core.StoreFullException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -247,6 +249,72 @@ public abstract class IdempotencyStoreContract extends StoreContractSupport {
     }
     assertThat(store().find(expiring)).isEmpty();
     assertThat(store().find(live).orElseThrow().outcome().payload()).isEqualTo(bytes("y"));
+  }
+
+  @Test
+  void aScopeAtItsCapRefusesNewKeysWhileRepeatsAndOtherScopesGoOn() {
+    String mallory = scope + ":mallory";
+    List<Lease> held = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      held.add(claimCappedOrFail(IdempotencyKey.of(mallory, "k" + i), 3));
+    }
+    store().complete(held.get(0), Outcome.success(bytes("done")), RETENTION);
+    IdempotencyKey fourth = IdempotencyKey.of(mallory, "k3");
+    assertThatThrownBy(() -> store().claim(capped(fourth, 3)))
+        .isInstanceOf(StoreFullException.class)
+        .hasMessageContaining(mallory);
+    assertThat(store().find(fourth)).as("nothing kept of the refused key").isEmpty();
+    assertThat(store().claim(capped(IdempotencyKey.of(mallory, "k0"), 3)))
+        .as("a repeat of a completed key is still answered")
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(store().claim(capped(IdempotencyKey.of(mallory, "k1"), 3)))
+        .as("a repeat of a key in progress is still answered")
+        .isInstanceOf(ClaimResult.InProgress.class);
+    claimCappedOrFail(IdempotencyKey.of(scope + ":alice", "k0"), 3);
+    assertThat(store().claim(ClaimRequest.of(fourth, fingerprint("a"), longLease())))
+        .as("a claim without a cap is not refused")
+        .isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void aReleasedOrExpiredRecordNoLongerCountsAgainstTheCap() {
+    String caller = scope + ":bursty";
+    Lease released = claimCappedOrFail(IdempotencyKey.of(caller, "released"), 2);
+    Lease expiring = claimCappedOrFail(IdempotencyKey.of(caller, "expiring"), 2);
+    store().complete(expiring, Outcome.success(bytes("x")), shortLease());
+    assertThatThrownBy(() -> store().claim(capped(IdempotencyKey.of(caller, "third"), 2)))
+        .isInstanceOf(StoreFullException.class);
+    assertThat(store().release(released)).isTrue();
+    claimCappedOrFail(IdempotencyKey.of(caller, "third"), 2);
+    passBeyond(shortLease());
+    claimCappedOrFail(IdempotencyKey.of(caller, "fourth"), 2);
+    assertThatThrownBy(() -> store().claim(capped(IdempotencyKey.of(caller, "fifth"), 2)))
+        .isInstanceOf(StoreFullException.class);
+  }
+
+  @Test
+  void issuingPastTheCapIsRefusedAndIssuedTokensCount() {
+    String caller = scope + ":token|mallory";
+    assertThat(store().issue(IdempotencyKey.of(caller, "t0"), longLease(), 2)).isTrue();
+    assertThat(store().issue(IdempotencyKey.of(caller, "t1"), longLease(), 2)).isTrue();
+    assertThatThrownBy(() -> store().issue(IdempotencyKey.of(caller, "t2"), longLease(), 2))
+        .isInstanceOf(StoreFullException.class);
+    assertThat(store().find(IdempotencyKey.of(caller, "t2"))).isEmpty();
+    assertThatThrownBy(() -> store().claim(capped(IdempotencyKey.of(caller, "k"), 2)))
+        .as("issued tokens count as live records of the scope")
+        .isInstanceOf(StoreFullException.class);
+    assertThat(store().issue(IdempotencyKey.of(scope + ":token|alice", "t0"), longLease(), 2))
+        .isTrue();
+  }
+
+  private ClaimRequest capped(IdempotencyKey key, int cap) {
+    return new ClaimRequest(key, fingerprint("a"), longLease(), false, cap);
+  }
+
+  private Lease claimCappedOrFail(IdempotencyKey key, int cap) {
+    ClaimResult result = store().claim(capped(key, cap));
+    assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+    return ((ClaimResult.Claimed) result).lease();
   }
 
   @Test

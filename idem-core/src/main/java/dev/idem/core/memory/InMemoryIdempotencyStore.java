@@ -33,9 +33,9 @@ import java.util.function.UnaryOperator;
  * atomic {@code compute} on a {@link ConcurrentHashMap}. Time comes from the injected {@link
  * Clock}.
  *
- * <p>Bounded three ways: records in all ({@code maxEntries}), bytes in all ({@code maxBytes},
- * outcomes and keys, estimated), and records per scope ({@code maxRecordsPerScope}: a scope is an
- * operation and its caller, so one caller cannot fill the store for everyone). Past a bound, a
+ * <p>Bounded two ways: records in all ({@code maxEntries}) and bytes in all ({@code maxBytes},
+ * outcomes and keys, estimated); a claim or issue may also cap its scope ({@link
+ * ClaimRequest#scopeCap()}), so one caller cannot fill the store for everyone. Past a bound, a
  * claim or issue of a new key first sweeps out expired records and then, if still full, fails with
  * {@link StoreFullException}; an outcome that does not fit in the bytes left is refused with {@link
  * OutcomeTooLargeException}, so the engine keeps the key with a small mark. It never evicts a live
@@ -49,9 +49,6 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   /** The default bound on bytes held: 256 MiB. */
   public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
-
-  /** The default bound on records per scope (one operation of one caller): 10 000. */
-  public static final int DEFAULT_MAX_RECORDS_PER_SCOPE = 10_000;
 
   // A caller at its cap must not make every refusal a sweep of the whole map.
   private static final Duration FULL_SWEEP_EVERY = Duration.ofSeconds(1);
@@ -73,7 +70,6 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private final Clock clock;
   private final int maxEntries;
   private final long maxBytes;
-  private final int maxRecordsPerScope;
   private volatile Instant lastFullSweep = Instant.MIN;
 
   /** A store on the system clock with the default bounds. */
@@ -82,37 +78,30 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   /**
-   * A store with the default bounds on bytes and records per scope.
+   * A store with the default bound on bytes.
    *
    * @param clock where time comes from
    * @param maxEntries the most records held at once; at least 1
    */
   public InMemoryIdempotencyStore(Clock clock, int maxEntries) {
-    this(clock, maxEntries, DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS_PER_SCOPE);
+    this(clock, maxEntries, DEFAULT_MAX_BYTES);
   }
 
   /**
    * @param clock where time comes from
    * @param maxEntries the most records held at once; at least 1
    * @param maxBytes the most bytes held at once (estimated); at least 1
-   * @param maxRecordsPerScope the most records of one scope held at once; at least 1
    */
-  public InMemoryIdempotencyStore(
-      Clock clock, int maxEntries, long maxBytes, int maxRecordsPerScope) {
+  public InMemoryIdempotencyStore(Clock clock, int maxEntries, long maxBytes) {
     if (maxEntries < 1) {
       throw new IllegalArgumentException("maxEntries must be at least 1, was " + maxEntries);
     }
     if (maxBytes < 1) {
       throw new IllegalArgumentException("maxBytes must be at least 1, was " + maxBytes);
     }
-    if (maxRecordsPerScope < 1) {
-      throw new IllegalArgumentException(
-          "maxRecordsPerScope must be at least 1, was " + maxRecordsPerScope);
-    }
     this.clock = clock;
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
-    this.maxRecordsPerScope = maxRecordsPerScope;
   }
 
   @Override
@@ -120,7 +109,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     IdempotencyKey id = request.key();
     Instant now = clock.instant();
     ClaimResult[] result = new ClaimResult[1];
-    makeRoomFor(id, now);
+    makeRoomFor(id, now, request.scopeCap());
     records.compute(
         id,
         (k, stored) -> {
@@ -169,11 +158,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     IdempotencyKey id = key;
     Instant now = clock.instant();
     boolean[] issued = new boolean[1];
-    makeRoomFor(id, now);
+    makeRoomFor(id, now, scopeCap);
     records.compute(
         id,
         (k, stored) -> {
@@ -267,23 +256,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     }
   }
 
-  private void makeRoomFor(IdempotencyKey id, Instant now) {
+  private void makeRoomFor(IdempotencyKey id, Instant now, int scopeCap) {
     if (inserts.incrementAndGet() % SWEEP_EVERY == 0) {
       sweepSome(now);
     }
-    if (records.containsKey(id) || !full(id)) {
+    if (isLive(id, now) || !full(id, scopeCap)) {
       return;
     }
     if (!now.isBefore(lastFullSweep.plus(FULL_SWEEP_EVERY))) {
       lastFullSweep = now;
       purgeExpired(Integer.MAX_VALUE);
     }
-    if (tally.records(id.scope()) >= maxRecordsPerScope) {
-      throw new StoreFullException(
-          "the caller's cap of "
-              + maxRecordsPerScope
-              + " live records is reached for "
-              + id.scope());
+    if (tally.records(id.scope()) >= scopeCap && sweepScope(id.scope(), now) >= scopeCap) {
+      throw StoreFullException.scopeCap(scopeCap, id.scope());
     }
     if (records.size() >= maxEntries || tally.bytes() >= maxBytes) {
       throw new StoreFullException(
@@ -295,9 +280,40 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     }
   }
 
-  private boolean full(IdempotencyKey id) {
+  // A scope at its cap drops its expired records once one of them may have ended, so a caller gets
+  // room back exactly when its records end, and a caller refused again and again costs no scan.
+  private long sweepScope(String scope, Instant now) {
+    Tally.Scope held = tally.scope(scope);
+    if (held == null || now.isBefore(held.earliestEnd)) {
+      return tally.records(scope);
+    }
+    Instant earliest = Instant.MAX;
+    for (IdempotencyKey key : held.keys) {
+      StoredRecord r = records.get(key);
+      if (r == null) {
+        continue;
+      }
+      if (r.isExpired(now)) {
+        if (records.remove(key, r)) {
+          tally.changed(r, null);
+          listeners.fire(key);
+        }
+      } else if (r.record().expiresAt().isBefore(earliest)) {
+        earliest = r.record().expiresAt();
+      }
+    }
+    held.earliestEnd = earliest;
+    return tally.records(scope);
+  }
+
+  private boolean isLive(IdempotencyKey id, Instant now) {
+    StoredRecord stored = records.get(id);
+    return stored != null && !stored.isExpired(now);
+  }
+
+  private boolean full(IdempotencyKey id, int scopeCap) {
     return records.size() >= maxEntries
         || tally.bytes() >= maxBytes
-        || tally.records(id.scope()) >= maxRecordsPerScope;
+        || tally.records(id.scope()) >= scopeCap;
   }
 }

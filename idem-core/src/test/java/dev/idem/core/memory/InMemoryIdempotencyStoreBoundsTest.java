@@ -64,34 +64,50 @@ class InMemoryIdempotencyStoreBoundsTest {
   }
 
   @Test
-  void oneScopeAtItsCapIsRefusedWhileAnotherStillClaims() {
-    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 1 << 20, 2);
-    for (int i = 0; i < 2; i++) {
-      assertThat(store.issue(IdempotencyKey.of("token|mallory", "t" + i), Duration.ofHours(1)))
-          .isTrue();
+  void anEngineWithAScopeCapRefusesTheCallerPastItWithoutRunningTheWorkEvenFailingOpen() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000);
+    IdempotencyConfig capped = IdempotencyConfig.custom().scopeCap(2).failOpen(true).build();
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (Idempotency engine = Idempotency.builder(store).defaults(capped).build()) {
+      for (int i = 0; i < 2; i++) {
+        engine.execute(
+            IdempotencyKey.of("orders|mallory", "k" + i),
+            Fingerprint.NONE,
+            ResultCodec.utf8(),
+            ctx -> "run " + runs.incrementAndGet());
+      }
+      assertThatThrownBy(
+              () ->
+                  engine.execute(
+                      IdempotencyKey.of("orders|mallory", "k2"),
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> "run " + runs.incrementAndGet()))
+          .isInstanceOf(StoreFullException.class)
+          .hasMessageContaining("cap of 2")
+          .hasMessageContaining("orders|mallory");
+      assertThat(
+              engine.execute(
+                  IdempotencyKey.of("orders|mallory", "k0"),
+                  Fingerprint.NONE,
+                  ResultCodec.utf8(),
+                  ctx -> "run " + runs.incrementAndGet()))
+          .as("a repeat is still answered")
+          .isEqualTo("run 1");
+      assertThat(
+              engine.execute(
+                  IdempotencyKey.of("orders|alice", "k0"),
+                  Fingerprint.NONE,
+                  ResultCodec.utf8(),
+                  ctx -> "run " + runs.incrementAndGet()))
+          .isEqualTo("run 3");
     }
-    assertThatThrownBy(
-            () -> store.issue(IdempotencyKey.of("token|mallory", "t2"), Duration.ofHours(1)))
-        .isInstanceOf(StoreFullException.class)
-        .hasMessageContaining("cap of 2")
-        .hasMessageContaining("token|mallory");
-    assertThat(store.issue(IdempotencyKey.of("token|alice", "t0"), Duration.ofHours(1))).isTrue();
-    assertThat(claim(store, "k0")).isInstanceOf(ClaimResult.Claimed.class);
-  }
-
-  @Test
-  void aScopeGetsRoomBackWhenItsRecordsExpire() {
-    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 1 << 20, 2);
-    complete(store, "k0", Duration.ofMinutes(1));
-    complete(store, "k1", Duration.ofMinutes(1));
-    assertThatThrownBy(() -> claim(store, "k2")).isInstanceOf(StoreFullException.class);
-    now = now.plus(Duration.ofMinutes(2));
-    assertThat(claim(store, "k2")).isInstanceOf(ClaimResult.Claimed.class);
   }
 
   @Test
   void countsBytesAndRefusesAnOutcomeThatDoesNotFitSoTheEngineKeepsTheKey() {
-    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 4_096, 1_000);
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 4_096);
     try (Idempotency engine = Idempotency.builder(store).build()) {
       IdempotencyKey key = IdempotencyKey.of("s", "big");
       String large = "x".repeat(8_000);

@@ -9,6 +9,9 @@ import dev.idem.jdbc.JdbcDialect;
  * <p>{@code select} is a plain read (what {@code find} runs); {@code readBack} is the same read as
  * the claim's read-back, which must see the latest committed row even inside a caller's older
  * snapshot (the dialect's {@link JdbcDialect#lockingRead()}).
+ *
+ * <p>{@code countScope} counts the live records of a scope other than one key, up to a limit: what
+ * a capped claim checks, reading at most the cap's number of index entries.
  */
 public record StoreSql(
     String claim,
@@ -23,7 +26,8 @@ public record StoreSql(
     String selectLeaseUntil,
     String deleteExpired,
     String issue,
-    String purge) {
+    String purge,
+    String countScope) {
 
   private static final String OWNED =
       " WHERE id = ? AND state = 'IN_PROGRESS' AND fence = ? AND owner = ?";
@@ -102,6 +106,11 @@ public record StoreSql(
                 + " NULL, "
                 + n
                 + ")"),
-        dialect.purge(table));
+        dialect.purge(table),
+        "SELECT COUNT(*) FROM (SELECT 1 FROM "
+            + table
+            + " WHERE scope = ? AND expires_at > "
+            + n
+            + " AND id <> ? LIMIT ?) capped");
   }
 }

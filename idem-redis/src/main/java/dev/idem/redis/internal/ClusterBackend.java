@@ -1,11 +1,13 @@
 package dev.idem.redis.internal;
 
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +29,16 @@ public final class ClusterBackend implements RedisBackend {
   @Override
   public RedisScriptingCommands<byte[], byte[]> scripting() {
     return connection.sync();
+  }
+
+  @Override
+  public RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync() {
+    return connection.async();
+  }
+
+  @Override
+  public Duration timeout() {
+    return connection.getTimeout();
   }
 
   @Override

@@ -202,7 +202,7 @@ public final class LuaScripts {
    * until the key would have expired anyway, at least one lease), or puts a token that has not
    * expired back to ISSUED with its original end. Answers 1, or 0 when not owned. The released
    * record keeps the next claim's fence above this one even when that claim comes from a process
-   * whose clock is behind.
+   * whose clock is behind. Answers 2 instead of 1 when the record stays live as a token.
    */
   public static final Script RELEASE =
       new Script(
@@ -215,9 +215,10 @@ public final class LuaScripts {
               if r.T == '1' and tokenEnd and now < tokenEnd then
                 local c = {S = 'I', F = r.F, T = '1', N = tokenEnd, E = tokenEnd, A = r.A, V = r.V}
                 redis.call('SET', KEYS[1], encode(c), 'PXAT', tokenEnd)
-              else
-                redis.call('SET', KEYS[1], encode({S = 'R', F = r.F}), 'KEEPTTL')
+                notify()
+                return 2
               end
+              redis.call('SET', KEYS[1], encode({S = 'R', F = r.F}), 'KEEPTTL')
               notify()
               return 1
               """);
@@ -259,6 +260,66 @@ public final class LuaScripts {
               redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
               return 1
               """);
+
+  /**
+   * KEYS: a scope's tally. ARGV: a record's digest, ms it counts for, cap. A tally is a sorted set
+   * of the digests of a scope's live records, scored by when each ends, that expires with its last
+   * one. Drops the ended ones, then counts the record unless the scope already holds the cap of
+   * others. Answers 1 when counted (newly, or it already was), 0 when refused. A counted record's
+   * end only moves later here: a repeat's claim does not shorten a stored answer's count.
+   */
+  public static final Script TALLY_ADD =
+      new Script(
+          NOW
+              + """
+              redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+              local ends = now + tonumber(ARGV[2])
+              if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+                redis.call('ZADD', KEYS[1], 'GT', ends, ARGV[1])
+              elseif redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+                return 0
+              else
+                redis.call('ZADD', KEYS[1], ends, ARGV[1])
+              end
+              if redis.call('PEXPIRETIME', KEYS[1]) < ends then
+                redis.call('PEXPIREAT', KEYS[1], ends)
+              end
+              return 1
+              """);
+
+  /**
+   * KEYS: a scope's tally. ARGV: a record's digest, ms it now counts for. Sets the end of a counted
+   * record (a completion's retention, shorter or longer than its claim's); does nothing to a record
+   * the tally does not count. Answers 1 when it was counted, else 0.
+   */
+  public static final Script TALLY_SET =
+      new Script(
+          NOW
+              + """
+              if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+              local ends = now + tonumber(ARGV[2])
+              redis.call('ZADD', KEYS[1], ends, ARGV[1])
+              if redis.call('PEXPIRETIME', KEYS[1]) < ends then
+                redis.call('PEXPIREAT', KEYS[1], ends)
+              end
+              return 1
+              """);
+
+  /** KEYS: a scope's tally. ARGV: a record's digest. Stops counting it; answers 1 if it was. */
+  public static final Script TALLY_REMOVE =
+      new Script("return redis.call('ZREM', KEYS[1], ARGV[1])");
+
+  /**
+   * KEYS: record. Deletes it if it is an ISSUED token (one just issued past its scope's cap, whose
+   * value nobody was told). Answers 1 if deleted.
+   */
+  public static final Script DROP_ISSUED =
+      new Script(
+          """
+          local v = redis.call('GET', KEYS[1])
+          if v and string.sub(v, 1, 4) == 'S1:I' then return redis.call('DEL', KEYS[1]) end
+          return 0
+          """);
 
   /**
    * KEYS: lease, fence, and the waiter mark only from a caller that will wait. ARGV: owner, lease

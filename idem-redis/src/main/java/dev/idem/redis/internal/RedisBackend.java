@@ -1,8 +1,10 @@
 package dev.idem.redis.internal;
 
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -14,6 +16,12 @@ public interface RedisBackend extends AutoCloseable {
 
   /** Commands that route each script call by its key (in Cluster, to the slot's primary). */
   RedisScriptingCommands<byte[], byte[]> scripting();
+
+  /** The same commands without waiting, so that two calls share one round trip. */
+  RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync();
+
+  /** How long a call may take before it fails: the connection's command timeout. */
+  Duration timeout();
 
   /** Plain string commands on the same connection, routed by key. */
   RedisStringCommands<byte[], byte[]> strings();

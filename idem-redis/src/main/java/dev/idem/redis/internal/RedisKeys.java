@@ -39,6 +39,11 @@ public final class RedisKeys {
     return bytes(prefix + "{" + digest + "}");
   }
 
+  /** The tally of one scope's live records (see {@link LuaScripts#TALLY_ADD}), by its digest. */
+  public byte[] tally(String scopeDigest) {
+    return bytes(prefix + "scope:{" + scopeDigest + "}");
+  }
+
   /**
    * The keys of one lock, by the digest of its name: lease, fence counter and waiter mark, in that
    * order, all in one Cluster slot.

@@ -3,10 +3,16 @@ package dev.idem.redis.internal;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.redis.internal.LuaScripts.Script;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Calls scripts by SHA and sends the source only when a server answers NOSCRIPT (first use, a
@@ -15,10 +21,54 @@ import java.util.List;
  */
 public final class ScriptRunner {
 
-  private final RedisScriptingCommands<byte[], byte[]> commands;
+  /** The answer of a script sent without waiting. */
+  @FunctionalInterface
+  public interface Pending {
+    /** Waits for the answer; fails as a waiting call would. */
+    long number();
+  }
 
-  public ScriptRunner(RedisScriptingCommands<byte[], byte[]> commands) {
-    this.commands = commands;
+  private final RedisScriptingCommands<byte[], byte[]> commands;
+  private final RedisScriptingAsyncCommands<byte[], byte[]> async;
+  private final Duration timeout;
+
+  public ScriptRunner(RedisBackend backend) {
+    this.commands = backend.scripting();
+    this.async = backend.scriptingAsync();
+    this.timeout = backend.timeout();
+  }
+
+  /**
+   * Sends a script that answers an integer without waiting for it, so that the next call goes out
+   * behind it and both take one round trip. A server without the script gets it on the wait.
+   */
+  public Pending numberLater(Script script, byte[] key, byte[]... args) {
+    byte[][] keys = {key};
+    RedisFuture<Long> sent;
+    try {
+      sent = async.evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
+    } catch (RedisException e) {
+      throw RedisFailures.of(e);
+    }
+    return () -> {
+      try {
+        return sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RedisNoScriptException) {
+          return number(script, keys, args);
+        }
+        if (e.getCause() instanceof RedisException failure) {
+          throw RedisFailures.of(failure);
+        }
+        throw new IdempotencyStoreException("Redis call failed: " + e.getCause(), e.getCause());
+      } catch (TimeoutException e) {
+        sent.cancel(true);
+        throw new IdempotencyStoreException("Redis call timed out after " + timeout, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IdempotencyStoreException("interrupted while waiting for Redis", e);
+      }
+    };
   }
 
   /** Runs a script that answers a Lua table. */

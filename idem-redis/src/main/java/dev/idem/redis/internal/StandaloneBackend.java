@@ -2,10 +2,12 @@ package dev.idem.redis.internal;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
 import java.util.List;
 
 /** A {@link RedisBackend} on one Redis server (or a primary behind a proxy). */
@@ -22,6 +24,16 @@ public final class StandaloneBackend implements RedisBackend {
   @Override
   public RedisScriptingCommands<byte[], byte[]> scripting() {
     return connection.sync();
+  }
+
+  @Override
+  public RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync() {
+    return connection.async();
+  }
+
+  @Override
+  public Duration timeout() {
+    return connection.getTimeout();
   }
 
   @Override

@@ -46,6 +46,17 @@ class EvictionCheckTest {
       }
 
       @Override
+      public io.lettuce.core.api.async.RedisScriptingAsyncCommands<byte[], byte[]>
+          scriptingAsync() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public java.time.Duration timeout() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
       public RedisStringCommands<byte[], byte[]> strings() {
         throw new UnsupportedOperationException();
       }

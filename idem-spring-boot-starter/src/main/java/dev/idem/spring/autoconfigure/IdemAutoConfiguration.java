@@ -1,5 +1,6 @@
 package dev.idem.spring.autoconfigure;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
@@ -72,7 +73,13 @@ public class IdemAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public TokenService idemTokenService(Idempotency idempotency, IdemProperties properties) {
+    IdemProperties.Tokens tokens = properties.getTokens();
     return new TokenService(
-        idempotency, properties.getTokens().getTtl(), properties.getTokens().isReplayUsed());
+        idempotency, tokens.getTtl(), tokens.isReplayUsed(), cap(tokens.getMaxPerCaller()));
+  }
+
+  /** A cap property as a scope cap: 0 (or less) is none. */
+  static int cap(int property) {
+    return property <= 0 ? ClaimRequest.NO_CAP : property;
   }
 }

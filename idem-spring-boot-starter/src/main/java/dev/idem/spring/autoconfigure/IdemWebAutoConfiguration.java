@@ -59,6 +59,8 @@ public class IdemWebAutoConfiguration {
             maxBody,
             inFlight.getIfAvailable(InFlightWork::new));
     filter.setClientErrorRetention(properties.getHttp().getClientErrorRetention());
+    filter.setMaxRecordsPerCaller(
+        IdemAutoConfiguration.cap(properties.getHttp().getMaxRecordsPerCaller()));
     return filter;
   }
 

@@ -75,8 +75,8 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   }
 
   @Override
-  public boolean issue(IdempotencyKey key, Duration ttl) {
-    return time("issue", () -> super.issue(key, ttl));
+  public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
+    return time("issue", () -> super.issue(key, ttl, scopeCap));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.idem.spring.web;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -82,6 +83,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private final long maxBodyBytes;
   private final InFlightWork inFlight;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
+  private volatile int scopeCap = ClaimRequest.NO_CAP;
 
   public IdempotencyFilter(
       Idempotency idempotency,
@@ -116,6 +118,17 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    */
   public void setClientErrorRetention(Duration retention) {
     this.codec = StoredResponse.codec(retention);
+  }
+
+  /**
+   * Caps the live records of one caller on one route ({@link ClaimRequest#scopeCap()}): a new key
+   * past it answers 429 store-full; {@link ClaimRequest#NO_CAP} (the default) for none.
+   */
+  public void setMaxRecordsPerCaller(int cap) {
+    if (cap < 1) {
+      throw new IllegalArgumentException("the cap must be at least 1, was " + cap);
+    }
+    this.scopeCap = cap;
   }
 
   /**
@@ -186,6 +199,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     IdempotencyConfig config =
         IdempotencyConfig.from(base)
             .terminalWhen(e -> !(e instanceof Unstored) && base.isTerminal(e))
+            .scopeCap(Math.min(scopeCap, base.scopeCap()))
             .build();
     Work<StoredResponse, Exception> work =
         inFlight.track(

@@ -19,7 +19,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "idem.store=memory",
-      "idem.memory.max-records-per-scope=2",
+      "idem.http.max-records-per-caller=2",
+      "idem.tokens.max-per-caller=2",
       "idem.defaults.fail-open=true"
     })
 class StoreFullTest {
@@ -73,6 +74,19 @@ class StoreFullTest {
             "Idempotency-Key",
             "k2");
     assertProblem(refused, 429, "store-full");
+    assertThat(controller.runs(run)).isEqualTo(2);
+    HttpResponse<String> repeat =
+        http.send(
+            "POST",
+            "/orders",
+            HttpConformanceTests.ORDER,
+            "X-Run",
+            run,
+            "X-User",
+            user,
+            "Idempotency-Key",
+            "k0");
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(controller.runs(run)).isEqualTo(2);
   }
 }

@@ -39,10 +39,7 @@ public final class StoreFactory {
 
   private static InMemoryIdempotencyStore memory(IdemProperties.Memory bounds) {
     return new InMemoryIdempotencyStore(
-        java.time.Clock.systemUTC(),
-        bounds.getMaxEntries(),
-        bounds.getMaxBytes().toBytes(),
-        bounds.getMaxRecordsPerScope());
+        java.time.Clock.systemUTC(), bounds.getMaxEntries(), bounds.getMaxBytes().toBytes());
   }
 
   private static StoreType pick(ListableBeanFactory beans, ClassLoader loader) {
