@@ -55,6 +55,37 @@ class MigrationFilesTest {
     }
   }
 
+  @Test
+  void theSchemaAddsTheScopeIndexToATableMadeBeforeIt() throws Exception {
+    org.h2.jdbcx.JdbcDataSource db = new org.h2.jdbcx.JdbcDataSource();
+    db.setURL("jdbc:h2:mem:schema-upgrade;DB_CLOSE_DELAY=-1");
+    String v1 = body("V1__idem_tables.sql", "h2");
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement()) {
+      for (String statement : v1.split(";")) {
+        String sql =
+            statement.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + b + "\n");
+        if (!sql.isBlank()) {
+          s.execute(sql);
+        }
+      }
+      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isFalse();
+      JdbcSchema.createIfMissing(db, JdbcStoreConfig.of(JdbcDialect.h2()));
+      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isTrue();
+    }
+  }
+
+  private static boolean indexExists(Connection c, String index) throws SQLException {
+    try (ResultSet rs = c.getMetaData().getIndexInfo(null, null, "IDEM_RECORDS", false, false)) {
+      while (rs.next()) {
+        if (index.equalsIgnoreCase(rs.getString("INDEX_NAME"))) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
   private static boolean tableExists(Connection c, String table) throws SQLException {
     try (ResultSet rs = c.getMetaData().getTables(null, null, table, null)) {
       return rs.next();
