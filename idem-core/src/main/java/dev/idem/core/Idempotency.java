@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * Idempotency idempotency = Idempotency.builder(store).build();
  * String receipt = idempotency.execute(
- *     IdempotencyKey.of("payments:alice", keyFromClient),
+ *     IdempotencyKey.of(IdempotencyKey.scope("payments", "alice"), keyFromClient),
  *     Fingerprint.ofJson("POST /payments", body),
  *     ResultCodec.utf8(),
  *     ctx -> gateway.charge(order, ctx.fence()));

@@ -48,6 +48,14 @@ public final class IdempotencyKey {
     return new IdempotencyKey(scope, value);
   }
 
+  /**
+   * The scope of one caller's use of one operation, {@code operation|caller}: how every part of
+   * Idem names a caller's scope, so that the caps, tokens and records of one caller agree.
+   */
+  public static String scope(String operation, String caller) {
+    return operation + "|" + caller;
+  }
+
   /** The operation and caller this key belongs to. */
   public String scope() {
     return scope;

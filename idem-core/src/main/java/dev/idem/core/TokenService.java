@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  */
 public final class TokenService {
 
+  /** The operation of issued tokens: a caller's tokens live in {@link #scopeFor(String)}. */
+  public static final String OPERATION = "token";
+
   /** How long an issued token stays usable: 1 h, as in the article. */
   public static final Duration DEFAULT_TTL = Duration.ofHours(1);
 
@@ -64,6 +67,11 @@ public final class TokenService {
     }
     this.ttl = ttl;
     this.replayUsed = replayUsed;
+  }
+
+  /** The scope of {@code caller}'s tokens, {@code token|<caller>}. */
+  public static String scopeFor(String caller) {
+    return IdempotencyKey.scope(OPERATION, caller);
   }
 
   /**

@@ -164,7 +164,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
 
   private String scope(MethodPlan plan, Object[] arguments) {
     String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
-    return caller == null ? plan.operation() : plan.operation() + "|" + caller;
+    return caller == null ? plan.operation() : IdempotencyKey.scope(plan.operation(), caller);
   }
 
   private static Object proceed(MethodInvocation invocation) throws Exception {

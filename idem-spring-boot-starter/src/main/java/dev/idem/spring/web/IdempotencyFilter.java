@@ -210,12 +210,14 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             });
     try {
       IdempotencyKey idempotencyKey =
-          key == null ? null : IdempotencyKey.of(route.operation() + "|" + caller, key);
+          key == null
+              ? null
+              : IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key);
       Executed<StoredResponse> executed;
       if (key == null) {
         executed =
             tokens.executeWithStatus(
-                "token|" + caller, token, fingerprint, codec, work, config, deferral);
+                TokenService.scopeFor(caller), token, fingerprint, codec, work, config, deferral);
       } else if (deferral == null) {
         executed = idempotency.executeWithStatus(idempotencyKey, fingerprint, codec, work, config);
       } else {

@@ -32,7 +32,7 @@ public class TokenController {
   public void issue(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String token;
     try {
-      token = tokens.issue("token|" + scopes.resolve(request));
+      token = tokens.issue(TokenService.scopeFor(scopes.resolve(request)));
     } catch (IdempotencyException e) {
       Problems.write(response, e);
       return;
