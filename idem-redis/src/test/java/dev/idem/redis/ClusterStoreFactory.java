@@ -1,6 +1,7 @@
 package dev.idem.redis;
 
 import dev.idem.core.IdempotencyStore;
+import dev.idem.testsupport.servers.PrivateRedisCluster;
 import java.util.function.Supplier;
 
 /**
@@ -15,7 +16,7 @@ public final class ClusterStoreFactory implements Supplier<IdempotencyStore> {
     String seed =
         RedisTestServers.CLUSTER_URI != null
             ? RedisTestServers.CLUSTER_URI
-            : RedisClusterHarness.seedUriOf(ProcessHandle.current().parent().orElseThrow().pid());
+            : PrivateRedisCluster.seedUrlOf(ProcessHandle.current().parent().orElseThrow().pid());
     return RedisIdempotencyStore.create(RedisTestServers.clusterClient(seed));
   }
 }

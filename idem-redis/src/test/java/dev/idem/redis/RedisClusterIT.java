@@ -14,6 +14,7 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.servers.PrivateRedisCluster;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisClusterIT extends RedisBackendTests {
 
-  private static RedisClusterHarness harness;
+  private static PrivateRedisCluster harness;
   private static RedisClusterClient client;
   private static RedisIdempotencyStore store;
   private static RedisLockProvider locks;
@@ -39,8 +40,8 @@ class RedisClusterIT extends RedisBackendTests {
   static void startCluster() throws Exception {
     String seed = RedisTestServers.CLUSTER_URI;
     if (seed == null) {
-      harness = RedisClusterHarness.start();
-      seed = harness.seedUri();
+      harness = PrivateRedisCluster.start();
+      seed = harness.seedUrl();
     }
     client = RedisTestServers.clusterClient(seed);
     store = RedisIdempotencyStore.create(client);
@@ -72,7 +73,7 @@ class RedisClusterIT extends RedisBackendTests {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
     RedisClusterClient impatient =
-        RedisTestServers.clusterClient(harness.seedUri(), Duration.ofSeconds(1));
+        RedisTestServers.clusterClient(harness.seedUrl(), Duration.ofSeconds(1));
     try (RedisIdempotencyStore slow = RedisIdempotencyStore.create(impatient);
         StatefulRedisClusterConnection<String, String> admin = client.connect()) {
       // Paused well beyond the client's timeout, so that a loaded machine cannot blur the two.

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A {@code redis-server} of a test's (or tool's) own, on a free port from 7300 to 7399, keeping
  * nothing on disk, so that it may be flushed, restarted or filled up: the shared Redis at 6379
- * never is. The one launcher of private Redis servers in the project.
+ * never is. The one launcher of private Redis servers in the project ({@link PrivateRedisCluster}
+ * forms a Cluster of them).
  *
  * <p>A test registers it with {@link ClosedAfterAll} so that it stops after the Spring context that
  * uses it has closed; a shutdown hook kills the server if the JVM ends first. It needs no test
@@ -31,6 +32,9 @@ public final class PrivateRedis implements AutoCloseable {
   public static final int LAST_PORT = 7399;
 
   private static final long START_NANOS = TimeUnit.SECONDS.toNanos(20);
+
+  // Redis Cluster talks between nodes on the client port + 10000.
+  private static final int BUS_OFFSET = 10_000;
 
   private final int port;
   private final File log;
@@ -59,12 +63,37 @@ public final class PrivateRedis implements AutoCloseable {
    * @param options more {@code redis-server} options, such as {@code "--maxmemory", "2mb"}
    */
   public static PrivateRedis start(File log, String... options) {
+    return start(log, false, port -> List.of(options));
+  }
+
+  /**
+   * Starts one as a node of a Redis Cluster still to be formed ({@link PrivateRedisCluster}): its
+   * cluster bus port (the client port + 10000) free as well, its node file in {@code dir}.
+   */
+  static PrivateRedis startClusterNode(File dir) {
+    return start(
+        new File(dir, "nodes.log"),
+        true,
+        port ->
+            List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                new File(dir, "nodes-" + port + ".conf").getPath(),
+                "--cluster-node-timeout",
+                "5000",
+                "--dir",
+                dir.getPath()));
+  }
+
+  private static PrivateRedis start(
+      File log, boolean withBus, java.util.function.IntFunction<List<String>> options) {
     int from = FIRST_PORT;
     for (int attempt = 0; attempt < 10; attempt++) {
-      int port = freePort(from);
+      int port = freePort(from, withBus);
       File out =
           log != null ? log : new File(System.getProperty("java.io.tmpdir"), "redis-" + port);
-      PrivateRedis redis = new PrivateRedis(port, out, List.of(options));
+      PrivateRedis redis = new PrivateRedis(port, out, options.apply(port));
       try {
         if (redis.launch()) {
           return redis;
@@ -165,9 +194,9 @@ public final class PrivateRedis implements AutoCloseable {
     }
   }
 
-  // One inline command and the start of its reply: enough to check and flush a server, without a
-  // client library in this module.
-  private String command(String inline) {
+  // One inline command and the start of its reply: enough to check, flush and join servers,
+  // without a client library in this module.
+  String command(String inline) {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
       socket.setSoTimeout(5000);
@@ -183,14 +212,20 @@ public final class PrivateRedis implements AutoCloseable {
     }
   }
 
-  private static int freePort(int from) {
+  private static int freePort(int from, boolean withBus) {
     for (int port = from; port <= LAST_PORT; port++) {
-      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      if (free(port) && (!withBus || free(port + BUS_OFFSET))) {
         return port;
-      } catch (IOException taken) {
-        // try the next one
       }
     }
     throw new IllegalStateException("no free port in " + FIRST_PORT + "-" + LAST_PORT);
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
   }
 }
