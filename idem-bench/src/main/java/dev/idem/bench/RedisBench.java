@@ -29,6 +29,7 @@ public final class RedisBench {
   static final String RAW_SET = "raw SET NX PX";
   static final String MINIMAL_PAIR = "minimal owner-checked pair";
   static final String PAIR = "Idem claim+complete";
+  static final String PAIR_CAPPED = "Idem claim+complete, capped scope";
   static final String RAW_GET = "raw GET";
   static final String REPLAY = "Idem replay";
   static final String ENGINE_FIRST = "engine execute, new key";
@@ -44,6 +45,7 @@ public final class RedisBench {
           new ThroughputTable.Aim(PAIR, RAW_SET, 0.45, true),
           ThroughputTable.Aim.comparison(MINIMAL_PAIR, RAW_SET, true),
           ThroughputTable.Aim.comparison(PAIR, MINIMAL_PAIR, true),
+          ThroughputTable.Aim.comparison(PAIR_CAPPED, PAIR, true),
           new ThroughputTable.Aim(REPLAY, RAW_GET, 0.90, true),
           new ThroughputTable.Aim(IDEM_LOCK, REDISSON_LOCK, 3.0, false),
           ThroughputTable.Aim.comparison(MINIMAL_LOCK, REDISSON_LOCK, false),
@@ -118,6 +120,7 @@ public final class RedisBench {
         ops.put(RAW_SET, store.rawSet());
         ops.put(MINIMAL_PAIR, store.minimalPair());
         ops.put(PAIR, store.claimComplete());
+        ops.put(PAIR_CAPPED, store.claimCompleteCapped());
         ops.put(RAW_GET, store.rawGet());
         ops.put(REPLAY, store.replay());
         ops.put(ENGINE_FIRST, store.engineFirstCall());

@@ -72,7 +72,15 @@ record RedisReportText(
             + RedisBench.PAIR
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
             + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"
-            + " claim is a plain `SET NX PX ... GET` of the record, the completion a script.");
+            + " claim is a plain `SET NX PX ... GET` of the record, the completion a script,"
+            + " sent behind a `TALLY_SET` that finds no tally and changes nothing.");
+    lines.add(
+        "- "
+            + RedisBench.PAIR_CAPPED
+            + ": the same with a cap on the scope (`ClaimRequest.scopeCap`, one scope per thread,"
+            + " never reached), as the starter sets for each caller of an HTTP route: a"
+            + " `TALLY_ADD` script on the scope's sorted set goes out ahead of the claim and a"
+            + " `TALLY_SET` ahead of the completion, each pipelined with the record's command.");
     lines.add(
         "- "
             + RedisBench.RAW_GET

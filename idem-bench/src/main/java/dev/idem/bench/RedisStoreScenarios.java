@@ -144,6 +144,26 @@ final class RedisStoreScenarios implements AutoCloseable {
     };
   }
 
+  /**
+   * {@link #claimComplete()} with a cap on the scope, as the starter sets for every caller of an
+   * HTTP route: the scope's tally is counted ahead of the claim and moved ahead of the completion.
+   * One scope per thread, as one caller each; the cap is never reached.
+   */
+  RedisLoadDriver.Op claimCompleteCapped() {
+    return (thread, seq) -> {
+      IdempotencyKey key = IdempotencyKey.of(SCOPE + ":" + thread, "c-" + seq);
+      ClaimResult result =
+          freshStore.claim(new ClaimRequest(key, Fingerprint.NONE, LEASE, false, 1_000_000_000));
+      if (!(result instanceof ClaimResult.Claimed claimed)) {
+        throw new IllegalStateException("fresh key not claimed: " + result);
+      }
+      if (!freshStore.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION)) {
+        throw new IllegalStateException("own claim not completed");
+      }
+      return true;
+    };
+  }
+
   /** Claim of one of {@link #READ_KEYS} completed keys: the record comes back as Completed. */
   RedisLoadDriver.Op replay() {
     for (int i = 0; i < READ_KEYS; i++) {

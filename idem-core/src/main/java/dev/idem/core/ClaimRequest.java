@@ -10,8 +10,8 @@ import java.util.Objects;
  * @param fingerprint the fingerprint of this request
  * @param lease how long the claim holds before another caller may take it over
  * @param requireIssued true for token use: only an ISSUED record (or an in-progress one whose lease
- *     ended, or a completed one) may be claimed, an absent one yields {@link
- *     ClaimResult.UnknownToken}
+ *     ended, or a completed one) may be claimed; one that is absent or did not begin as a token
+ *     yields {@link ClaimResult.UnknownToken}
  * @param scopeCap the most live records the key's scope may hold: a claim that would add one more
  *     fails with {@link StoreFullException} (a repeat of a live key is always answered); {@link
  *     #NO_CAP} for none. A scope names one caller's operation, so a cap keeps one caller from

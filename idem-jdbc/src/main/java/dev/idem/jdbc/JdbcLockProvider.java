@@ -42,10 +42,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A released row stays, with no owner, so the fence keeps growing. {@link #purgeIdle(int)}
  * deletes rows idle for longer than {@link JdbcLockConfig#fenceRetention()}; the next acquisition
- * of such a name starts again at fence 1. Handles stay safe, because they match the random owner as
- * well as the fence; a resource that remembers the highest fence it accepted would refuse the
- * restarted fences, so keep the retention longer than that memory, or lock names that are not
- * reused.
+ * of such a name still gets a fence above all before it, since a fence is the greater of the last
+ * one + 1 and the database's clock in microseconds (as long as that clock does not step back by
+ * more than the time the name was idle).
  */
 public final class JdbcLockProvider implements LockProvider {
 

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * completion script relies on it to check an in-progress record by its first bytes and to copy the
  * fields it keeps without reading them.
  *
- * <p>Fields: {@code S} state (I issued, P in progress, C completed), {@code P} fingerprint, {@code
+ * <p>Fields: {@code S} state (I issued, P in progress, C completed, R released: only the fence kept), {@code P} fingerprint, {@code
  * F} fence, {@code O} owner, {@code U} lease end and {@code E} logical expiry (server epoch ms),
  * {@code L} lease length in ms (a claim by plain {@code SET}, which knows no server time, writes
  * this instead of {@code U} and {@code E}: the record ends with its key, and its lease one lease
