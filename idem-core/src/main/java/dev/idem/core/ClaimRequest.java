@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param scopeCap the most live records the key's scope may hold: a claim that would add one more
  *     fails with {@link StoreFullException} (a repeat of a live key is always answered); {@link
  *     #NO_CAP} for none. A scope names one caller's operation, so a cap keeps one caller from
- *     filling the store for everyone. Concurrent claims may pass it by their number.
+ *     filling the store for everyone. Concurrent claims may pass it by their number. The use of an
+ *     issued token ({@code requireIssued}) is never refused: the token counted when issued.
  */
 public record ClaimRequest(
     IdempotencyKey key,

@@ -138,7 +138,8 @@ public final class TokenService {
       throw new UnknownTokenException("malformed token");
     }
     ClaimRequest request =
-        new ClaimRequest(IdempotencyKey.of(scope, token), fingerprint, config.lease(), true);
+        new ClaimRequest(
+            IdempotencyKey.of(scope, token), fingerprint, config.lease(), true, scopeCap);
     return idempotency.run(request, codec, work, config, replayUsed, deferral);
   }
 }

@@ -182,6 +182,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private ClaimResult withinCap(Connection c, ClaimRequest request, ClaimResult result)
       throws SQLException {
     if (!request.capped()
+        || request.requireIssued()
         || !(result instanceof ClaimResult.Claimed claimed)
         || othersLive(c, request.key(), request.scopeCap()) < request.scopeCap()) {
       return result;

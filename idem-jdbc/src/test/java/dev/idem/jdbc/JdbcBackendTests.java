@@ -12,9 +12,9 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Nested;
 
 /**
- * Everything the JDBC store runs on one database: the shared store, token, engine and outcome contracts in
- * plain mode, the store and token contracts again in join mode, the join-mode tests, the
- * hot-account contract and the JDBC-specific ones. A database's test class only says which
+ * Everything the JDBC store runs on one database: the shared store, token, engine and outcome
+ * contracts in plain mode, the store and token contracts again in join mode, the join-mode tests,
+ * the hot-account contract and the JDBC-specific ones. A database's test class only says which
  * database.
  */
 abstract class JdbcBackendTests {

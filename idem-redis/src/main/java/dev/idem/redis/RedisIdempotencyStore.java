@@ -62,6 +62,7 @@ public final class RedisIdempotencyStore
     implements IdempotencyStore, RecordChangeNotifier, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+  private static final String COUNTED = "c-";
 
   private final RedisBackend backend;
   private final RedisKeys keys;
@@ -146,7 +147,8 @@ public final class RedisIdempotencyStore
     }
     Pending counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
     ClaimResult result = claimRecord(recordKey, request, leaseMillis);
-    if (!(result instanceof ClaimResult.Claimed claimed)) {
+    // a token's use is never refused: the token was counted when it was issued
+    if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
       return result;
     }
     boolean room;
@@ -166,7 +168,8 @@ public final class RedisIdempotencyStore
   private ClaimResult claimRecord(byte[] recordKey, ClaimRequest request, long leaseMillis) {
     IdempotencyKey key = request.key();
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    String owner = new UUID(random.nextLong(), random.nextLong()).toString();
+    String owner =
+        (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
     if (!request.requireIssued()) {
       ClaimResult result = claimFresh(recordKey, request, owner, leaseMillis);
       if (result != null) {
@@ -254,7 +257,7 @@ public final class RedisIdempotencyStore
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();
-    Pending counted = tally.end(lease.key(), retentionMillis);
+    Pending counted = counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
@@ -268,7 +271,9 @@ public final class RedisIdempotencyStore
     if (stored) {
       replays.remember(digest, expiresAt);
     }
-    settle(counted);
+    if (counted != null) {
+      settle(counted);
+    }
     return stored;
   }
 
@@ -283,7 +288,7 @@ public final class RedisIdempotencyStore
             RedisKeys.bytes(lease.owner()),
             changeChannel,
             RedisKeys.bytes(digest));
-    if (released == 1) {
+    if (released == 1 && counted(lease)) {
       try {
         tally.remove(lease.key());
       } catch (RuntimeException e) {
@@ -340,6 +345,12 @@ public final class RedisIdempotencyStore
       throw StoreFullException.scopeCap(scopeCap, key.scope());
     }
     return issued;
+  }
+
+  // The claims that counted their record in the scope's tally own their lease under this mark, so
+  // that its completion and release move the count and an uncounted one's send nothing more.
+  private static boolean counted(Lease lease) {
+    return lease.owner().startsWith(COUNTED);
   }
 
   // A completion stands even if its count could not be moved: the count then ends with the claim's.

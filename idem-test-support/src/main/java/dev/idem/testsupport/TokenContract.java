@@ -13,6 +13,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.TokenService;
 import dev.idem.core.UnknownTokenException;
@@ -96,6 +97,39 @@ public abstract class TokenContract extends StoreContractSupport {
     passBeyond(shortLease());
     assertThat(store().claim(tokenClaim(key))).isInstanceOf(ClaimResult.UnknownToken.class);
     assertThat(store().issue(key, longLease())).as("an expired token's key is free").isTrue();
+  }
+
+  @Test
+  void aCapRefusesIssuingPastItButNeverTheUseOfAnIssuedTokenWhichStillCounts() {
+    TokenService tokens = new TokenService(engine(), longLease(), true, 2);
+    String caller = scope + ":capped";
+    String first = tokens.issue(caller);
+    tokens.issue(caller);
+    assertThatThrownBy(() -> tokens.issue(caller)).isInstanceOf(StoreFullException.class);
+    AtomicInteger runs = new AtomicInteger();
+    for (int i = 0; i < 2; i++) {
+      assertThat(
+              tokens.execute(
+                  caller,
+                  first,
+                  fingerprint("o"),
+                  ResultCodec.utf8(),
+                  ctx -> "order-" + runs.incrementAndGet()))
+          .isEqualTo("order-1");
+    }
+    assertThatThrownBy(() -> tokens.issue(caller))
+        .as("a used token still counts while its answer is kept")
+        .isInstanceOf(StoreFullException.class);
+    assertThatThrownBy(
+            () ->
+                tokens.execute(
+                    caller,
+                    "AAAAAAAAAAAAAAAAAAAAAA",
+                    fingerprint("o"),
+                    ResultCodec.utf8(),
+                    c -> ""))
+        .as("a forged token at the cap is unknown, not a full store")
+        .isInstanceOf(UnknownTokenException.class);
   }
 
   @Test

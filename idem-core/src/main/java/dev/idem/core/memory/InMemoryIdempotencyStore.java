@@ -109,7 +109,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
     IdempotencyKey id = request.key();
     Instant now = clock.instant();
     ClaimResult[] result = new ClaimResult[1];
-    makeRoomFor(id, now, request.scopeCap());
+    makeRoomFor(id, now, request.requireIssued() ? ClaimRequest.NO_CAP : request.scopeCap());
     records.compute(
         id,
         (k, stored) -> {

@@ -13,15 +13,15 @@ import java.nio.charset.StandardCharsets;
  * completion script relies on it to check an in-progress record by its first bytes and to copy the
  * fields it keeps without reading them.
  *
- * <p>Fields: {@code S} state (I issued, P in progress, C completed, R released: only the fence kept), {@code P} fingerprint, {@code
- * F} fence, {@code O} owner, {@code U} lease end and {@code E} logical expiry (server epoch ms),
- * {@code L} lease length in ms (a claim by plain {@code SET}, which knows no server time, writes
- * this instead of {@code U} and {@code E}: the record ends with its key, and its lease one lease
- * length earlier), {@code X} end of a completed record by the clock of the process that completed
- * it (for reading only: a completion sets the key's expiry relative to Redis's clock and writes no
- * {@code E}, so Redis and the scripts take the end from the key), {@code T} began as a token,
- * {@code N} token end, {@code K}/{@code B} outcome kind and bytes, {@code A}/{@code V} scope and
- * value (for inspection), {@code W} someone waits.
+ * <p>Fields: {@code S} state (I issued, P in progress, C completed, R released: only the fence
+ * kept), {@code P} fingerprint, {@code F} fence, {@code O} owner, {@code U} lease end and {@code E}
+ * logical expiry (server epoch ms), {@code L} lease length in ms (a claim by plain {@code SET},
+ * which knows no server time, writes this instead of {@code U} and {@code E}: the record ends with
+ * its key, and its lease one lease length earlier), {@code X} end of a completed record by the
+ * clock of the process that completed it (for reading only: a completion sets the key's expiry
+ * relative to Redis's clock and writes no {@code E}, so Redis and the scripts take the end from the
+ * key), {@code T} began as a token, {@code N} token end, {@code K}/{@code B} outcome kind and
+ * bytes, {@code A}/{@code V} scope and value (for inspection), {@code W} someone waits.
  */
 public final class RecordValue {
 
