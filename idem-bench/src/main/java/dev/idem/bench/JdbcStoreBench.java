@@ -80,6 +80,8 @@ public final class JdbcStoreBench {
         scenarios.add(new Scenario(JdbcStoreTable.RAW, s::rawInsert));
         scenarios.add(new Scenario(JdbcStoreTable.MINIMAL_PAIR, s::minimalPair));
         scenarios.add(new Scenario(JdbcStoreTable.CLAIM_COMPLETE, s::claimAndComplete));
+        scenarios.add(
+            new Scenario(JdbcStoreTable.CLAIM_COMPLETE_CAPPED, s::claimAndCompleteCapped));
         if (s.hasReadCommittedClaims()) {
           scenarios.add(
               new Scenario(

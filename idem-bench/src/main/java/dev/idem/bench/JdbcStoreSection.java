@@ -68,6 +68,11 @@ record JdbcStoreSection(
             + " row when it did not claim), MariaDB (its own dialect) with one"
             + " `INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING`; `complete` is one `UPDATE`.");
     lines.add(
+        "- `claim + complete, capped scope`: the same with the starter's cap of 10 000 live"
+            + " records on the scope (`ClaimRequest.scopeCap`), one scope per thread: after the"
+            + " claim the store counts the scope's other live rows on the `(scope, expires_at)`"
+            + " index (at most the cap's number of entries), a third statement per pair.");
+    lines.add(
         "- `claim + complete, READ COMMITTED claims` (MariaDB only): the same on a store built with"
             + " `readCommittedClaims(true)`, which sends `SET TRANSACTION ISOLATION LEVEL READ"
             + " COMMITTED` before each claim (a third statement per pair, see docs/jdbc.md).");

@@ -19,6 +19,7 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
   static final String RAW = "raw insert";
   static final String MINIMAL_PAIR = "hand-written pair (INSERT + UPDATE)";
   static final String CLAIM_COMPLETE = "claim + complete";
+  static final String CLAIM_COMPLETE_CAPPED = "claim + complete, capped scope";
   static final String CLAIM_COMPLETE_READ_COMMITTED = "claim + complete, READ COMMITTED claims";
   static final String REPLAY = "replay (claim of a completed key)";
   static final String BUSINESS = "business tx";

@@ -202,8 +202,23 @@ final class StoreScenarios implements AutoCloseable {
     claimAndComplete(store, newKey());
   }
 
+  /**
+   * {@link #claimAndComplete()} with the starter's cap of 10 000 live records on the scope, one
+   * scope per thread (one caller each): the claim also counts the scope's other live rows.
+   */
+  void claimAndCompleteCapped() {
+    IdempotencyKey key =
+        IdempotencyKey.of(SCOPE + ":" + Thread.currentThread().getId(), randomHex(16));
+    claimAndComplete(store, new ClaimRequest(key, Fingerprint.NONE, LEASE, false, 10_000));
+  }
+
   private static void claimAndComplete(JdbcIdempotencyStore store, IdempotencyKey key) {
-    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    claimAndComplete(store, ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+  }
+
+  private static void claimAndComplete(JdbcIdempotencyStore store, ClaimRequest request) {
+    IdempotencyKey key = request.key();
+    ClaimResult result = store.claim(request);
     if (!(result instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("a new key was not claimed: " + result);
     }
