@@ -2,10 +2,12 @@ package dev.idem.core.internal;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
+import dev.idem.core.lock.internal.Durations;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -16,8 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the leases of running work every third of the lease, and tells the work its lease is lost
- * once the lease's end passes without a renewal.
+ * Renews leases every third of the lease, and reports a lease lost once its end passes without a
+ * renewal: the one renewer of the project, for the engine's leases of running work ({@link
+ * #watch(IdempotencyStore, RunningLease, Duration)}) and for locks ({@code LockWatchdog}), through
+ * {@link Renewable}.
  *
  * <p>One shared daemon thread keeps time: it starts each renewal when it is due and marks a lease
  * lost when its end has passed. The renewals themselves (store calls, which may block for as long
@@ -40,6 +44,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
+  /** What a watch keeps alive. */
+  public interface Renewable {
+    /**
+     * Renews once, blocking as long as the backend's call does.
+     *
+     * @return true when renewed, false when refused (another owner has it)
+     * @throws RuntimeException the call failed; it is tried again a third of a lease later
+     */
+    boolean renew();
+
+    /** Told once when the lease is lost: refused, or not renewed for a whole lease. */
+    void lost();
+
+    /** Names the lease in log messages. */
+    String describe();
+  }
+
   private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
   private static final long MAX_SLEEP = TimeUnit.SECONDS.toNanos(1);
   // Renewals of healthy stores take milliseconds; a few threads cover a stalled call or two.
@@ -47,7 +68,8 @@ public final class LeaseWatchdog implements AutoCloseable {
   private static final long IDLE_SECONDS = 30;
 
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
-  private final ThreadPoolExecutor renewers = renewers();
+  private final Executor renewers;
+  private final ThreadPoolExecutor ownRenewers;
   private final Object startLock = new Object();
   private volatile Thread thread;
   private volatile long wakeAt;
@@ -55,13 +77,53 @@ public final class LeaseWatchdog implements AutoCloseable {
   private volatile boolean scanning = true;
   private volatile boolean closed;
 
+  /** A watchdog whose renewals run on a small pool of its own, stopped by {@link #close()}. */
+  public LeaseWatchdog() {
+    this.ownRenewers = renewers();
+    this.renewers = ownRenewers;
+  }
+
   /**
-   * Starts renewing {@code running} until the returned handle is closed.
+   * A watchdog whose renewals run on {@code renewers}, which stays the caller's: {@link #close()}
+   * does not shut it down. Time is still kept on this watchdog's own thread.
+   */
+  public LeaseWatchdog(Executor renewers) {
+    this.ownRenewers = null;
+    this.renewers = java.util.Objects.requireNonNull(renewers, "renewers");
+  }
+
+  /**
+   * Starts renewing {@code running} in {@code store} until the returned handle is closed; a lost
+   * lease is told to the work through {@code running}.
    *
    * @param leaseDuration the length each renewal asks for
    */
   public Watch watch(IdempotencyStore store, RunningLease running, Duration leaseDuration) {
-    Watch watch = new Watch(store, running, leaseDuration);
+    return watch(
+        new Renewable() {
+          @Override
+          public boolean renew() {
+            Optional<Lease> renewed = store.renew(running.lease(), leaseDuration);
+            renewed.ifPresent(running::renewed);
+            return renewed.isPresent();
+          }
+
+          @Override
+          public void lost() {
+            running.markLost();
+          }
+
+          @Override
+          public String describe() {
+            return "lease on " + running.key();
+          }
+        },
+        leaseDuration);
+  }
+
+  /** Starts renewing {@code target} every third of {@code lease} until the handle is closed. */
+  public Watch watch(Renewable target, Duration lease) {
+    Watch watch = new Watch(target, lease);
     watches.add(watch);
     wakeFor(watch.due);
     return watch;
@@ -129,7 +191,9 @@ public final class LeaseWatchdog implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    renewers.shutdownNow();
+    if (ownRenewers != null) {
+      ownRenewers.shutdownNow();
+    }
     Thread t = thread;
     if (t != null) {
       LockSupport.unpark(t);
@@ -138,9 +202,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
   /** Renewal of one lease; closing stops it. */
   public final class Watch implements AutoCloseable {
-    private final IdempotencyStore store;
-    private final RunningLease running;
-    private final Duration leaseDuration;
+    private final Renewable target;
     private final long leaseNanos;
     private final long period;
     // due is written by the watchdog's thread only; leaseEnd under this watch's lock
@@ -148,12 +210,13 @@ public final class LeaseWatchdog implements AutoCloseable {
     private volatile long leaseEnd;
     private volatile boolean renewing;
     private volatile boolean stopped;
+    private volatile boolean lost;
 
-    private Watch(IdempotencyStore store, RunningLease running, Duration leaseDuration) {
-      this.store = store;
-      this.running = running;
-      this.leaseDuration = leaseDuration;
-      this.leaseNanos = leaseDuration.toNanos();
+    private Watch(Renewable target, Duration lease) {
+      this.target = target;
+      // Times are compared as differences of nanoTime values, which must not overflow: a lease of
+      // centuries is as good as one of decades.
+      this.leaseNanos = Math.min(Durations.toNanosSaturated(lease), Long.MAX_VALUE / 4);
       this.period = Math.max(1, leaseNanos / 3);
       long now = System.nanoTime();
       this.due = now + period;
@@ -165,7 +228,7 @@ public final class LeaseWatchdog implements AutoCloseable {
      * if one is due and none is in flight. Returns when this watch next needs the thread.
      */
     private long tick(long now) {
-      if (running.isLeaseLost()) {
+      if (lost || stopped) {
         return now + MAX_SLEEP;
       }
       if (now - leaseEnd >= 0) {
@@ -184,28 +247,38 @@ public final class LeaseWatchdog implements AutoCloseable {
       return renewing || leaseEnd - due < 0 ? leaseEnd : due;
     }
 
-    private synchronized void expire(long now) {
-      if (!stopped && !running.isLeaseLost() && now - leaseEnd >= 0) {
-        log.warn(
-            "lease on {} ran out without a renewal (store failing or not answering); the work"
-                + " should stop",
-            running.key());
-        running.markLost();
+    private void expire(long now) {
+      synchronized (this) {
+        if (stopped || lost || now - leaseEnd < 0) {
+          return;
+        }
+        lost = true;
+      }
+      log.warn(
+          "{} ran out without a renewal (backend failing or not answering); the work should stop",
+          target.describe());
+      tellLost();
+    }
+
+    private void tellLost() {
+      watches.remove(this);
+      try {
+        target.lost();
+      } catch (RuntimeException e) {
+        log.error("the loss of {} could not be told", target.describe(), e);
       }
     }
 
     /** On a renewal thread: one store call, sent at {@code sentAt}. */
     private void renew(long sentAt) {
       try {
-        Optional<Lease> renewed = store.renew(running.lease(), leaseDuration);
-        if (renewed.isPresent()) {
-          accept(renewed.get(), sentAt);
-        } else if (!stopped) {
-          log.warn("lease on {} was taken over; the work should stop", running.key());
-          running.markLost();
+        if (target.renew()) {
+          accept(sentAt);
+        } else {
+          refused();
         }
       } catch (RuntimeException e) {
-        log.debug("lease renewal on {} failed; will try again", running.key(), e);
+        log.debug("renewal of {} failed; will try again", target.describe(), e);
       } finally {
         renewing = false;
         if (!stopped && !closed) {
@@ -214,18 +287,34 @@ public final class LeaseWatchdog implements AutoCloseable {
       }
     }
 
-    private synchronized void accept(Lease renewed, long sentAt) {
-      if (stopped || running.isLeaseLost()) {
-        log.debug("late renewal of {} ignored: the lease was already lost", running.key());
+    private synchronized void accept(long sentAt) {
+      if (stopped || lost) {
+        log.debug("late renewal of {} ignored: the lease was already lost", target.describe());
         return;
       }
-      running.renewed(renewed);
       leaseEnd = sentAt + leaseNanos;
+    }
+
+    // A refusal after close is expected: the owner gave the lease up, nothing was lost.
+    private void refused() {
+      synchronized (this) {
+        if (stopped || lost) {
+          return;
+        }
+        lost = true;
+      }
+      log.warn("{} was taken over; the work should stop", target.describe());
+      tellLost();
+    }
+
+    /** Whether the lease was found lost: refused, or not renewed for a whole lease. */
+    public boolean isLost() {
+      return lost;
     }
 
     /** Stops renewing; harmless when called twice. */
     @Override
-    public void close() {
+    public synchronized void close() {
       stopped = true;
       watches.remove(this);
     }

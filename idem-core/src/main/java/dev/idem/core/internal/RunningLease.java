@@ -21,8 +21,11 @@ public final class RunningLease implements ExecutionContext {
     return lease;
   }
 
+  // A lost lease stays lost: a renewal that answers after the loss changes nothing.
   void renewed(Lease renewed) {
-    this.lease = renewed;
+    if (!isLeaseLost()) {
+      this.lease = renewed;
+    }
   }
 
   void markLost() {

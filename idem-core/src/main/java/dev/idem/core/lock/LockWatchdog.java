@@ -1,10 +1,10 @@
 package dev.idem.core.lock;
 
+import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.lock.internal.LockArguments;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -17,46 +17,33 @@ import java.util.function.Consumer;
  * only after the fact, so the protected write must still be fenced (see {@link LockProvider}).
  *
  * <p>One watchdog can watch any number of locks from any number of providers; an application
- * normally creates one and shares it. Renewals run on a single scheduler thread, so the {@code
- * onLost} callbacks must return quickly. Watching a lock that is closed before its first renewal
- * wakes no thread: it only enters and leaves a set sorted by due time.
+ * normally creates one and shares it. It is the engine's lease renewer, watching lock handles: one
+ * thread keeps time and a small pool runs the renewals, so a renewal that hangs on a stalled
+ * backend delays no other lock's, nor the loss of its own. {@code onLost} runs on one of those
+ * threads and should return quickly. Watching a lock that is closed before its first renewal wakes
+ * no thread.
  */
 public final class LockWatchdog implements AutoCloseable {
 
-  private final ScheduledExecutorService scheduler;
-  private final boolean ownsScheduler;
-  private final Renewals renewals;
+  private final LeaseWatchdog renewer;
+  private volatile boolean closed;
 
-  private LockWatchdog(ScheduledExecutorService scheduler, boolean ownsScheduler) {
-    this.scheduler = scheduler;
-    this.ownsScheduler = ownsScheduler;
-    this.renewals = new Renewals(scheduler);
+  private LockWatchdog(LeaseWatchdog renewer) {
+    this.renewer = renewer;
   }
 
-  /**
-   * A watchdog with its own scheduler: one daemon thread named {@code idem-lock-watchdog}, stopped
-   * by {@link #close()}.
-   */
+  /** A watchdog with its own threads (daemons), stopped by {@link #close()}. */
   public static LockWatchdog create() {
-    ScheduledThreadPoolExecutor scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            task -> {
-              Thread thread = new Thread(task, "idem-lock-watchdog");
-              thread.setDaemon(true);
-              return thread;
-            });
-    // A tick replaced by an earlier one is cancelled; without this it would linger until its time.
-    scheduler.setRemoveOnCancelPolicy(true);
-    return new LockWatchdog(scheduler, true);
+    return new LockWatchdog(new LeaseWatchdog());
   }
 
   /**
-   * A watchdog that schedules its renewals on {@code scheduler}. The caller keeps ownership: {@link
+   * A watchdog that runs its renewals on {@code renewals}. The caller keeps ownership: {@link
    * #close()} does not shut it down.
    */
-  public static LockWatchdog using(ScheduledExecutorService scheduler) {
-    return new LockWatchdog(Objects.requireNonNull(scheduler, "scheduler must not be null"), false);
+  public static LockWatchdog using(Executor renewals) {
+    return new LockWatchdog(
+        new LeaseWatchdog(Objects.requireNonNull(renewals, "renewals must not be null")));
   }
 
   /**
@@ -65,10 +52,10 @@ public final class LockWatchdog implements AutoCloseable {
    * now.
    *
    * <p>A renewal that returns {@code false} means the lock is lost: renewal stops, {@link
-   * WatchedLock#isLost()} turns true and {@code onLost} is called once, on the scheduler thread,
-   * with the returned lock. A renewal that throws (a backend that cannot be reached) is retried on
-   * the next tick; if none succeeds for a whole lease, the lock is reported lost as well. Closing
-   * the returned lock never reports a loss.
+   * WatchedLock#isLost()} turns true and {@code onLost} is called once, on a renewal thread, with
+   * the returned lock. A renewal that throws (a backend that cannot be reached) is retried on the
+   * next tick; if none succeeds for a whole lease, the lock is reported lost as well. Closing the
+   * returned lock never reports a loss.
    *
    * @param handle a handle that holds its lock now
    * @param lease the lease each renewal asks for; positive, normally the lease the lock was taken
@@ -82,12 +69,10 @@ public final class LockWatchdog implements AutoCloseable {
     Objects.requireNonNull(handle, "handle must not be null");
     Objects.requireNonNull(onLost, "onLost must not be null");
     LockArguments.checkLease(lease);
-    if (renewals.isStopped()) {
+    if (closed) {
       throw new IllegalStateException("this lock watchdog is closed");
     }
-    WatchedLock watched = new WatchedLock(handle, lease, onLost, renewals);
-    watched.start();
-    return watched;
+    return new WatchedLock(handle, lease, onLost, renewer);
   }
 
   /**
@@ -99,15 +84,12 @@ public final class LockWatchdog implements AutoCloseable {
   }
 
   /**
-   * Stops renewing every watched lock, and stops the scheduler if this watchdog created it. Watched
-   * locks stay held only until their current lease ends; they are not released and no loss is
-   * reported.
+   * Stops renewing every watched lock, and stops the threads this watchdog created. Watched locks
+   * stay held only until their current lease ends; they are not released and no loss is reported.
    */
   @Override
   public void close() {
-    renewals.stop();
-    if (ownsScheduler) {
-      scheduler.shutdownNow();
-    }
+    closed = true;
+    renewer.close();
   }
 }
