@@ -41,15 +41,8 @@ class MigrationFilesTest {
   @Test
   void theH2MigrationCreatesBothTables() throws Exception {
     String script = read("db/migration/idem/h2/V1__idem_tables.sql");
-    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:migration-test");
-        Statement s = c.createStatement()) {
-      for (String statement : script.split(";")) {
-        String sql =
-            statement.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + b + "\n");
-        if (!sql.isBlank()) {
-          s.execute(sql);
-        }
-      }
+    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:migration-test")) {
+      runScript(c, script);
       assertThat(tableExists(c, "IDEM_RECORDS")).isTrue();
       assertThat(tableExists(c, "IDEM_LOCKS")).isTrue();
     }
@@ -60,18 +53,23 @@ class MigrationFilesTest {
     org.h2.jdbcx.JdbcDataSource db = new org.h2.jdbcx.JdbcDataSource();
     db.setURL("jdbc:h2:mem:schema-upgrade;DB_CLOSE_DELAY=-1");
     String v1 = body("V1__idem_tables.sql", "h2");
-    try (Connection c = db.getConnection();
-        Statement s = c.createStatement()) {
-      for (String statement : v1.split(";")) {
+    try (Connection c = db.getConnection()) {
+      runScript(c, v1);
+      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isFalse();
+      JdbcSchema.createIfMissing(db, JdbcStoreConfig.of(JdbcDialect.h2()));
+      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isTrue();
+    }
+  }
+
+  private static void runScript(Connection c, String script) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      for (String statement : script.split(";")) {
         String sql =
             statement.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + b + "\n");
         if (!sql.isBlank()) {
           s.execute(sql);
         }
       }
-      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isFalse();
-      JdbcSchema.createIfMissing(db, JdbcStoreConfig.of(JdbcDialect.h2()));
-      assertThat(indexExists(c, "IDEM_RECORDS_SCOPE")).isTrue();
     }
   }
 
