@@ -20,6 +20,7 @@ import dev.idem.core.RecordState;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreFullException;
 import dev.idem.core.Work;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.io.IOException;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * How the engine settles the outcome of work that ran, on a backend's store: outcomes held for the
  * caller's transaction (a retryable failure included), a result the store refuses as too large (the
  * key stays taken), a terminal classifier or codec that throws (the key is freed), and a completion
- * that is retried or whose reply was lost. Each test stands alone.
+ * that is retried or whose reply was lost, and a caller past its scope cap. Each test stands alone.
  */
 public abstract class OutcomeContract extends EngineContractSupport {
 
@@ -292,5 +293,46 @@ public abstract class OutcomeContract extends EngineContractSupport {
 
   private static IdempotencyConfig defaults() {
     return IdempotencyConfig.ofDefaults();
+  }
+
+  @Test
+  void aCallerPastItsScopeCapIsRefusedWithoutRunningTheWorkEvenFailingOpen() {
+    IdempotencyConfig capped = IdempotencyConfig.custom().scopeCap(2).failOpen(true).build();
+    Idempotency engine = engine(store());
+    String mallory = scope + ":orders|mallory";
+    AtomicInteger runs = new AtomicInteger();
+    Work<String, RuntimeException> work = ctx -> "run " + runs.incrementAndGet();
+    for (int i = 0; i < 2; i++) {
+      engine.execute(
+          IdempotencyKey.of(mallory, "k" + i), Fingerprint.NONE, ResultCodec.utf8(), work, capped);
+    }
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    IdempotencyKey.of(mallory, "k2"),
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    work,
+                    capped))
+        .isInstanceOf(StoreFullException.class)
+        .hasMessageContaining("cap of 2")
+        .hasMessageContaining(mallory);
+    assertThat(
+            engine.execute(
+                IdempotencyKey.of(mallory, "k0"),
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                work,
+                capped))
+        .as("a repeat is still answered")
+        .isEqualTo("run 1");
+    assertThat(
+            engine.execute(
+                IdempotencyKey.of(scope + ":orders|alice", "k0"),
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                work,
+                capped))
+        .isEqualTo("run 3");
   }
 }

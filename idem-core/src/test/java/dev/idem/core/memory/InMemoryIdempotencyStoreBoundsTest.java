@@ -64,48 +64,6 @@ class InMemoryIdempotencyStoreBoundsTest {
   }
 
   @Test
-  void anEngineWithAScopeCapRefusesTheCallerPastItWithoutRunningTheWorkEvenFailingOpen() {
-    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000);
-    IdempotencyConfig capped = IdempotencyConfig.custom().scopeCap(2).failOpen(true).build();
-    java.util.concurrent.atomic.AtomicInteger runs =
-        new java.util.concurrent.atomic.AtomicInteger();
-    try (Idempotency engine = Idempotency.builder(store).defaults(capped).build()) {
-      for (int i = 0; i < 2; i++) {
-        engine.execute(
-            IdempotencyKey.of("orders|mallory", "k" + i),
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> "run " + runs.incrementAndGet());
-      }
-      assertThatThrownBy(
-              () ->
-                  engine.execute(
-                      IdempotencyKey.of("orders|mallory", "k2"),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> "run " + runs.incrementAndGet()))
-          .isInstanceOf(StoreFullException.class)
-          .hasMessageContaining("cap of 2")
-          .hasMessageContaining("orders|mallory");
-      assertThat(
-              engine.execute(
-                  IdempotencyKey.of("orders|mallory", "k0"),
-                  Fingerprint.NONE,
-                  ResultCodec.utf8(),
-                  ctx -> "run " + runs.incrementAndGet()))
-          .as("a repeat is still answered")
-          .isEqualTo("run 1");
-      assertThat(
-              engine.execute(
-                  IdempotencyKey.of("orders|alice", "k0"),
-                  Fingerprint.NONE,
-                  ResultCodec.utf8(),
-                  ctx -> "run " + runs.incrementAndGet()))
-          .isEqualTo("run 3");
-    }
-  }
-
-  @Test
   void countsBytesAndRefusesAnOutcomeThatDoesNotFitSoTheEngineKeepsTheKey() {
     InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 4_096);
     try (Idempotency engine = Idempotency.builder(store).build()) {

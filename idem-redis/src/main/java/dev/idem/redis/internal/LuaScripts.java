@@ -17,6 +17,9 @@ import java.util.HexFormat;
  * of a fresh key does not come here: the store writes it with a plain {@code SET NX PX}, and the
  * scripts take its lease end and expiry from the key's expiry ({@code PEXPIRETIME}) and its lease
  * length {@code L}.
+ *
+ * <p>Longer than 400 lines because every script of the backend lives here, where the rules they
+ * share ({@code NOW}, {@code FIELDS}, {@code READ}) are written once; each script is short.
  */
 public final class LuaScripts {
 

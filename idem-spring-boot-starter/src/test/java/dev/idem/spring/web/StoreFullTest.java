@@ -51,42 +51,25 @@ class StoreFullTest {
     String run = UUID.randomUUID().toString();
     String user = "flooder-" + UUID.randomUUID();
     for (int i = 0; i < 2; i++) {
-      http.send(
-          "POST",
-          "/orders",
-          HttpConformanceTests.ORDER,
-          "X-Run",
-          run,
-          "X-User",
-          user,
-          "Idempotency-Key",
-          "k" + i);
+      order(http, run, user, "k" + i);
     }
-    HttpResponse<String> refused =
-        http.send(
-            "POST",
-            "/orders",
-            HttpConformanceTests.ORDER,
-            "X-Run",
-            run,
-            "X-User",
-            user,
-            "Idempotency-Key",
-            "k2");
-    assertProblem(refused, 429, "store-full");
+    assertProblem(order(http, run, user, "k2"), 429, "store-full");
     assertThat(controller.runs(run)).isEqualTo(2);
-    HttpResponse<String> repeat =
-        http.send(
-            "POST",
-            "/orders",
-            HttpConformanceTests.ORDER,
-            "X-Run",
-            run,
-            "X-User",
-            user,
-            "Idempotency-Key",
-            "k0");
+    HttpResponse<String> repeat = order(http, run, user, "k0");
     assertThat(repeat.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  private static HttpResponse<String> order(Http http, String run, String user, String key) {
+    return http.send(
+        "POST",
+        "/orders",
+        HttpConformanceTests.ORDER,
+        "X-Run",
+        run,
+        "X-User",
+        user,
+        "Idempotency-Key",
+        key);
   }
 }
