@@ -501,10 +501,11 @@ abstract class HttpConformanceTests {
       for (int i = 0; i < 50; i++) {
         answers.add(http.sendAsync("POST", "/slow-wait", null, withRun("Idempotency-Key", key)));
       }
-      // Every one has claimed: one runs, held, and 49 found it in progress.
+      // Every one has claimed: one runs, held, and 49 found it in progress. Counting claims would
+      // not do: a waiter that claims again could make up for a request not yet arrived.
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(() -> controller.claims(key) >= 50 && controller.runs(run) == 1);
+          .until(() -> controller.claimers(key) >= 50 && controller.runs(run) == 1);
       assertThat(answers)
           .as("answered while the first is held")
           .noneMatch(CompletableFuture::isDone);

@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,7 @@ public class TestController {
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+  private final Map<String, Set<Thread>> claimers = new ConcurrentHashMap<>();
   private final InFlightWork inFlight;
 
   public TestController(InFlightWork inFlight) {
@@ -54,8 +56,21 @@ public class TestController {
     return count == null ? 0 : count.get();
   }
 
+  /**
+   * How many request threads claimed the key {@code keyValue}. A request that waits keeps its
+   * thread, so while none has finished this counts requests, where {@link #claims} also counts a
+   * waiter's repeated claims.
+   */
+  int claimers(String keyValue) {
+    Set<Thread> threads = claimers.get(keyValue);
+    return threads == null ? 0 : threads.size();
+  }
+
   void claimed(String keyValue) {
     claims.computeIfAbsent(keyValue, k -> new AtomicInteger()).incrementAndGet();
+    claimers
+        .computeIfAbsent(keyValue, k -> ConcurrentHashMap.newKeySet())
+        .add(Thread.currentThread());
   }
 
   /** Makes {@code /slow} and {@code /slow-wait} of {@code run} hold until {@link #release}. */
