@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.lock.LockHandle;
-import dev.idem.jdbc.internal.LockWakeups;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,6 +26,8 @@ import org.junit.jupiter.api.Timeout;
 abstract class JdbcLockChecks {
 
   private static final Duration LONG = Duration.ofSeconds(30);
+  // Where a waiter of the shared lock provider sleeps between attempts.
+  private static final String SIGNAL = "dev.idem.core.lock.LockWakeups$Signal";
 
   private final String name = "idem-jdbc-lock-" + UUID.randomUUID();
 
@@ -100,8 +101,7 @@ abstract class JdbcLockChecks {
   /** Whether {@code thread} sleeps between two tries of a lock it found held. */
   private static boolean backsOff(Thread thread) {
     return thread.getState() == Thread.State.TIMED_WAITING
-        && Arrays.stream(thread.getStackTrace())
-            .anyMatch(f -> f.getClassName().equals(LockWakeups.Signal.class.getName()));
+        && Arrays.stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().equals(SIGNAL));
   }
 
   /** Whether the lock table has a row for {@code lockName}. */

@@ -3,24 +3,20 @@ package dev.idem.redis;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
-import dev.idem.core.lock.internal.Durations;
-import dev.idem.core.lock.internal.LockArguments;
+import dev.idem.core.lock.StoredLockProvider;
 import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;
-import dev.idem.redis.internal.LockCalls;
 import dev.idem.redis.internal.Notifications;
 import dev.idem.redis.internal.RedisBackend;
 import dev.idem.redis.internal.RedisKeys;
+import dev.idem.redis.internal.RedisLockStorage;
 import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link LockProvider} on Redis, standalone or Cluster. Each lock is a lease key under {@code
@@ -36,30 +32,33 @@ import java.util.concurrent.TimeoutException;
  * starts again at fence 1, so unused names leave nothing behind.
  *
  * <p>A waiter marks the lock before it sleeps; the release then publishes the lock's id and wakes
- * it. It also wakes when the holder's lease ends, and at least every {@link #MAX_POLL} in case a
- * message was lost. Redis failures give {@link IdempotencyStoreException}. As with every lock, the
- * fence, not the lock, is what keeps a stale holder's writes out (see {@link LockProvider}).
+ * it. It also wakes when the holder's lease ends, and at least every {@link
+ * StoredLockProvider#MAX_POLL} in case a message was lost. Redis failures give {@link
+ * IdempotencyStoreException}. As with every lock, the fence, not the lock, is what keeps a stale
+ * holder's writes out (see {@link LockProvider}).
  */
 public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
   /** How long a name's fence counter outlives its last lease: one day. */
   public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofDays(1);
 
-  /** The longest a waiter sleeps without a message before it tries again: one second. */
-  public static final Duration MAX_POLL = Duration.ofSeconds(1);
-
   private final RedisBackend backend;
-  private final LockCalls calls;
   private final Notifications releases;
+  private final LockProvider locks;
 
   private RedisLockProvider(RedisBackend backend, String keyPrefix, Duration fenceRetention) {
-    LockArguments.checkLease(fenceRetention);
+    if (Objects.requireNonNull(fenceRetention, "fenceRetention").isNegative()
+        || fenceRetention.isZero()) {
+      throw new IllegalArgumentException("fenceRetention must be positive, was " + fenceRetention);
+    }
     RedisKeys keys = new RedisKeys(keyPrefix);
     this.backend = backend;
     try {
-      this.calls =
-          new LockCalls(new ScriptRunner(backend), backend.strings(), keys, fenceRetention);
       this.releases = new Notifications(backend.openPubSub(), keys.lockChannel());
+      this.locks =
+          new StoredLockProvider(
+              new RedisLockStorage(
+                  new ScriptRunner(backend), backend.strings(), keys, releases, fenceRetention));
     } catch (RedisException e) {
       backend.close();
       throw new IdempotencyStoreException("could not connect to Redis: " + e.getMessage(), e);
@@ -100,39 +99,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
   @Override
   public Optional<LockHandle> tryLock(String name, Duration wait, Duration lease)
       throws InterruptedException {
-    LockArguments.check(name, wait, lease);
-    String id = RedisKeys.digest(name);
-    long start = System.nanoTime();
-    long waitNanos = Durations.toNanosSaturated(wait);
-    boolean waits = waitNanos > 0;
-    while (true) {
-      if (Thread.interrupted()) {
-        throw new InterruptedException();
-      }
-      if (!waits) {
-        return calls.attempt(name, id, lease, false).lock().map(LockHandle.class::cast);
-      }
-      CompletableFuture<Void> released = new CompletableFuture<>();
-      // Listen before trying, so that a release between the attempt and the sleep still wakes us.
-      Runnable stopListening = releases.listen(id, () -> released.complete(null));
-      try {
-        LockCalls.Attempt attempt = calls.attempt(name, id, lease, true);
-        if (attempt.lock().isPresent()) {
-          return Optional.of(attempt.lock().get());
-        }
-        long left = waitNanos - (System.nanoTime() - start);
-        if (left <= 0) {
-          return Optional.empty();
-        }
-        long holderLeft = TimeUnit.MILLISECONDS.toNanos(attempt.holderMillisLeft() + 1);
-        long sleep = Math.min(left, Math.min(holderLeft, MAX_POLL.toNanos()));
-        released.get(sleep, TimeUnit.NANOSECONDS);
-      } catch (TimeoutException | ExecutionException e) {
-        // not released yet: try again
-      } finally {
-        stopListening.run();
-      }
-    }
+    return locks.tryLock(name, wait, lease);
   }
 
   /** Closes this provider's connections; the Lettuce client stays open. */

@@ -1,7 +1,7 @@
 package dev.idem.core.hot;
 
 import dev.idem.core.hot.internal.Lane;
-import dev.idem.core.lock.internal.Durations;
+import dev.idem.core.internal.Durations;
 import java.math.BigDecimal;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;

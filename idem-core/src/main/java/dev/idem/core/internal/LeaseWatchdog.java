@@ -2,7 +2,6 @@ package dev.idem.core.internal;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
-import dev.idem.core.lock.internal.Durations;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

@@ -1,7 +1,6 @@
 package dev.idem.core.lock;
 
 import dev.idem.core.internal.LeaseWatchdog;
-import dev.idem.core.lock.internal.LockArguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;

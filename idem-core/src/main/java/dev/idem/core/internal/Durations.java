@@ -1,4 +1,4 @@
-package dev.idem.core.lock.internal;
+package dev.idem.core.internal;
 
 import java.time.DateTimeException;
 import java.time.Duration;

@@ -1,14 +1,10 @@
-package dev.idem.core.lock.internal;
+package dev.idem.core.lock;
 
-import dev.idem.core.lock.LockProvider;
 import java.time.Duration;
 import java.util.Objects;
 
-/**
- * Argument checks shared by every {@link LockProvider} and lock handle, so that all backends reject
- * the same input with the same message. Not part of the public API.
- */
-public final class LockArguments {
+/** The argument checks of {@link LockProvider#tryLock} and {@link LockHandle#renew}. */
+final class LockArguments {
 
   private LockArguments() {}
 
@@ -18,7 +14,7 @@ public final class LockArguments {
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if one is out of range
    */
-  public static void check(String name, Duration wait, Duration lease) {
+  static void check(String name, Duration wait, Duration lease) {
     checkName(name);
     Objects.requireNonNull(wait, "wait must not be null");
     if (wait.isNegative()) {
@@ -28,7 +24,7 @@ public final class LockArguments {
   }
 
   /** Requires a name that is not blank and at most {@value LockProvider#MAX_NAME_LENGTH} long. */
-  public static void checkName(String name) {
+  static void checkName(String name) {
     Objects.requireNonNull(name, "lock name must not be null");
     if (name.isBlank()) {
       throw new IllegalArgumentException("lock name must not be blank");
@@ -43,7 +39,7 @@ public final class LockArguments {
   }
 
   /** Requires a positive lease. */
-  public static void checkLease(Duration lease) {
+  static void checkLease(Duration lease) {
     Objects.requireNonNull(lease, "lease must not be null");
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);

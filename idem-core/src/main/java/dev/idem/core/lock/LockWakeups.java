@@ -1,4 +1,4 @@
-package dev.idem.jdbc.internal;
+package dev.idem.core.lock;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -6,17 +6,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Lets a thread that releases a lock wake the threads of the same provider that wait for it, so
- * that they try again at once instead of sleeping out their backoff. Waiters in other processes are
- * not reached; they find the lock free at their next attempt.
+ * that they try again at once instead of sleeping out their pause. Waiters in other processes are
+ * reached only through {@link LockStorage#listen}; otherwise they find the lock free at their next
+ * attempt.
  *
  * <p>A name has a {@link Signal} only while some thread waits for it, so idle names cost nothing.
  */
-public final class LockWakeups {
+final class LockWakeups {
 
   private final ConcurrentMap<String, Signal> signals = new ConcurrentHashMap<>();
 
   /** Registers the calling thread as interested in {@code name}; pair with {@link #leave}. */
-  public Signal join(String name) {
+  Signal join(String name) {
     return signals.compute(
         name,
         (key, existing) -> {
@@ -27,12 +28,12 @@ public final class LockWakeups {
   }
 
   /** Undoes one {@link #join} of {@code name}; the last one to leave drops the signal. */
-  public void leave(String name) {
+  void leave(String name) {
     signals.computeIfPresent(name, (key, signal) -> --signal.visitors == 0 ? null : signal);
   }
 
   /** Wakes every thread waiting on {@code name} now. */
-  public void wake(String name) {
+  void wake(String name) {
     Signal signal = signals.get(name);
     if (signal != null) {
       signal.fire();
@@ -40,7 +41,7 @@ public final class LockWakeups {
   }
 
   /** The number of names someone waits for. */
-  public int size() {
+  int size() {
     return signals.size();
   }
 
@@ -48,13 +49,13 @@ public final class LockWakeups {
    * A counter of releases of one name. A waiter reads {@link #version()} before it tries the lock
    * and passes it to {@link #await}, so a release that happens while it tries is not missed.
    */
-  public static final class Signal {
+  static final class Signal {
     // Changed only inside ConcurrentHashMap.compute for this name, which runs one at a time.
     private int visitors;
     private long version;
 
     /** The number of releases so far. */
-    public synchronized long version() {
+    synchronized long version() {
       return version;
     }
 
@@ -68,7 +69,7 @@ public final class LockWakeups {
      *
      * @return true if a release came (or had already come), false if the time ran out
      */
-    public synchronized boolean await(long seen, long nanos) throws InterruptedException {
+    synchronized boolean await(long seen, long nanos) throws InterruptedException {
       long end = System.nanoTime() + nanos;
       for (long left = nanos; version == seen && left > 0; left = end - System.nanoTime()) {
         TimeUnit.NANOSECONDS.timedWait(this, left);
