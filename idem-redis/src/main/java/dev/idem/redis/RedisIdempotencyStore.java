@@ -226,7 +226,7 @@ public final class RedisIdempotencyStore
     if (existing == null) {
       return new ClaimResult.Claimed(new Lease(key, fence, owner, Instant.ofEpochMilli(until)));
     }
-    ClaimResult completed = RecordReplies.completed(existing, key, request.fingerprint());
+    ClaimResult completed = RecordReplies.completed(existing, request);
     if (completed instanceof ClaimResult.Completed done) {
       replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
     }

@@ -24,36 +24,16 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time. Every
- * backend extends this class (directly or through {@code @Nested} variants) and supplies its store.
+ * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time, after the
+ * claim rules of {@link ClaimRulesContract}. Every backend extends this class (directly or through
+ * {@code @Nested} variants) and supplies its store.
  *
  * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
  * short and stands alone.
  */
-public abstract class IdempotencyStoreContract extends StoreContractSupport {
+public abstract class IdempotencyStoreContract extends ClaimRulesContract {
 
   private static final Duration RETENTION = Duration.ofHours(1);
-
-  @Test
-  void claimsAnAbsentKeyWithAPositiveFence() {
-    IdempotencyKey key = newKey();
-    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(lease.fence()).isPositive();
-    assertThat(lease.key()).isEqualTo(key);
-    IdempotencyRecord record = store().find(key).orElseThrow();
-    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
-    assertThat(record.token()).isFalse();
-  }
-
-  @Test
-  void reportsInProgressToADuplicateWhileTheLeaseRuns() {
-    IdempotencyKey key = newKey();
-    Lease first = claimOrFail(key, fingerprint("a"), longLease());
-    ClaimResult second = claim(key, fingerprint("a"), longLease());
-    assertThat(second).isInstanceOf(ClaimResult.InProgress.class);
-    assertThat(((ClaimResult.InProgress) second).record().fence()).isEqualTo(first.fence());
-  }
 
   @Test
   void replaysTheStoredOutcomeToARepeat() {
@@ -91,24 +71,6 @@ public abstract class IdempotencyStoreContract extends StoreContractSupport {
   }
 
   @Test
-  void refusesAnotherFingerprintWhileInProgressAndAfterCompletion() {
-    IdempotencyKey key = newKey();
-    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
-    store().complete(lease, Outcome.success(bytes("r")), RETENTION);
-    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
-    assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
-  }
-
-  @Test
-  void anUncheckedFingerprintMatchesAnyStoredOne() {
-    IdempotencyKey key = newKey();
-    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    store().complete(lease, Outcome.success(bytes("r")), RETENTION);
-    assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
-  }
-
-  @Test
   void completesOnlyOnce() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
@@ -142,16 +104,6 @@ public abstract class IdempotencyStoreContract extends StoreContractSupport {
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(store().complete(current, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
     assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
-  }
-
-  @Test
-  void anExpiredLeaseIsTakenOverWithAGreaterFence() {
-    IdempotencyKey key = newKey();
-    Lease first = claimOrFail(key, fingerprint("a"), shortLease());
-    passBeyond(shortLease());
-    Lease second = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(second.fence()).isGreaterThan(first.fence());
-    assertThat(second.owner()).isNotEqualTo(first.owner());
   }
 
   @Test

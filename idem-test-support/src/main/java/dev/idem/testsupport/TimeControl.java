@@ -1,6 +1,7 @@
 package dev.idem.testsupport;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -12,6 +13,14 @@ public interface TimeControl {
 
   /** Returns once at least {@code amount} has passed for the store under test. */
   void pass(Duration amount);
+
+  /**
+   * The store's time now; for a store on a server, this machine's clock, which is as close to the
+   * server's as the suites need.
+   */
+  default Instant now() {
+    return Instant.now();
+  }
 
   /** Waits in real time. */
   static TimeControl realTime() {
@@ -25,6 +34,16 @@ public interface TimeControl {
 
   /** Moves {@code clock}. */
   static TimeControl of(MutableClock clock) {
-    return clock::advance;
+    return new TimeControl() {
+      @Override
+      public void pass(Duration amount) {
+        clock.advance(amount);
+      }
+
+      @Override
+      public Instant now() {
+        return clock.instant();
+      }
+    };
   }
 }

@@ -2,6 +2,7 @@ package dev.idem.core.memory;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.ClaimVerdict;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Lease;
 import java.time.Instant;
@@ -9,7 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
-/** The claim rules of {@link dev.idem.core.IdempotencyStore#claim}, applied to one record. */
+/** A claim on one record: the {@link ClaimVerdict}, and the record a claim that takes it writes. */
 record Claim(ClaimResult result, StoredRecord next) {
 
   /**
@@ -18,31 +19,16 @@ record Claim(ClaimResult result, StoredRecord next) {
    * @return the answer, and the record to store (null to leave the stored one as it is)
    */
   static Claim decide(StoredRecord live, ClaimRequest request, Instant now, LongSupplier fences) {
-    boolean token = live != null && live.record().token();
-    if (request.requireIssued() && !token) {
-      return new Claim(new ClaimResult.UnknownToken(), null);
+    IdempotencyRecord found = live == null ? null : live.record();
+    ClaimVerdict verdict = ClaimVerdict.of(found, request, now);
+    if (verdict != ClaimVerdict.TAKE) {
+      return new Claim(verdict.answer(found), null);
     }
     StoredRecord.ClaimContext context =
         new StoredRecord.ClaimContext(request.key(), request.fingerprint(), request.lease(), now);
-    if (live == null) {
-      return claimed(context, fences.getAsLong(), false, null);
-    }
-    IdempotencyRecord r = live.record();
-    return switch (r.state()) {
-      case ISSUED -> claimed(context, fences.getAsLong(), true, live.tokenExpiresAt());
-      case IN_PROGRESS -> {
-        if (!now.isBefore(r.leaseUntil())) {
-          yield claimed(context, fences.getAsLong(), r.token(), live.tokenExpiresAt());
-        }
-        yield request.fingerprint().matches(r.fingerprint())
-            ? new Claim(new ClaimResult.InProgress(r), null)
-            : new Claim(new ClaimResult.Mismatch(r), null);
-      }
-      case COMPLETED ->
-          request.fingerprint().matches(r.fingerprint())
-              ? new Claim(new ClaimResult.Completed(r), null)
-              : new Claim(new ClaimResult.Mismatch(r), null);
-    };
+    return found == null
+        ? claimed(context, fences.getAsLong(), false, null)
+        : claimed(context, fences.getAsLong(), found.token(), live.tokenExpiresAt());
   }
 
   private static Claim claimed(

@@ -2,6 +2,7 @@ package dev.idem.jdbc.internal;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
@@ -43,9 +44,10 @@ public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
   }
 
   /**
-   * What a claim that did not win (or whose result is read back) means, per the rules of {@link
-   * dev.idem.core.IdempotencyStore#claim}. Returns null when the row is claimable again by now
-   * (released, expired or its lease ended since the claim statement ran): the caller claims again.
+   * What a claim that did not win (or whose result is read back) means: its own lease if the row
+   * carries its owner, else the {@link ClaimVerdict} on the row. Returns null when the row is
+   * claimable again by now (released, expired or its lease ended since the claim statement ran):
+   * the caller claims again.
    *
    * @param row the row after the claim statement, or null if there is none
    * @param owner the owner token the claim statement tried to write
@@ -55,28 +57,9 @@ public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
       IdempotencyRecord r = row.record;
       return new ClaimResult.Claimed(new Lease(request.key(), r.fence(), owner, r.leaseUntil()));
     }
-    boolean live = row != null && row.isLive();
-    if (request.requireIssued() && !(live && row.record.token())) {
-      return new ClaimResult.UnknownToken();
-    }
-    if (!live) {
-      return null;
-    }
-    IdempotencyRecord r = row.record;
-    return switch (r.state()) {
-      case ISSUED -> null;
-      case IN_PROGRESS -> {
-        if (r.leaseUntil().toEpochMilli() <= row.nowMs) {
-          yield null;
-        }
-        yield request.fingerprint().matches(r.fingerprint())
-            ? new ClaimResult.InProgress(r)
-            : new ClaimResult.Mismatch(r);
-      }
-      case COMPLETED ->
-          request.fingerprint().matches(r.fingerprint())
-              ? new ClaimResult.Completed(r)
-              : new ClaimResult.Mismatch(r);
-    };
+    IdempotencyRecord live = row != null && row.isLive() ? row.record : null;
+    ClaimVerdict verdict =
+        ClaimVerdict.of(live, request, row == null ? Instant.MIN : Instant.ofEpochMilli(row.nowMs));
+    return verdict == ClaimVerdict.TAKE ? null : verdict.answer(live);
   }
 }

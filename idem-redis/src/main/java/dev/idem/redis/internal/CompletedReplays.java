@@ -52,8 +52,7 @@ public final class CompletedReplays {
     } catch (RedisException e) {
       throw RedisFailures.of(e);
     }
-    ClaimResult answer =
-        value == null ? null : RecordReplies.completed(value, request.key(), request.fingerprint());
+    ClaimResult answer = value == null ? null : RecordReplies.completed(value, request);
     if (answer == null) {
       hints.forget(slot, digest);
     }

@@ -86,8 +86,9 @@ public final class LuaScripts {
    * KEYS: record. ARGV: scope, value, fingerprint, lease ms, require issued (0/1), new owner, mark
    * waiter (0/1). Answers {@code {'C', fence, leaseUntil}} when claimed, {@code {'U'}} for an
    * unknown token, else {@code {code, value, leaseUntil, expiresAt}} with code I (in progress), D
-   * (done), M (mismatch). Follows the in-memory store's Claim rules exactly. The fence is the
-   * greater of the record's fence + 1 and the server's clock in microseconds.
+   * (done), M (mismatch), by the rules of {@link dev.idem.core.ClaimVerdict}, which the store
+   * contract checks it against. The fence is the greater of the record's fence + 1 and the server's
+   * clock in microseconds.
    */
   public static final Script CLAIM =
       new Script(

@@ -1,6 +1,8 @@
 package dev.idem.redis.internal;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
@@ -22,20 +24,26 @@ public final class RecordReplies {
 
   private RecordReplies() {}
 
-  /** The claim's answer; {@code owner} is the owner the caller sent with the claim. */
+  /**
+   * The claim's answer; {@code owner} is the owner the caller sent with the claim. The script
+   * decided by the {@link ClaimVerdict} rules and answers the verdict's letter: C (taken), U, I, D
+   * (completed) or M.
+   */
   public static ClaimResult claim(List<Object> reply, IdempotencyKey key, String owner) {
-    return switch (text(reply.get(0))) {
-      case "C" ->
-          new ClaimResult.Claimed(
-              new Lease(
-                  key, (Long) reply.get(1), owner, Instant.ofEpochMilli((Long) reply.get(2))));
-      case "U" -> new ClaimResult.UnknownToken();
-      case "I" -> new ClaimResult.InProgress(record(reply, key));
-      case "D" -> new ClaimResult.Completed(record(reply, key));
-      case "M" -> new ClaimResult.Mismatch(record(reply, key));
-      default ->
-          throw new IdempotencyStoreException("unexpected claim reply " + text(reply.get(0)));
-    };
+    String code = text(reply.get(0));
+    if (code.equals("C")) {
+      return new ClaimResult.Claimed(
+          new Lease(key, (Long) reply.get(1), owner, Instant.ofEpochMilli((Long) reply.get(2))));
+    }
+    ClaimVerdict verdict =
+        switch (code) {
+          case "U" -> ClaimVerdict.UNKNOWN_TOKEN;
+          case "I" -> ClaimVerdict.IN_PROGRESS;
+          case "D" -> ClaimVerdict.COMPLETED;
+          case "M" -> ClaimVerdict.MISMATCH;
+          default -> throw new IdempotencyStoreException("unexpected claim reply " + code);
+        };
+    return verdict.answer(verdict == ClaimVerdict.UNKNOWN_TOKEN ? null : record(reply, key));
   }
 
   /** The record found, or empty for an empty reply. */
@@ -44,12 +52,12 @@ public final class RecordReplies {
   }
 
   /**
-   * The claim's answer when {@code value}, read with a plain command, is a completed record:
-   * Completed, or Mismatch for another fingerprint (a record or a claim without one matches any).
-   * Null when the record is in another state; then only the claim script can answer. A completed
-   * record's key expires with it, so a value Redis returns is live.
+   * The claim's answer when {@code value}, read with a plain command, is a completed record: the
+   * {@link ClaimVerdict} of {@code request} on it. Null when the record is in another state; then
+   * only the claim script can answer. A completed record's key expires with it, so a value Redis
+   * returns is live.
    */
-  public static ClaimResult completed(byte[] value, IdempotencyKey key, Fingerprint asked) {
+  public static ClaimResult completed(byte[] value, ClaimRequest request) {
     RecordValue r = RecordValue.parse(value);
     if (!"C".equals(r.text('S'))) {
       return null;
@@ -60,10 +68,8 @@ public final class RecordReplies {
       throw new IdempotencyStoreException("a completed Redis record carries no end");
     }
     long expiresAt = r.has('E') ? r.number('E') : r.number('X');
-    IdempotencyRecord record = record(r, null, expiresAt, key);
-    String stored = record.fingerprint().value();
-    boolean same = asked.value().isEmpty() || stored.isEmpty() || stored.equals(asked.value());
-    return same ? new ClaimResult.Completed(record) : new ClaimResult.Mismatch(record);
+    IdempotencyRecord record = record(r, null, expiresAt, request.key());
+    return ClaimVerdict.of(record, request, Instant.now()).answer(record);
   }
 
   private static IdempotencyRecord record(List<Object> reply, IdempotencyKey key) {

@@ -3,11 +3,13 @@ package dev.idem.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -20,7 +22,7 @@ class RecordRepliesTest {
   void aCompletionOfThisVersionReportsItsEndByTheCompletingClock() {
     byte[] value = completed().field('X', 1_764_000_000_000L).toBytes();
 
-    ClaimResult result = RecordReplies.completed(value, KEY, Fingerprint.NONE);
+    ClaimResult result = RecordReplies.completed(value, claim(Fingerprint.NONE));
 
     assertThat(result).isInstanceOf(ClaimResult.Completed.class);
     assertThat(((ClaimResult.Completed) result).record().expiresAt())
@@ -31,7 +33,7 @@ class RecordRepliesTest {
   void aCompletionOfAnEarlierVersionReportsItsServerEnd() {
     byte[] value = completed().field('E', 1_700_000_000_000L).toBytes();
 
-    ClaimResult result = RecordReplies.completed(value, KEY, Fingerprint.NONE);
+    ClaimResult result = RecordReplies.completed(value, claim(Fingerprint.NONE));
 
     assertThat(((ClaimResult.Completed) result).record().expiresAt())
         .isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
@@ -41,10 +43,10 @@ class RecordRepliesTest {
   void anotherFingerprintIsAMismatchAndAnInProgressRecordIsNotAnswered() {
     byte[] value = completed().field('X', 1L).field('P', "a".repeat(64)).toBytes();
 
-    assertThat(RecordReplies.completed(value, KEY, new Fingerprint("b".repeat(64))))
+    assertThat(RecordReplies.completed(value, claim(new Fingerprint("b".repeat(64)))))
         .isInstanceOf(ClaimResult.Mismatch.class);
     byte[] inProgress = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
-    assertThat(RecordReplies.completed(inProgress, KEY, Fingerprint.NONE)).isNull();
+    assertThat(RecordReplies.completed(inProgress, claim(Fingerprint.NONE))).isNull();
   }
 
   @Test
@@ -55,10 +57,15 @@ class RecordRepliesTest {
     assertThatThrownBy(
             () -> RecordReplies.claim(Arrays.asList(bytes("I"), noLease, null, 1L), KEY, "someone"))
         .isInstanceOf(IdempotencyStoreException.class);
-    assertThatThrownBy(() -> RecordReplies.completed(badFingerprint, KEY, Fingerprint.NONE))
+    assertThatThrownBy(() -> RecordReplies.completed(badFingerprint, claim(Fingerprint.NONE)))
         .isInstanceOf(IdempotencyStoreException.class);
-    assertThatThrownBy(() -> RecordReplies.completed(completed().toBytes(), KEY, Fingerprint.NONE))
+    assertThatThrownBy(
+            () -> RecordReplies.completed(completed().toBytes(), claim(Fingerprint.NONE)))
         .isInstanceOf(IdempotencyStoreException.class);
+  }
+
+  private static ClaimRequest claim(Fingerprint fingerprint) {
+    return ClaimRequest.of(KEY, fingerprint, Duration.ofSeconds(30));
   }
 
   private static byte[] bytes(String s) {

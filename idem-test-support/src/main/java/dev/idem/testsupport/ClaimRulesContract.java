@@ -1,0 +1,155 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.ClaimVerdict;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The claim rules: every store answers each claim as {@link ClaimVerdict} says for the record it
+ * holds, whether it decides in Java (the in-memory store, the JDBC row reader) or on its server
+ * (the Redis claim script). {@link IdempotencyStoreContract} extends it, so every store runs it.
+ */
+public abstract class ClaimRulesContract extends StoreContractSupport {
+
+  private static final Duration RETENTION = Duration.ofHours(1);
+  private static final Outcome RECEIPT = Outcome.success(new byte[] {'r'});
+
+  /** What a key holds before the claim that is checked, prepared with fingerprint "a". */
+  private enum Situation {
+    ABSENT,
+    IN_PROGRESS,
+    LEASE_ENDED,
+    RELEASED,
+    COMPLETED,
+    ISSUED,
+    TOKEN_IN_PROGRESS,
+    TOKEN_LEASE_ENDED,
+    TOKEN_RELEASED,
+    TOKEN_COMPLETED
+  }
+
+  private record Case(Situation situation, ClaimRequest request) {}
+
+  @Test
+  void everyClaimIsAnsweredAsTheClaimRulesSayForTheRecordFound() {
+    List<Case> cases = new ArrayList<>();
+    for (Situation situation : Situation.values()) {
+      for (Fingerprint asked : List.of(fingerprint("a"), fingerprint("b"), Fingerprint.NONE)) {
+        for (boolean token : new boolean[] {false, true}) {
+          IdempotencyKey key = newKey();
+          prepare(situation, key);
+          cases.add(new Case(situation, new ClaimRequest(key, asked, longLease(), token)));
+        }
+      }
+    }
+    passBeyond(shortLease());
+    for (Case c : cases) {
+      IdempotencyRecord found = store().find(c.request().key()).orElse(null);
+      ClaimVerdict expected = ClaimVerdict.of(found, c.request(), time().now());
+      ClaimResult answer = store().claim(c.request());
+      assertThat(ClaimVerdict.of(answer)).as("%s, found %s", c, found).isEqualTo(expected);
+      if (answer instanceof ClaimResult.Claimed claimed && found != null) {
+        assertThat(claimed.lease().fence()).as("%s: fence", c).isGreaterThan(found.fence());
+        assertThat(store().find(c.request().key()).orElseThrow().token())
+            .as("%s: token mark kept", c)
+            .isEqualTo(found.token());
+      } else if (expected != ClaimVerdict.TAKE && expected != ClaimVerdict.UNKNOWN_TOKEN) {
+        assertThat(recordOf(answer).fence()).as("%s: the record found", c).isEqualTo(found.fence());
+      }
+    }
+  }
+
+  @Test
+  void claimsAnAbsentKeyWithAPositiveFence() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(lease.fence()).isPositive();
+    assertThat(lease.key()).isEqualTo(key);
+    IdempotencyRecord record = store().find(key).orElseThrow();
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
+    assertThat(record.token()).isFalse();
+  }
+
+  @Test
+  void reportsInProgressToADuplicateWhileTheLeaseRuns() {
+    IdempotencyKey key = newKey();
+    Lease first = claimOrFail(key, fingerprint("a"), longLease());
+    ClaimResult second = claim(key, fingerprint("a"), longLease());
+    assertThat(second).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(((ClaimResult.InProgress) second).record().fence()).isEqualTo(first.fence());
+  }
+
+  @Test
+  void refusesAnotherFingerprintWhileInProgressAndAfterCompletion() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
+    store().complete(lease, RECEIPT, RETENTION);
+    assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void anUncheckedFingerprintMatchesAnyStoredOne() {
+    IdempotencyKey key = newKey();
+    Lease lease = claimOrFail(key, fingerprint("a"), longLease());
+    store().complete(lease, RECEIPT, RETENTION);
+    assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void anExpiredLeaseIsTakenOverWithAGreaterFence() {
+    IdempotencyKey key = newKey();
+    Lease first = claimOrFail(key, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    Lease second = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(second.fence()).isGreaterThan(first.fence());
+    assertThat(second.owner()).isNotEqualTo(first.owner());
+  }
+
+  private void prepare(Situation situation, IdempotencyKey key) {
+    Fingerprint a = fingerprint("a");
+    boolean token = situation.name().startsWith("TOKEN") || situation == Situation.ISSUED;
+    if (token) {
+      assertThat(store().issue(key, RETENTION)).isTrue();
+    }
+    ClaimRequest longClaim = new ClaimRequest(key, a, longLease(), token);
+    switch (situation) {
+      case ABSENT, ISSUED -> {}
+      case IN_PROGRESS, TOKEN_IN_PROGRESS -> taken(longClaim);
+      case LEASE_ENDED, TOKEN_LEASE_ENDED -> taken(new ClaimRequest(key, a, shortLease(), token));
+      case RELEASED, TOKEN_RELEASED -> assertThat(store().release(taken(longClaim))).isTrue();
+      case COMPLETED, TOKEN_COMPLETED ->
+          assertThat(store().complete(taken(longClaim), RECEIPT, RETENTION)).isTrue();
+    }
+  }
+
+  private Lease taken(ClaimRequest request) {
+    ClaimResult result = store().claim(request);
+    assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+    return ((ClaimResult.Claimed) result).lease();
+  }
+
+  private static IdempotencyRecord recordOf(ClaimResult answer) {
+    if (answer instanceof ClaimResult.InProgress inProgress) {
+      return inProgress.record();
+    }
+    if (answer instanceof ClaimResult.Completed completed) {
+      return completed.record();
+    }
+    return ((ClaimResult.Mismatch) answer).record();
+  }
+}
