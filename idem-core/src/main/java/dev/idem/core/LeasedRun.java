@@ -70,8 +70,9 @@ final class LeasedRun {
     Outcome outcome;
     Duration retention;
     try {
-      outcome = Outcome.success(codec.encode(value));
       retention = codec.retention(value, config.retention());
+      // a value kept for no time is an answer not to store: the caller gets it, the key is freed
+      outcome = kept(retention) ? Outcome.success(codec.encode(value)) : null;
     } catch (RuntimeException e) {
       if (deferral == null && !joined) {
         stopWatch(watch);
@@ -80,6 +81,12 @@ final class LeasedRun {
         settleFailure(running, watch, e, codec, config, joined, deferral);
       }
       throw e;
+    }
+    if (outcome == null && deferral == null) {
+      stopWatch(watch);
+      release(running);
+      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+      return new Executed<>(value, false);
     }
     if (deferral != null) {
       try {
@@ -134,6 +141,10 @@ final class LeasedRun {
       release(running);
       failure.addSuppressed(unexpected);
     }
+  }
+
+  private static boolean kept(Duration retention) {
+    return !retention.isNegative() && !retention.isZero();
   }
 
   private static boolean isTerminal(IdempotencyConfig config, Throwable failure) {
@@ -256,7 +267,10 @@ final class LeasedRun {
     }
   }
 
-  /** An outcome held back until the caller settles it; the watchdog keeps its lease meanwhile. */
+  /**
+   * An outcome held back until the caller settles it; the watchdog keeps its lease meanwhile. A
+   * null outcome is an answer not to store: completing it frees the key.
+   */
   private final class Held implements PendingOutcome {
     private final RunningLease running;
     private final LeaseWatchdog.Watch watch;
@@ -286,6 +300,10 @@ final class LeasedRun {
     @Override
     public boolean complete() {
       settle();
+      if (outcome == null) {
+        LeasedRun.this.release(running);
+        return true;
+      }
       if (storeOutcome(running, outcome, retention, config)) {
         return true;
       }

@@ -22,9 +22,11 @@ public interface ResultCodec<T> {
   T decode(byte[] bytes);
 
   /**
-   * How long the stored {@code value} is kept: {@code retention}, the operation's, unless this
-   * codec keeps some values for less (an HTTP answer's codec keeps 4xx answers shorter). Called
-   * once per stored result, after {@link #encode}.
+   * How long {@code value} is kept: {@code retention}, the operation's, unless this codec keeps
+   * some values for less (an HTTP answer's codec keeps 4xx answers shorter). {@link Duration#ZERO}
+   * answers without storing: the caller gets the value, nothing is encoded, and the key is freed
+   * for a retry (when a transaction decides, once it ends). Called once per result, before {@link
+   * #encode}.
    */
   default Duration retention(T value, Duration retention) {
     return retention;

@@ -57,6 +57,44 @@ public abstract class OutcomeContract extends EngineContractSupport {
   }
 
   @Test
+  void aValueKeptForNoTimeIsAnsweredNotStoredAndARetryRunsAgain() {
+    Idempotency engine = engine(store());
+    List<String> encoded = new CopyOnWriteArrayList<>();
+    ResultCodec<String> passing =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            encoded.add(value);
+            return ResultCodec.utf8().encode(value);
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            return ResultCodec.utf8().decode(bytes);
+          }
+
+          @Override
+          public Duration retention(String value, Duration retention) {
+            return value.startsWith("busy") ? Duration.ZERO : retention;
+          }
+        };
+    IdempotencyKey key = newKey();
+    assertThat(engine.executeWithStatus(key, Fingerprint.NONE, passing, c -> "busy 1", defaults()))
+        .isEqualTo(new Executed<>("busy 1", false));
+    assertThat(store().find(key)).as("nothing stored").isEmpty();
+
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    engine.executeWithStatus(key, Fingerprint.NONE, passing, c -> "busy 2", defaults(), held::add);
+    assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(held.get(0).complete()).isTrue();
+    assertThat(store().find(key)).as("freed when the transaction ends").isEmpty();
+
+    assertThat(engine.execute(key, Fingerprint.NONE, passing, c -> "done")).isEqualTo("done");
+    assertThat(engine.execute(key, Fingerprint.NONE, passing, c -> "again")).isEqualTo("done");
+    assertThat(encoded).as("only the stored value encoded").containsExactly("done");
+  }
+
+  @Test
   void aReleasedHeldOutcomeOrTerminalFailureLetsARetryRunAgain() {
     Idempotency engine = engine(store());
     IdempotencyConfig config =
