@@ -8,6 +8,7 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.LeaseLostException;
 import dev.idem.core.MalformedJsonException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.ResultCodec;
@@ -83,7 +84,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private final long maxBodyBytes;
   private final InFlightWork inFlight;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
-  private volatile int scopeCap = ClaimRequest.NO_CAP;
 
   public IdempotencyFilter(
       Idempotency idempotency,
@@ -125,10 +125,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    * past it answers 429 store-full; {@link ClaimRequest#NO_CAP} (the default) for none.
    */
   public void setMaxRecordsPerCaller(int cap) {
-    if (cap < 1) {
-      throw new IllegalArgumentException("the cap must be at least 1, was " + cap);
-    }
-    this.scopeCap = cap;
+    routes.setMaxRecordsPerCaller(cap);
   }
 
   /**
@@ -189,56 +186,43 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     }
     Fingerprint fingerprint = fingerprint(request, route, cached.body());
     String caller = scopes.resolve(request);
-    CapturingResponse[] ran = new CapturingResponse[1];
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
     // a transaction around the filter decides: whatever the handler answered commits with it
     boolean transactionDecides = deferral != null || idempotency.store().joinsCurrentTransaction();
-    IdempotencyConfig base = route.config();
-    // an unstored answer must free the key even if a customizer calls every failure terminal
-    IdempotencyConfig config =
-        IdempotencyConfig.from(base)
-            .terminalWhen(e -> !(e instanceof Unstored) && base.isTerminal(e))
-            .scopeCap(Math.min(scopeCap, base.scopeCap()))
-            .build();
+    CapturingResponse captured = new CapturingResponse(response);
     Work<StoredResponse, Exception> work =
         inFlight.track(
             ctx -> {
-              ran[0] = new CapturingResponse(response);
-              chain.doFilter(cached, ran[0]);
-              return outcome(cached, route, ran[0], transactionDecides);
+              chain.doFilter(cached, captured);
+              return outcome(cached, route, captured, transactionDecides);
             });
     try {
-      IdempotencyKey idempotencyKey =
+      Executed<StoredResponse> executed =
           key == null
-              ? null
-              : IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key);
-      Executed<StoredResponse> executed;
-      if (key == null) {
-        executed =
-            tokens.executeWithStatus(
-                TokenService.scopeFor(caller), token, fingerprint, codec, work, config, deferral);
-      } else if (deferral == null) {
-        executed = idempotency.executeWithStatus(idempotencyKey, fingerprint, codec, work, config);
-      } else {
-        executed =
-            idempotency.executeWithStatus(
-                idempotencyKey, fingerprint, codec, work, config, deferral);
-      }
+              ? tokens.executeWithStatus(
+                  TokenService.scopeFor(caller),
+                  token,
+                  fingerprint,
+                  codec,
+                  work,
+                  route.config(),
+                  deferral)
+              : execute(
+                  IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key),
+                  fingerprint,
+                  work,
+                  route.config(),
+                  deferral);
       if (executed.replayed()) {
         executed.value().replayTo(response);
       } else {
-        ran[0].commit();
+        captured.commit();
       }
-    } catch (Unstored e) {
-      e.response.commit();
-    } catch (IdempotencyException e) {
-      if (ran[0] == null) {
-        throw e;
-      }
-      // the work ran (the store failed at completion, the lease was lost): its answer stands
+    } catch (LeaseLostException e) {
+      // the work ran, but another owner took the key over before its answer was stored
       log.warn("{} ran but its outcome was not stored: {}", route.operation(), e.toString());
-      ran[0].commit();
+      captured.commit();
     } catch (IOException | ServletException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -246,6 +230,23 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     }
   }
 
+  private Executed<StoredResponse> execute(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      Work<StoredResponse, Exception> work,
+      IdempotencyConfig config,
+      Consumer<PendingOutcome> deferral)
+      throws Exception {
+    return deferral == null
+        ? idempotency.executeWithStatus(key, fingerprint, codec, work, config)
+        : idempotency.executeWithStatus(key, fingerprint, codec, work, config, deferral);
+  }
+
+  /**
+   * The answer to store, or null for one that goes to the client without being stored, which frees
+   * the key: a retryable status, or a request refused before its handler ran. When a transaction
+   * decides, every answer is stored with it.
+   */
   private StoredResponse outcome(
       HttpServletRequest request,
       Route route,
@@ -254,7 +255,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     boolean unstored =
         Refusals.refusedBeforeHandler(request) || route.isRetryable(captured.getStatus());
     if (unstored && !transactionDecides) {
-      throw new Unstored(captured);
+      return null;
     }
     if (captured.bodySize() > maxBodyBytes) {
       // the handler ran: the key stays taken, and repeats learn that its answer is not kept
@@ -294,16 +295,5 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     int semicolon = type.indexOf(';');
     String bare = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
     return bare.equals("application/json") || bare.endsWith("+json");
-  }
-
-  /** An answer passed to the client without being stored; the engine frees the key. */
-  private static final class Unstored extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    private final transient CapturingResponse response;
-
-    Unstored(CapturingResponse response) {
-      super(null, null, false, false);
-      this.response = response;
-    }
   }
 }

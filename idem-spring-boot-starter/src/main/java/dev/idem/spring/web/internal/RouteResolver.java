@@ -1,11 +1,15 @@
 package dev.idem.spring.web.internal;
 
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -29,6 +33,10 @@ public final class RouteResolver {
   private final IdemPolicies policies;
   private volatile List<RequestMappingHandlerMapping> resolved;
   private volatile Set<String> extraMethods = Set.of();
+  // One Route per handler (and template and method), or per configured path: its config is built
+  // once, not per request.
+  private final Map<List<Object>, Route> routes = new ConcurrentHashMap<>();
+  private volatile int scopeCap = ClaimRequest.NO_CAP;
 
   public RouteResolver(
       ObjectProvider<RequestMappingHandlerMapping> mappings,
@@ -54,6 +62,18 @@ public final class RouteResolver {
     extraMethods = Set.copyOf(extra);
   }
 
+  /**
+   * Caps the live records of one caller on one route ({@link ClaimRequest#scopeCap()}), on top of
+   * any cap a route's own policy sets.
+   */
+  public void setMaxRecordsPerCaller(int cap) {
+    if (cap < 1) {
+      throw new IllegalArgumentException("the cap must be at least 1, was " + cap);
+    }
+    this.scopeCap = cap;
+    routes.clear();
+  }
+
   /** Whether requests with {@code method} may be protected: POST, PATCH, or an opt-in's method. */
   public boolean mayProtect(String method) {
     return ProtectedRoutes.DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
@@ -72,13 +92,16 @@ public final class RouteResolver {
     for (PathPattern pattern : paths) {
       if (pattern.matches(path)) {
         String operation = request.getMethod() + " " + pattern.getPatternString();
-        return new Route(
-            operation,
-            pattern.getPatternString(),
-            true,
-            policies.forOperation(operation),
-            policies.ignoredFields(operation),
-            policies.retryableStatuses(operation));
+        return routes.computeIfAbsent(
+            List.of(operation),
+            k ->
+                new Route(
+                    operation,
+                    pattern.getPatternString(),
+                    true,
+                    capped(policies.forOperation(operation)),
+                    policies.ignoredFields(operation),
+                    policies.retryableStatuses(operation)));
       }
     }
     return null;
@@ -94,20 +117,33 @@ public final class RouteResolver {
       return null;
     }
     Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-    String template = pattern == null ? pathWithinApplication(request) : pattern.toString();
+    if (pattern == null) {
+      // keyed by the client's own path, a cache would grow with every path sent
+      return annotated(idempotent, request.getMethod(), pathWithinApplication(request));
+    }
+    String template = pattern.toString();
+    return routes.computeIfAbsent(
+        List.of(method, request.getMethod(), template),
+        k -> annotated(idempotent, request.getMethod(), template));
+  }
+
+  private Route annotated(Idempotent idempotent, String httpMethod, String template) {
     String operation =
-        idempotent.operation().isEmpty()
-            ? request.getMethod() + " " + template
-            : idempotent.operation();
+        idempotent.operation().isEmpty() ? httpMethod + " " + template : idempotent.operation();
     Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
     ignored.addAll(List.of(idempotent.ignoreFields()));
     return new Route(
         operation,
         template,
         idempotent.required(),
-        policies.forAnnotation(operation, idempotent),
+        capped(policies.forAnnotation(operation, idempotent)),
         Set.copyOf(ignored),
         policies.retryableStatuses(operation));
+  }
+
+  private IdempotencyConfig capped(IdempotencyConfig config) {
+    int cap = Math.min(scopeCap, config.scopeCap());
+    return cap == config.scopeCap() ? config : IdempotencyConfig.from(config).scopeCap(cap).build();
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {

@@ -71,7 +71,11 @@ public record StoredResponse(
             + " bytes, over the limit of what is stored; it will not run again");
   }
 
-  /** The codec that stores answers; the first byte is a format number for later versions. */
+  /**
+   * The codec that stores answers; the first byte is a format number for later versions. A null
+   * answer is one the filter passes on without storing: it is kept for no time, so the engine frees
+   * the key.
+   */
   public static ResultCodec<StoredResponse> codec() {
     return codec(null);
   }
@@ -86,6 +90,9 @@ public record StoredResponse(
     return new ResultCodec<>() {
       @Override
       public java.time.Duration retention(StoredResponse value, java.time.Duration retention) {
+        if (value == null) {
+          return java.time.Duration.ZERO;
+        }
         boolean clientError = value.status() >= 400 && value.status() < 500;
         return clientError
                 && clientErrorRetention != null
