@@ -63,6 +63,26 @@ public final class Idempotency implements AutoCloseable {
     return defaults;
   }
 
+  /**
+   * The operation {@code name} with a UTF-8 text result and this engine's defaults.
+   *
+   * @throws IllegalArgumentException if {@code name} is blank or holds {@code '|'}
+   */
+  public IdempotentOperation<String> operation(String name) {
+    return operation(name, ResultCodec.utf8());
+  }
+
+  /** The operation {@code name} whose result {@code codec} keeps, with this engine's defaults. */
+  public <T> IdempotentOperation<T> operation(String name, ResultCodec<T> codec) {
+    return operation(name, codec, defaults);
+  }
+
+  /** The operation {@code name} whose result {@code codec} keeps, with {@code config}. */
+  public <T> IdempotentOperation<T> operation(
+      String name, ResultCodec<T> codec, IdempotencyConfig config) {
+    return IdempotentOperation.of(this, name, codec, config);
+  }
+
   /** Runs {@code work} once for {@code key} with the default config. */
   public <T, E extends Exception> T execute(
       IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work) throws E {
