@@ -19,14 +19,15 @@ public class IdemProperties {
   /** Which store keeps the records. */
   public enum StoreType {
     /**
-     * Redis if a Lettuce RedisClient bean exists, else JDBC if a DataSource exists, else memory.
+     * Redis if idem-redis is present and a Lettuce client or Spring Data Redis connection factory
+     * exists, else JDBC if idem-jdbc is present and a DataSource exists, else memory.
      */
     AUTO,
     /** In-process map: one instance only, lost at restart. */
     MEMORY,
     /** The application's DataSource (table {@code idem_records}). */
     JDBC,
-    /** The application's Lettuce RedisClient. */
+    /** The application's Lettuce client, or Spring Data Redis's connection. */
     REDIS
   }
 

@@ -10,27 +10,33 @@ import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
-import dev.idem.spring.autoconfigure.internal.StoreFactory;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
- * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code
- * idem.store}, {@link Idempotency} (on the store as wrapped by every {@link
- * IdempotencyStoreDecorator}), {@link TokenService} and the {@link InFlightWork} counter. Each one
- * backs off when the application defines its own. Runs after the DataSource and Redis
+ * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code idem.store}
+ * (see {@link IdemStoreConfigurations}), {@link Idempotency} (on the store as wrapped by every
+ * {@link IdempotencyStoreDecorator}), {@link TokenService} and the {@link InFlightWork} counter.
+ * Each one backs off when the application defines its own. Runs after the DataSource and Redis
  * configurations so that automatic store selection sees their beans.
  */
 @AutoConfiguration(
     afterName = {
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration"
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+      "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+      "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
     })
 @EnableConfigurationProperties(IdemProperties.class)
+@Import({
+  IdemStoreConfigurations.Redis.class,
+  IdemStoreConfigurations.Jdbc.class,
+  IdemStoreConfigurations.Fallback.class
+})
 public class IdemAutoConfiguration {
 
   @Bean
@@ -38,12 +44,6 @@ public class IdemAutoConfiguration {
   public IdemPolicies idemPolicies(
       IdemProperties properties, ObjectProvider<IdempotencyPolicyCustomizer> customizers) {
     return new IdemPolicies(properties, customizers.orderedStream().toList());
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  public IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
-    return StoreFactory.create(properties, beans);
   }
 
   @Bean(destroyMethod = "close")

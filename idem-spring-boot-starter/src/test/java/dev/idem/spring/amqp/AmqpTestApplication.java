@@ -21,7 +21,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * an {@link OutcomeLog} that hears every engine outcome.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+// Spring Data Redis is on the test class path; these applications pick their store otherwise.
+@EnableAutoConfiguration(
+    excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @Import(TestListeners.class)
 public class AmqpTestApplication {
 

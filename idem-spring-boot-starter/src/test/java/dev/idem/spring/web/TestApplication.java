@@ -29,7 +29,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * asks for one, so that the automatic store selection is what picks the store.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+// Spring Data Redis is on the test class path; these applications pick their store otherwise.
+@EnableAutoConfiguration(
+    excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @Import(TestController.class)
 public class TestApplication {
 

@@ -4,59 +4,97 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdemProperties.StoreType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Builds the store named by {@code idem.store}, or picks one: Redis when a Lettuce {@code
- * RedisClient} bean exists, else JDBC when a {@code DataSource} bean exists, else memory. The JDBC
- * and Redis classes are touched only when their modules are on the classpath.
+ * Builds the store that the configurations of {@code IdemStoreConfigurations} chose, and says once
+ * at start-up which one it is and on what. The JDBC and Redis classes are touched only when their
+ * modules are on the classpath.
  */
 public final class StoreFactory {
 
-  private static final String REDIS_CLIENT = "io.lettuce.core.RedisClient";
+  private static final Logger log = LoggerFactory.getLogger(StoreFactory.class);
   private static final String REDIS_STORE = "dev.idem.redis.RedisIdempotencyStore";
-  private static final String DATA_SOURCE = "javax.sql.DataSource";
   private static final String JDBC_STORE = "dev.idem.jdbc.JdbcIdempotencyStore";
+  private static final String DATA_SOURCE = "javax.sql.DataSource";
+  private static final String SPRING_DATA_REDIS =
+      "org.springframework.data.redis.connection.RedisConnectionFactory";
 
   private StoreFactory() {}
 
-  /** The store for {@code properties}, built from beans of {@code beans}. */
-  public static IdempotencyStore create(IdemProperties properties, ListableBeanFactory beans) {
-    ClassLoader loader = StoreFactory.class.getClassLoader();
-    StoreType type = properties.getStore() == null ? StoreType.AUTO : properties.getStore();
-    if (type == StoreType.AUTO) {
-      type = pick(beans, loader);
-    }
-    return switch (type) {
-      case REDIS -> RedisStores.create(beans, properties.getRedis());
-      case JDBC ->
-          JdbcStores.create(
-              beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
-      default -> memory(properties.getMemory());
-    };
+  /** The Redis store on the application's Lettuce client or Spring Data Redis's connection. */
+  public static IdempotencyStore redis(IdemProperties properties, ListableBeanFactory beans) {
+    RedisStores.Built built = RedisStores.create(beans, properties.getRedis());
+    log.info("Idem stores its records in Redis, {}", built.source());
+    return built.store();
   }
 
-  private static InMemoryIdempotencyStore memory(IdemProperties.Memory bounds) {
+  /** The JDBC store on the application's DataSource. */
+  public static IdempotencyStore jdbc(IdemProperties properties, ListableBeanFactory beans) {
+    if (!JdbcStores.dataSourceExists(beans)) {
+      throw new StoreUnavailableException(
+          "idem.store is jdbc, but the application has no DataSource.",
+          "Add org.springframework.boot:spring-boot-starter-jdbc with your database's driver and"
+              + " set spring.datasource.url, or define a DataSource bean.");
+    }
+    IdempotencyStore store =
+        JdbcStores.create(
+            beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
+    log.info(
+        "Idem stores its records in the table {} of the application's DataSource",
+        properties.getJdbc().getTable());
+    warnIfMissing(beans, SPRING_DATA_REDIS, REDIS_STORE, "dev.idem:idem-redis", "Redis");
+    return store;
+  }
+
+  /**
+   * Memory when {@code idem.store} is auto or memory; a {@link StoreUnavailableException} when it
+   * names a store whose module is missing.
+   */
+  public static IdempotencyStore fallback(IdemProperties properties, ListableBeanFactory beans) {
+    StoreType type = properties.getStore() == null ? StoreType.AUTO : properties.getStore();
+    if (type == StoreType.REDIS) {
+      throw missingModule("redis", "dev.idem:idem-redis");
+    }
+    if (type == StoreType.JDBC) {
+      throw missingModule("jdbc", "dev.idem:idem-jdbc");
+    }
+    warnIfMissing(beans, SPRING_DATA_REDIS, REDIS_STORE, "dev.idem:idem-redis", "Redis");
+    warnIfMissing(beans, DATA_SOURCE, JDBC_STORE, "dev.idem:idem-jdbc", "a DataSource");
+    IdemProperties.Memory bounds = properties.getMemory();
+    log.info(
+        "Idem stores its records in memory: they are lost at restart, and several instances of"
+            + " this application do not see each other's keys");
     return new InMemoryIdempotencyStore(
         java.time.Clock.systemUTC(), bounds.getMaxEntries(), bounds.getMaxBytes().toBytes());
   }
 
-  private static StoreType pick(ListableBeanFactory beans, ClassLoader loader) {
-    if (present(REDIS_CLIENT, loader)
-        && present(REDIS_STORE, loader)
-        && RedisStores.clientExists(beans)) {
-      return StoreType.REDIS;
-    }
-    if (present(DATA_SOURCE, loader)
-        && present(JDBC_STORE, loader)
-        && JdbcStores.dataSourceExists(beans)) {
-      return StoreType.JDBC;
-    }
-    return StoreType.MEMORY;
+  private static StoreUnavailableException missingModule(String store, String module) {
+    return new StoreUnavailableException(
+        "idem.store is " + store + ", but " + module + " is not on the classpath.",
+        "Add the dependency " + module + " (the version of idem-spring-boot-starter).");
   }
 
-  private static boolean present(String className, ClassLoader loader) {
-    return ClassUtils.isPresent(className, loader);
+  private static void warnIfMissing(
+      ListableBeanFactory beans, String beanType, String store, String module, String what) {
+    ClassLoader loader =
+        beans instanceof ConfigurableBeanFactory configurable
+                && configurable.getBeanClassLoader() != null
+            ? configurable.getBeanClassLoader()
+            : StoreFactory.class.getClassLoader();
+    if (ClassUtils.isPresent(beanType, loader)
+        && !ClassUtils.isPresent(store, loader)
+        && beans.getBeanNamesForType(ClassUtils.resolveClassName(beanType, loader), true, false)
+                .length
+            > 0) {
+      log.warn(
+          "The application has {} but Idem does not use it: add {} to store Idem's records there",
+          what,
+          module);
+    }
   }
 }

@@ -100,7 +100,9 @@ class TransactionAroundTheFilterTest {
   }
 
   @SpringBootConfiguration
-  @EnableAutoConfiguration
+  // Spring Data Redis is on the test class path; these applications pick their store otherwise.
+  @EnableAutoConfiguration(
+      excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
   @Import(Ledger.class)
   static class App {
     @Bean

@@ -1,0 +1,59 @@
+package dev.idem.spring.autoconfigure;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.spring.IdemProperties;
+import dev.idem.spring.autoconfigure.internal.StoreChoice;
+import dev.idem.spring.autoconfigure.internal.StoreFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * One configuration per store, tried in this order by {@link IdemAutoConfiguration}: Redis, then
+ * JDBC, then memory, each only while no {@link IdempotencyStore} bean exists (an application's own
+ * store wins). Each names in {@code /actuator/conditions} why it was or was not used.
+ */
+final class IdemStoreConfigurations {
+
+  private IdemStoreConfigurations() {}
+
+  /** The Redis store, when idem-redis is present and Redis is named or found. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.idem.redis.RedisIdempotencyStore")
+  @ConditionalOnMissingBean(IdempotencyStore.class)
+  @Conditional(StoreChoice.Redis.class)
+  static class Redis {
+    @Bean
+    IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
+      return StoreFactory.redis(properties, beans);
+    }
+  }
+
+  /** The JDBC store, when idem-jdbc is present and JDBC is named or a DataSource found. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.idem.jdbc.JdbcIdempotencyStore")
+  @ConditionalOnMissingBean(IdempotencyStore.class)
+  @Conditional(StoreChoice.Jdbc.class)
+  static class Jdbc {
+    @Bean
+    IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
+      return StoreFactory.jdbc(properties, beans);
+    }
+  }
+
+  /**
+   * Memory, when nothing else was built; or the refusal of a store that {@code idem.store} names
+   * but whose module is missing.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(IdempotencyStore.class)
+  static class Fallback {
+    @Bean
+    IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
+      return StoreFactory.fallback(properties, beans);
+    }
+  }
+}
