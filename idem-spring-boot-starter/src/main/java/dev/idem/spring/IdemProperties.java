@@ -310,13 +310,33 @@ public class IdemProperties {
     }
   }
 
+  /** When the JDBC store creates its table, as {@code spring.session.jdbc.initialize-schema}. */
+  public enum SchemaInitialization {
+    /** Only on an in-memory database. */
+    EMBEDDED,
+    /** Whatever the database. */
+    ALWAYS,
+    /** Never: migrations create it. */
+    NEVER
+  }
+
   /** The JDBC store. */
   public static class Jdbc {
     /** The records table. */
     private String table = "idem_records";
 
-    /** Create the table at startup when it is missing. */
-    private boolean createSchema = true;
+    /**
+     * When Idem creates its table at startup if it is missing: {@code embedded} (the default) only
+     * on an in-memory database (H2, HSQLDB, Derby), {@code always}, or {@code never} (your
+     * migrations create it: Idem's Flyway files are in idem-jdbc under {@code
+     * db/migration/idem/<database>}). A table still missing then stops the start.
+     */
+    private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+    /**
+     * Deprecated: {@code initialize-schema} instead; true is {@code always}, false {@code never}.
+     */
+    private Boolean createSchema;
 
     /** Write records in the caller's Spring transaction when one is active (join mode). */
     private boolean joinTransactions = true;
@@ -329,11 +349,37 @@ public class IdemProperties {
       this.table = table;
     }
 
-    public boolean isCreateSchema() {
+    public SchemaInitialization getInitializeSchema() {
+      return initializeSchema;
+    }
+
+    public void setInitializeSchema(SchemaInitialization initializeSchema) {
+      this.initializeSchema = initializeSchema;
+    }
+
+    /**
+     * What {@code initialize-schema} means once the deprecated {@code create-schema} is applied.
+     */
+    public SchemaInitialization schemaInitialization() {
+      if (createSchema == null) {
+        return initializeSchema;
+      }
+      return createSchema ? SchemaInitialization.ALWAYS : SchemaInitialization.NEVER;
+    }
+
+    /**
+     * @deprecated use {@link #getInitializeSchema()}
+     */
+    @Deprecated
+    public Boolean getCreateSchema() {
       return createSchema;
     }
 
-    public void setCreateSchema(boolean createSchema) {
+    /**
+     * @deprecated use {@link #setInitializeSchema}
+     */
+    @Deprecated
+    public void setCreateSchema(Boolean createSchema) {
       this.createSchema = createSchema;
     }
 

@@ -7,6 +7,7 @@ import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -38,7 +39,9 @@ final class IdemStoreConfigurations {
   @ConditionalOnMissingBean(IdempotencyStore.class)
   @Conditional(StoreChoice.Jdbc.class)
   static class Jdbc {
+    // Flyway or Liquibase, when the application has them, runs first: it may create the table.
     @Bean
+    @DependsOnDatabaseInitialization
     IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
       return StoreFactory.jdbc(properties, beans);
     }

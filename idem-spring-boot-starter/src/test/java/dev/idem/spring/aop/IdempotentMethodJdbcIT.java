@@ -49,6 +49,7 @@ class IdempotentMethodJdbcIT {
 
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
+          .withPropertyValues("idem.jdbc.initialize-schema=always")
           .withConfiguration(
               AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class))
           .withUserConfiguration(Application.class);

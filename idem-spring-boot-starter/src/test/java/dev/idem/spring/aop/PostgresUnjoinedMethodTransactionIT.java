@@ -30,7 +30,10 @@ class PostgresUnjoinedMethodTransactionIT extends IdempotentMethodTransactionTes
   ApplicationContextRunner configure(ApplicationContextRunner runner) {
     return runner
         .withBean(DataSource.class, () -> new DriverManagerDataSource(URL))
-        .withPropertyValues("idem.jdbc.join-transactions=false", "idem.jdbc.table=" + TABLE);
+        .withPropertyValues(
+            "idem.jdbc.join-transactions=false",
+            "idem.jdbc.table=" + TABLE,
+            "idem.jdbc.initialize-schema=always");
   }
 
   @Override

@@ -26,6 +26,7 @@ class JdbcJoinModeIT {
 
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
+          .withPropertyValues("idem.jdbc.initialize-schema=always")
           .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class))
           .withBean(DataSource.class, JdbcJoinModeIT::pool, bd -> bd.setDestroyMethodName("close"));
 

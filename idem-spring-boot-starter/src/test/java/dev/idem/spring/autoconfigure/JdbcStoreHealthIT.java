@@ -24,6 +24,7 @@ class JdbcStoreHealthIT {
     pool.setJdbcUrl(URL);
     pool.setMaximumPoolSize(2);
     new ApplicationContextRunner()
+        .withPropertyValues("idem.jdbc.initialize-schema=always")
         .withConfiguration(
             AutoConfigurations.of(IdemAutoConfiguration.class, IdemHealthAutoConfiguration.class))
         .withBean(DataSource.class, () -> pool, bd -> bd.setDestroyMethodName("close"))

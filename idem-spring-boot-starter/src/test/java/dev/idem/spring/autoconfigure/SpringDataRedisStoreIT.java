@@ -29,6 +29,7 @@ class SpringDataRedisStoreIT {
 
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
+          .withPropertyValues("idem.jdbc.initialize-schema=always")
           .withConfiguration(
               AutoConfigurations.of(DataRedisAutoConfiguration.class, IdemAutoConfiguration.class))
           .withBean(DataSource.class, SpringDataRedisStoreIT::postgres)
@@ -64,6 +65,7 @@ class SpringDataRedisStoreIT {
   @Test
   void theDataSourceIsUsedWhenSpringDataRedisIsNotConfiguredToConnect() {
     new ApplicationContextRunner()
+        .withPropertyValues("idem.jdbc.initialize-schema=always")
         .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class))
         .withBean(DataSource.class, SpringDataRedisStoreIT::postgres)
         .run(

@@ -85,7 +85,8 @@ abstract class TransactionDecidesContract {
             .withUserConfiguration(Transactions.class)
             .withBean(DataSource.class, () -> database, d -> d.setDestroyMethodName(""))
             .withBean(Ledger.class, () -> new Ledger(new JdbcTemplate(database), table))
-            .withPropertyValues("idem.jdbc.table=" + records));
+            .withPropertyValues(
+                "idem.jdbc.table=" + records, "idem.jdbc.initialize-schema=always"));
   }
 
   @Test

@@ -50,9 +50,10 @@ final class JdbcStores {
       config.joinTransactions(new SpringTransactionConnection(dataSource));
     }
     JdbcStoreConfig built = config.build();
-    if (properties.isCreateSchema()) {
+    if (SchemaCheck.creates(properties.schemaInitialization(), dataSource)) {
       JdbcSchema.createIfMissing(dataSource, built);
     }
+    SchemaCheck.requireTable(dataSource, built.table(), dialect.name());
     return new JdbcIdempotencyStore(dataSource, built);
   }
 }
