@@ -34,13 +34,24 @@ class MigrationFilesTest {
   }
 
   private static String body(String migration, String db) throws IOException {
-    String text = read("db/migration/idem/" + db + "/" + migration);
+    String text = read("dev/idem/jdbc/flyway/" + db + "/" + migration);
     return text.substring(text.indexOf("\n\n") + 2);
   }
 
   @Test
+  void nothingLiesWhereFlywayLooksByDefault() throws IOException {
+    // Flyway scans classpath:db/migration and everything under it unless told otherwise: three
+    // databases' V1 there stop every application that keeps that default.
+    java.util.List<java.net.URL> found =
+        java.util.Collections.list(
+            MigrationFilesTest.class.getClassLoader().getResources("db/migration"));
+    assertThat(found).noneMatch(url -> url.toString().contains("idem-jdbc"));
+    assertThat(MigrationFilesTest.class.getClassLoader().getResource("db/migration/idem")).isNull();
+  }
+
+  @Test
   void theH2MigrationCreatesBothTables() throws Exception {
-    String script = read("db/migration/idem/h2/V1__idem_tables.sql");
+    String script = read("dev/idem/jdbc/flyway/h2/V1__idem_tables.sql");
     try (Connection c = DriverManager.getConnection("jdbc:h2:mem:migration-test")) {
       runScript(c, script);
       assertThat(tableExists(c, "IDEM_RECORDS")).isTrue();

@@ -329,7 +329,7 @@ public class IdemProperties {
      * When Idem creates its table at startup if it is missing: {@code embedded} (the default) only
      * on an in-memory database (H2, HSQLDB, Derby), {@code always}, or {@code never} (your
      * migrations create it: Idem's Flyway files are in idem-jdbc under {@code
-     * db/migration/idem/<database>}). A table still missing then stops the start.
+     * dev/idem/jdbc/flyway/<database>}). A table still missing then stops the start.
      */
     private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 

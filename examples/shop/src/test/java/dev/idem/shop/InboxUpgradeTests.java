@@ -70,7 +70,7 @@ abstract class InboxUpgradeTests {
   // as the shop's configuration does.
   private void migrate(String target, String... extra) {
     String[] locations = {
-      "classpath:db/migration/idem/" + vendor(),
+      "classpath:dev/idem/jdbc/flyway/" + vendor(),
       "classpath:db/migration/shop/common",
       "classpath:db/migration/shop/" + vendor()
     };

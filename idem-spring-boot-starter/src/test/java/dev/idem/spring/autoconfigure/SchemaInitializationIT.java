@@ -43,7 +43,7 @@ class SchemaInitializationIT {
                   new StoreUnavailableFailureAnalyzer().analyze(context.getStartupFailure());
               assertThat(analysis).isNotNull();
               assertThat(analysis.getAction())
-                  .contains("classpath:db/migration/idem/postgresql")
+                  .contains("classpath:dev/idem/jdbc/flyway/postgresql")
                   .contains("idem.jdbc.initialize-schema=always");
             });
     assertThat(tablesInSchema()).isZero();

@@ -35,7 +35,7 @@ final class SchemaCheck {
       String folder = database.equals("mariadb") ? "mysql" : database;
       throw new StoreUnavailableException(
           "Idem's table " + table + " cannot be read in the DataSource: " + e.getMessage(),
-          "Add classpath:db/migration/idem/"
+          "Add classpath:dev/idem/jdbc/flyway/"
               + folder
               + " (in idem-jdbc) to spring.flyway.locations, run idem-jdbc's schema-"
               + folder
