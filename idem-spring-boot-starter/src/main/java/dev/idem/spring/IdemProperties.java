@@ -320,6 +320,53 @@ public class IdemProperties {
     NEVER
   }
 
+  /** The JDBC store's purge of expired records. */
+  public static class Cleanup {
+    /** Purge expired records on a schedule. */
+    private boolean enabled = true;
+
+    /** Time between two runs. */
+    private Duration interval = Duration.ofMinutes(10);
+
+    /** Rows one statement deletes at most, in its own transaction. */
+    private int batchSize = 1000;
+
+    /** Batches one run deletes at most. */
+    private int maxBatches = 100;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    public int getMaxBatches() {
+      return maxBatches;
+    }
+
+    public void setMaxBatches(int maxBatches) {
+      this.maxBatches = maxBatches;
+    }
+  }
+
   /** The JDBC store. */
   public static class Jdbc {
     /** The records table. */
@@ -340,6 +387,13 @@ public class IdemProperties {
 
     /** Write records in the caller's Spring transaction when one is active (join mode). */
     private boolean joinTransactions = true;
+
+    /** The scheduled purge of records past their retention. */
+    private final Cleanup cleanup = new Cleanup();
+
+    public Cleanup getCleanup() {
+      return cleanup;
+    }
 
     public String getTable() {
       return table;

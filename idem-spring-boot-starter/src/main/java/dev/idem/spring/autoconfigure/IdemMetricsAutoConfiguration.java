@@ -3,10 +3,12 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.metrics.MicrometerIdempotencyListener;
 import dev.idem.spring.metrics.TimedIdempotencyStore;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -57,6 +59,22 @@ public class IdemMetricsAutoConfiguration {
   @ConditionalOnMissingBean(name = "idemStoreTimers")
   public IdempotencyStoreDecorator idemStoreTimers(ObjectProvider<MeterRegistry> registry) {
     return store -> TimedIdempotencyStore.wrap(store, registry::getIfUnique);
+  }
+
+  /** Counts the records the scheduled purge deleted, as {@code idem.store.purged}. */
+  @Bean
+  @ConditionalOnMissingBean(name = "idemPurgedCounter")
+  public SmartInitializingSingleton idemPurgedCounter(
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ExpiredRecordsPurge> purge) {
+    return () -> {
+      MeterRegistry meters = registry.getIfUnique();
+      ExpiredRecordsPurge job = purge.getIfAvailable();
+      if (meters != null && job != null) {
+        FunctionCounter.builder("idem.store.purged", job, ExpiredRecordsPurge::purged)
+            .description("Expired idempotency records deleted by the scheduled purge")
+            .register(meters);
+      }
+    };
   }
 
   /** Registers the gauge once every singleton, the registry among them, exists. */

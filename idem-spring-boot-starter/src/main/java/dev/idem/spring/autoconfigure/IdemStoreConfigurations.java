@@ -1,12 +1,14 @@
 package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.IdempotencyStore;
+import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.autoconfigure.internal.StoreChoice;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -33,7 +35,10 @@ final class IdemStoreConfigurations {
     }
   }
 
-  /** The JDBC store, when idem-jdbc is present and JDBC is named or a DataSource found. */
+  /**
+   * The JDBC store, when idem-jdbc is present and JDBC is named or a DataSource found, and its
+   * scheduled purge of expired records.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "dev.idem.jdbc.JdbcIdempotencyStore")
   @ConditionalOnMissingBean(IdempotencyStore.class)
@@ -44,6 +49,14 @@ final class IdemStoreConfigurations {
     @DependsOnDatabaseInitialization
     IdempotencyStore idempotencyStore(IdemProperties properties, ListableBeanFactory beans) {
       return StoreFactory.jdbc(properties, beans);
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "idem.jdbc.cleanup.enabled", matchIfMissing = true)
+    ExpiredRecordsPurge idemExpiredRecordsPurge(IdempotencyStore store, IdemProperties properties) {
+      IdemProperties.Cleanup cleanup = properties.getJdbc().getCleanup();
+      return new ExpiredRecordsPurge(
+          store, cleanup.getInterval(), cleanup.getBatchSize(), cleanup.getMaxBatches());
     }
   }
 
