@@ -1,0 +1,1 @@
+CREATE TABLE IF NOT EXISTS settlements (order_no VARCHAR(64) NOT NULL, amount BIGINT NOT NULL);
