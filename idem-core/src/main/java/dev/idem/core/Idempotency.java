@@ -117,13 +117,7 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    return run(
-        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
-        codec,
-        work,
-        config,
-        true,
-        null);
+    return executeWithStatus(key, fingerprint, codec, work, config, null);
   }
 
   /**
@@ -136,7 +130,7 @@ public final class Idempotency implements AutoCloseable {
    * the exception, decides); a replay or a refusal calls {@code deferral} not at all.
    *
    * @param deferral receives the held outcome, on the calling thread, before this method returns or
-   *     throws the work's failure
+   *     throws the work's failure; null stores the outcome at once, as the overload without it
    */
   public <T, E extends Exception> Executed<T> executeWithStatus(
       IdempotencyKey key,
@@ -146,7 +140,6 @@ public final class Idempotency implements AutoCloseable {
       IdempotencyConfig config,
       Consumer<PendingOutcome> deferral)
       throws E {
-    Objects.requireNonNull(deferral, "deferral");
     return run(
         new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
         codec,

@@ -12,6 +12,10 @@ import org.springframework.util.unit.DataSize;
 /**
  * The {@code idem.*} properties: which store, the default policy, named per-operation policies,
  * tokens and HTTP. Every unset value keeps the default of {@link dev.idem.core.IdempotencyConfig}.
+ *
+ * <p>Longer than 400 lines because Spring Boot binds and documents the whole {@code idem.*} tree
+ * from this one type: each nested class is one prefix, and nearly every line is a field with its
+ * description, getter or setter.
  */
 @ConfigurationProperties(prefix = "idem")
 public class IdemProperties {

@@ -4,7 +4,6 @@ import dev.idem.core.ClaimRequest;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
@@ -208,9 +207,10 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                   work,
                   route.config(),
                   deferral)
-              : execute(
+              : idempotency.executeWithStatus(
                   IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key),
                   fingerprint,
+                  codec,
                   work,
                   route.config(),
                   deferral);
@@ -228,18 +228,6 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     } catch (Exception e) {
       throw new ServletException(e);
     }
-  }
-
-  private Executed<StoredResponse> execute(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      Work<StoredResponse, Exception> work,
-      IdempotencyConfig config,
-      Consumer<PendingOutcome> deferral)
-      throws Exception {
-    return deferral == null
-        ? idempotency.executeWithStatus(key, fingerprint, codec, work, config)
-        : idempotency.executeWithStatus(key, fingerprint, codec, work, config, deferral);
   }
 
   /**

@@ -6,11 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 
 /**
  * A Redis Cluster of three primaries of a test's own: three {@link PrivateRedis} nodes joined with
@@ -21,7 +23,7 @@ import java.util.stream.Stream;
 public final class PrivateRedisCluster implements AutoCloseable {
 
   private static final int NODES = 3;
-  private static final long READY_NANOS = TimeUnit.SECONDS.toNanos(20);
+  private static final Duration READY = Duration.ofSeconds(20);
 
   private final Path dir;
   private final List<PrivateRedis> nodes = new ArrayList<>();
@@ -76,14 +78,11 @@ public final class PrivateRedisCluster implements AutoCloseable {
     if (!out.contains("[OK] All 16384 slots covered")) {
       throw new IllegalStateException("redis-cli --cluster create failed:\n" + out);
     }
-    long deadline = System.nanoTime() + READY_NANOS;
     for (PrivateRedis node : nodes) {
-      while (!node.command("CLUSTER INFO").contains("cluster_state:ok")) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("Redis Cluster node " + node.port() + " never got ready");
-        }
-        pause();
-      }
+      Awaitility.await("Redis Cluster node " + node.port() + " ready")
+          .atMost(READY)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> node.command("CLUSTER INFO").contains("cluster_state:ok"));
     }
   }
 
@@ -97,15 +96,6 @@ public final class PrivateRedisCluster implements AutoCloseable {
       }
     } catch (IOException e) {
       throw new IllegalStateException("redis-cli is needed on the PATH", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(50); // waiting for servers to agree, not synchronising a test
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -1,12 +1,12 @@
 package dev.idem.core.lock;
 
+import dev.idem.testsupport.ModelChecks;
 import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
@@ -66,12 +66,6 @@ public class InMemoryLockLincheckTest {
 
   @Test
   void everyInterleavingAnswersAsTheModelInSomeOrder() {
-    new ModelCheckingOptions()
-        .iterations(10)
-        .invocationsPerIteration(200)
-        .threads(2)
-        .actorsPerThread(3)
-        .sequentialSpecification(LockModel.class)
-        .check(getClass());
+    ModelChecks.check(getClass(), LockModel.class);
   }
 }

@@ -3,9 +3,9 @@ package dev.idem.core.memory;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Lease;
+import dev.idem.testsupport.ModelChecks;
 import dev.idem.testsupport.MutableClock;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
@@ -59,12 +59,6 @@ public class InMemoryStoreLincheckTest {
 
   @Test
   void everyInterleavingAnswersAsTheModelInSomeOrder() {
-    new ModelCheckingOptions()
-        .iterations(10)
-        .invocationsPerIteration(200)
-        .threads(2)
-        .actorsPerThread(3)
-        .sequentialSpecification(StoreModel.class)
-        .check(getClass());
+    ModelChecks.check(getClass(), StoreModel.class);
   }
 }

@@ -53,7 +53,7 @@ final class JdbcStores {
     if (SchemaCheck.creates(properties.schemaInitialization(), dataSource)) {
       JdbcSchema.createIfMissing(dataSource, built);
     }
-    SchemaCheck.requireTable(dataSource, built.table(), dialect.name());
+    SchemaCheck.requireTable(dataSource, built.table(), dialect);
     return new JdbcIdempotencyStore(dataSource, built);
   }
 }

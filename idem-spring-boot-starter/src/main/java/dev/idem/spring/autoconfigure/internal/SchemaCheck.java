@@ -1,5 +1,6 @@
 package dev.idem.spring.autoconfigure.internal;
 
+import dev.idem.jdbc.JdbcDialect;
 import dev.idem.spring.IdemProperties.SchemaInitialization;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,12 +28,15 @@ final class SchemaCheck {
   /**
    * @throws StoreUnavailableException if {@code table} cannot be read
    */
-  static void requireTable(DataSource dataSource, String table, String database) {
+  static void requireTable(DataSource dataSource, String table, JdbcDialect dialect) {
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
     } catch (SQLException e) {
-      String folder = database.equals("mariadb") ? "mysql" : database;
+      // schema-<folder>.sql: the dialect's files and its Flyway folder share one name
+      String resource = dialect.schemaResource();
+      String folder =
+          resource.substring(resource.lastIndexOf("schema-") + 7, resource.lastIndexOf(".sql"));
       throw new StoreUnavailableException(
           "Idem's table " + table + " cannot be read in the DataSource: " + e.getMessage(),
           "Add classpath:dev/idem/jdbc/flyway/"

@@ -1,7 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
 import java.util.Locale;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
@@ -30,6 +30,13 @@ public abstract class StoreChoice extends SpringBootCondition implements Configu
     return value.strip().toLowerCase(Locale.ROOT);
   }
 
+  /** Whether {@code type} is on the class path and {@code beans} holds a bean of it. */
+  static boolean beanExists(ListableBeanFactory beans, ClassLoader loader, String type) {
+    return ClassUtils.isPresent(type, loader)
+        && beans.getBeanNamesForType(ClassUtils.resolveClassName(type, loader), true, false).length
+            > 0;
+  }
+
   @Override
   public ConfigurationPhase getConfigurationPhase() {
     return ConfigurationPhase.REGISTER_BEAN;
@@ -44,13 +51,8 @@ public abstract class StoreChoice extends SpringBootCondition implements Configu
     if (!configured.equals("auto")) {
       return ConditionOutcome.noMatch("idem.store is " + configured);
     }
-    ConfigurableListableBeanFactory beans = context.getBeanFactory();
-    ClassLoader loader = context.getClassLoader();
     for (String type : beanTypes) {
-      if (ClassUtils.isPresent(type, loader)
-          && beans.getBeanNamesForType(ClassUtils.resolveClassName(type, loader), true, false)
-                  .length
-              > 0) {
+      if (beanExists(context.getBeanFactory(), context.getClassLoader(), type)) {
         return ConditionOutcome.match("idem.store is auto and a " + type + " bean exists");
       }
     }

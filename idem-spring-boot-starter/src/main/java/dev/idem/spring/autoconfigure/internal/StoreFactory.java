@@ -86,11 +86,7 @@ public final class StoreFactory {
                 && configurable.getBeanClassLoader() != null
             ? configurable.getBeanClassLoader()
             : StoreFactory.class.getClassLoader();
-    if (ClassUtils.isPresent(beanType, loader)
-        && !ClassUtils.isPresent(store, loader)
-        && beans.getBeanNamesForType(ClassUtils.resolveClassName(beanType, loader), true, false)
-                .length
-            > 0) {
+    if (!ClassUtils.isPresent(store, loader) && StoreChoice.beanExists(beans, loader, beanType)) {
       log.warn(
           "The application has {} but Idem does not use it: add {} to store Idem's records there",
           what,

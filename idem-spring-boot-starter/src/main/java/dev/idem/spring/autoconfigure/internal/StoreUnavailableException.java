@@ -8,10 +8,12 @@ public final class StoreUnavailableException extends IllegalStateException {
 
   private static final long serialVersionUID = 1L;
 
+  private final String description;
   private final String action;
 
   StoreUnavailableException(String description, String action) {
     super(description + " " + action);
+    this.description = description;
     this.action = action;
   }
 
@@ -22,6 +24,6 @@ public final class StoreUnavailableException extends IllegalStateException {
 
   /** The problem without the action. */
   public String description() {
-    return getMessage().substring(0, getMessage().length() - action.length() - 1);
+    return description;
   }
 }
