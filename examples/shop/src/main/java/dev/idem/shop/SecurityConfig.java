@@ -1,30 +1,42 @@
 package dev.idem.shop;
 
 import jakarta.servlet.http.HttpServletResponse;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
+import org.springframework.security.authentication.ProviderManager;
+import org.springframework.security.authentication.dao.DaoAuthenticationProvider;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * HTTP Basic for the API, stateless (no session, so no CSRF token to carry); the page, its scripts
- * and the gateway's callback (which checks its own shared secret) are open.
+ * and the gateway's callback (which checks its own shared secret) are open. A password is checked
+ * by its encoder once per user and then recognised from {@link VerifiedCredentials} for a few
+ * minutes, so a client that sends Basic on every request does not pay a password hash each time.
  */
 @Configuration
 class SecurityConfig {
 
   @Bean
-  SecurityFilterChain api(HttpSecurity http) throws Exception {
-    return http.csrf(csrf -> csrf.disable())
+  SecurityFilterChain api(HttpSecurity http, UserDetailsService users) throws Exception {
+    DaoAuthenticationProvider passwords = new DaoAuthenticationProvider(users);
+    passwords.setPasswordEncoder(PasswordEncoderFactories.createDelegatingPasswordEncoder());
+    // No password upgrade service: Spring Security would rehash the {noop} demo passwords with
+    // BCrypt after the first login and then pay a BCrypt check on every request.
+    return http.authenticationManager(
+            new ProviderManager(new VerifiedCredentials(passwords, Clock.systemUTC())))
+        .csrf(csrf -> csrf.disable())
         .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .authorizeHttpRequests(
             auth ->
