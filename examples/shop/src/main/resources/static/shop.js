@@ -1,6 +1,8 @@
 // The shop's page: plain JavaScript, no build step. Credentials stay in sessionStorage and go out
-// as HTTP Basic on every call. Every order and payment carries an Idempotency-Key; the buttons
-// that repeat a request reuse its key, which is what makes the repeat harmless.
+// as HTTP Basic on every call. Every order and payment carries an Idempotency-Key. The plain
+// buttons send one intent (this order, this payment) under one key, made when the button is drawn
+// and kept until a final answer, so a double click, a reload or a retry repeats the request rather
+// than making a second one. The demonstration buttons repeat a request on purpose, with its key.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -26,16 +28,43 @@ async function call(method, path, body, key) {
   return { status: response.status, replayed: response.headers.get('Idempotent-Replayed') === 'true', json };
 }
 
+// What the answer says of the record under the key, in the words of the protocol: a replay, the
+// first request still running, the key used for another request, or an answer not kept.
+function recordState(answer) {
+  const type = (answer.json && typeof answer.json.type === 'string') ? answer.json.type : '';
+  if (answer.replayed) return 'replayed: the stored answer, no new effect';
+  if (type.endsWith(':in-progress')) return 'in progress: the first request with this key still runs';
+  if (type.endsWith(':key-reuse')) return 'refused: the key was used for another request';
+  if (answer.status === 'no answer') return 'unknown: send it again with the same key';
+  if (answer.status >= 500 || answer.status === 429) return 'not stored: the key is free, send it again';
+  if (!isFinal(answer)) return 'not final: send it again with the same key';
+  if (answer.status >= 400 && answer.status < 409) return 'refused before it ran: nothing stored';
+  return 'first answer: stored under the key';
+}
+
+function problemText(answer) {
+  const json = answer.json;
+  if (!json || typeof json.title !== 'string') return '';
+  return json.title + (json.detail ? ': ' + json.detail : '');
+}
+
 function log(method, path, key, answer, note) {
   const item = document.createElement('li');
-  const what = answer.json && (answer.json.status && typeof answer.json.status === 'string'
-    ? answer.json.status + (answer.json.paymentNo ? ' ' + answer.json.paymentNo : '')
-    : answer.json.orderNo || answer.json.type || '');
+  const json = answer.json || {};
+  const what = typeof json.status === 'string'
+    ? json.status + (json.paymentNo ? ' ' + json.paymentNo : '')
+    : json.orderNo || problemText(answer) || json.type || '';
   item.textContent = `${method} ${path} key=${key ? key.slice(0, 8) : '-'} → ${answer.status} ${what}`
     + (note ? `  [${note}]` : '')
-    + (answer.replayed ? '  (replayed: same answer, no new effect)' : '');
+    + `  (${recordState(answer)})`;
   if (answer.replayed) item.className = 'replayed';
+  else if (answer.status === 'no answer' || answer.status >= 400) item.className = 'failed';
   $('log').prepend(item);
+}
+
+// The last problem, where the person looks: above the buttons.
+function notice(text) {
+  $('notice').textContent = text || '';
 }
 
 // Requests sent but not settled yet, by key, with the user who sent them, in sessionStorage:
@@ -63,19 +92,96 @@ function isFinal(answer) {
   return answer.status < 500 && answer.status !== 429;
 }
 
-async function send(method, path, body, key, note) {
-  setPending(key, { path, body, user: store.getItem('user') });
+async function send(method, path, body, key, note, intent) {
+  setPending(key, { path, body, user: store.getItem('user'), intent });
   store.setItem('last', JSON.stringify({ path, body, key }));
   let answer;
   try {
     answer = await call(method, path, body, key);
   } catch (e) {
     log(method, path, key, { status: 'no answer', json: { type: String(e) } }, note);
+    notice('no answer (' + e + '): the request may have been done; it is sent again with its key');
     throw e;
   }
-  if (isFinal(answer)) setPending(key, null);
+  if (isFinal(answer)) {
+    setPending(key, null);
+    if (intent) settleIntent(intent, answer);
+  }
   log(method, path, key, answer, note);
+  notice(answer.status >= 400 ? problemText(answer) || 'error ' + answer.status : '');
   return answer;
+}
+
+// Intents, by name ('order', 'pay:<order>:<method>'): one key each, with the body it was first
+// sent with. Drawing a button makes its key; a click sends the body under it. A click with another
+// body after the key went out (the quantities changed after a failed try) is another intent, with
+// a new key. A final answer ends the intent, except a paid order's, which stays: a late click on
+// its button replays the payment.
+function intents() {
+  return JSON.parse(store.getItem('intents') || '{}');
+}
+
+function saveIntents(all) {
+  store.setItem('intents', JSON.stringify(all));
+}
+
+function intentKey(name) {
+  const all = intents();
+  if (!all[name]) {
+    all[name] = { key: newKey(), body: null };
+    saveIntents(all);
+  }
+  return all[name].key;
+}
+
+function keyFor(name, body) {
+  const all = intents();
+  const text = JSON.stringify(body);
+  if (!all[name] || (all[name].body !== null && all[name].body !== text)) {
+    all[name] = { key: newKey(), body: text };
+  } else {
+    all[name].body = text;
+  }
+  saveIntents(all);
+  return all[name].key;
+}
+
+function settleIntent(name, answer) {
+  const paid = name.startsWith('pay:') && answer.json && answer.json.status === 'SUCCESS';
+  if (paid) return;
+  const all = intents();
+  delete all[name];
+  saveIntents(all);
+  if (name === 'order' && answer.status < 300) clearQuantities();
+}
+
+// Intents whose request this page has in flight: their buttons are disabled, and a second click
+// (the other half of a double click) sends nothing.
+const busy = new Set();
+
+function drawBusy(button, name) {
+  button.disabled = busy.has(name);
+  button.classList.toggle('busy', busy.has(name));
+}
+
+async function act(name, path, body) {
+  if (busy.has(name)) return;
+  busy.add(name);
+  redrawButtons();
+  try {
+    await send('POST', path, body, keyFor(name, body), undefined, name);
+  } catch (e) {
+    // logged by send; the intent keeps its key for the next click
+  } finally {
+    busy.delete(name);
+    redrawButtons();
+  }
+  await refresh();
+}
+
+function redrawButtons() {
+  drawBusy($('order'), 'order');
+  document.querySelectorAll('button[data-intent]').forEach((b) => drawBusy(b, b.dataset.intent));
 }
 
 // Sends the request the chosen way: once, twice at once, once more after the answer, or
@@ -106,8 +212,16 @@ async function resendPending() {
     setPending(key, null);
     return false;
   });
-  await Promise.all(mine.map(
-    ([key, r]) => send('POST', r.path, r.body, key, 're-sent after reload').catch(() => {})));
+  await Promise.all(mine.map(async ([key, r]) => {
+    if (r.intent) busy.add(r.intent);
+    try {
+      await send('POST', r.path, r.body, key, 're-sent after reload', r.intent);
+    } catch (e) {
+      // logged by send; it stays pending
+    } finally {
+      if (r.intent) busy.delete(r.intent);
+    }
+  }));
 }
 
 // The retry button: the last request again, with its key, as a client retries a lost answer.
@@ -128,6 +242,19 @@ function orderBody() {
   return { items };
 }
 
+function clearQuantities() {
+  document.querySelectorAll('#products input').forEach((input) => { input.value = '0'; });
+}
+
+function order() {
+  const body = orderBody();
+  if (body.items.length === 0) {
+    notice('choose a quantity first');
+    return;
+  }
+  act('order', '/api/orders', body);
+}
+
 async function refreshProducts() {
   const { json } = await call('GET', '/api/products');
   const body = $('products').querySelector('tbody');
@@ -144,6 +271,7 @@ async function refreshProducts() {
     input.type = 'number'; input.min = '0'; input.value = kept[p.sku] || '0'; input.dataset.sku = p.sku;
     row.insertCell().appendChild(input);
   }
+  intentKey('order');
 }
 
 async function refreshOrders() {
@@ -156,17 +284,38 @@ async function refreshOrders() {
     row.insertCell().textContent = o.amount.toFixed(2);
     row.insertCell().textContent = o.status;
     const cell = row.insertCell();
+    if (o.status !== 'CREATED') continue;
     for (const method of ['CARD', 'WALLET']) {
+      const intent = `pay:${o.orderNo}:${method}`;
+      intentKey(intent);
       for (const mode of ['once', 'double', 'retry', 'reload']) {
         const button = document.createElement('button');
         button.textContent = `${method} ${mode === 'once' ? '' : '(' + mode + ')'}`;
         button.className = 'small';
         button.dataset.pay = `${o.orderNo}:${method}:${mode}`;
-        button.onclick = () => perform(mode, `/api/orders/${o.orderNo}/payments`, { method });
+        const path = `/api/orders/${o.orderNo}/payments`;
+        if (mode === 'once') {
+          button.dataset.intent = intent;
+          drawBusy(button, intent);
+          button.onclick = () => act(intent, path, { method });
+        } else {
+          button.onclick = () => perform(mode, path, { method });
+        }
         cell.appendChild(button);
       }
     }
   }
+  forgetIntentsOfOtherOrders(json);
+}
+
+// A paid order's intent is kept while the order is listed; one no longer listed is dropped.
+function forgetIntentsOfOtherOrders(listed) {
+  const numbers = new Set(listed.map((o) => o.orderNo));
+  const all = intents();
+  for (const name of Object.keys(all)) {
+    if (name.startsWith('pay:') && !numbers.has(name.split(':')[1])) delete all[name];
+  }
+  saveIntents(all);
 }
 
 async function refreshWallet() {
@@ -185,16 +334,38 @@ function brokenText(report) {
     .join('; ');
 }
 
+function auditRow(table, cells, bad) {
+  const row = table.insertRow();
+  for (const text of cells) row.insertCell().textContent = text;
+  if (bad) row.className = 'bad';
+}
+
 async function refreshAudit() {
   const { json } = await call('GET', '/api/audit');
   $('audit-verdict').innerHTML = json.ok
     ? '<span class="ok">ok</span>: every invariant holds'
     : '<span class="bad">broken</span>: ' + brokenText(json);
-  $('audit').textContent = JSON.stringify(json, null, 2);
+  const invariants = $('audit-invariants').querySelector('tbody');
+  invariants.innerHTML = '';
+  for (const i of json.invariants) auditRow(invariants, [i.name, String(i.violations)], i.violations > 0);
+  const counts = $('audit-counts').querySelector('tbody');
+  counts.innerHTML = '';
+  for (const [name, n] of Object.entries(json.counts || {})) auditRow(counts, [name, String(n)]);
+  auditRow(counts, ['messages not relayed yet', String(json.pendingMessages)]);
+  auditRow(counts, ['paid orders whose points are on their way', String(json.pendingPoints)]);
+  auditRow(counts, ['wallet debits whose payment is settling', String(json.pendingDebits)]);
+  const rows = $('audit-rows');
+  rows.innerHTML = '';
+  for (const v of json.violations || []) {
+    const item = document.createElement('li');
+    item.textContent = v;
+    rows.appendChild(item);
+  }
 }
 
 async function refresh() {
   await Promise.all([refreshProducts(), refreshOrders(), refreshWallet()]);
+  redrawButtons();
   await refreshAudit();
 }
 
@@ -219,7 +390,7 @@ $('login-form').onsubmit = (e) => {
   logIn($('user').value, $('password').value);
 };
 $('logout').onclick = () => { store.clear(); window.location.reload(); };
-$('order').onclick = () => perform('once', '/api/orders', orderBody());
+$('order').onclick = order;
 $('order-double').onclick = () => perform('double', '/api/orders', orderBody());
 $('order-retry').onclick = () => perform('retry', '/api/orders', orderBody());
 $('order-reload').onclick = () => perform('reload', '/api/orders', orderBody());
