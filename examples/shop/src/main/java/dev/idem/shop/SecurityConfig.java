@@ -4,6 +4,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
@@ -53,18 +54,36 @@ class SecurityConfig {
 
   @Bean
   UserDetailsService users(ShopProperties properties) {
+    return new InMemoryUserDetailsManager(users(properties.users()));
+  }
+
+  /**
+   * The configured users, with plain passwords from properties (a demo: a real shop stores hashes).
+   *
+   * @throws IllegalStateException when there is none (profile services has no demo users) or one
+   *     has no password
+   */
+  static List<UserDetails> users(Map<String, ShopProperties.User> configured) {
+    if (configured.isEmpty()) {
+      throw new IllegalStateException(
+          "no users: profile services has no demo users; give each user a password with"
+              + " shop.users.<name>.password (or SHOP_USERS_<NAME>_PASSWORD), and optionally"
+              + " .balance and .roles");
+    }
     List<UserDetails> users = new ArrayList<>();
-    // Demo users with plain passwords from properties; a real shop stores hashes.
-    properties
-        .users()
-        .forEach(
-            (name, user) ->
-                users.add(
-                    User.withUsername(name)
-                        .password("{noop}" + user.password())
-                        .roles(user.roles().toArray(String[]::new))
-                        .build()));
-    return new InMemoryUserDetailsManager(users);
+    configured.forEach(
+        (name, user) -> {
+          if (user.password() == null || user.password().isBlank()) {
+            throw new IllegalStateException(
+                "shop.users." + name + ".password is empty: give the user a password");
+          }
+          users.add(
+              User.withUsername(name)
+                  .password("{noop}" + user.password())
+                  .roles(user.roles().toArray(String[]::new))
+                  .build());
+        });
+    return users;
   }
 
   private static void unauthorized(
