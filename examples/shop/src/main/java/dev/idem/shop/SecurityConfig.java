@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.authentication.dao.DaoAuthenticationProvider;
@@ -21,10 +22,12 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * HTTP Basic for the API, stateless (no session, so no CSRF token to carry); the page, its scripts
- * and the gateway's callback (which checks its own shared secret) are open. A password is checked
- * by its encoder once per user and then recognised from {@link VerifiedCredentials} for a few
- * minutes, so a client that sends Basic on every request does not pay a password hash each time.
+ * HTTP Basic for the API, stateless (no session, so no CSRF token to carry); the page, its scripts,
+ * the catalogue ({@code GET /api/products}) and the gateway's callback (which checks its own shared
+ * secret) are open. Credentials sent to an open path are still checked: wrong ones get 401. A
+ * password is checked by its encoder once per user and then recognised from {@link
+ * VerifiedCredentials} for a few minutes, so a client that sends Basic on every request does not
+ * pay a password hash each time.
  */
 @Configuration
 class SecurityConfig {
@@ -42,6 +45,8 @@ class SecurityConfig {
         .authorizeHttpRequests(
             auth ->
                 auth.requestMatchers("/api/payments/notify")
+                    .permitAll()
+                    .requestMatchers(HttpMethod.GET, "/api/products")
                     .permitAll()
                     .requestMatchers("/api/**")
                     .authenticated()

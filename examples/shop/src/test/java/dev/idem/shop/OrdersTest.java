@@ -160,6 +160,17 @@ class OrdersTest extends EndToEnd {
     assertThat(new ShopClient(port, "alice", "wrong").get("/api/products").status()).isEqualTo(401);
   }
 
+  @Test
+  void theCatalogueIsOpenAndEverythingElseNeedsALogin() {
+    ShopClient nobody = ShopClient.anonymous(port);
+
+    assertThat(nobody.get("/api/products").status()).isEqualTo(200);
+    assertThat(nobody.get("/api/orders").status()).isEqualTo(401);
+    assertThat(nobody.post("/api/orders", STICKERS, "Idempotency-Key", key()).status())
+        .isEqualTo(401);
+    assertThat(new ShopClient(port, "alice", "wrong").get("/api/products").status()).isEqualTo(401);
+  }
+
   private long stock(String sku) {
     return count("SELECT stock FROM products WHERE sku = ?", sku);
   }

@@ -44,6 +44,16 @@ final class ShopClient {
                 .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
   }
 
+  private ShopClient(int port) {
+    this.port = port;
+    this.authorization = null;
+  }
+
+  /** A client that sends no credentials. */
+  static ShopClient anonymous(int port) {
+    return new ShopClient(port);
+  }
+
   Answer get(String path) {
     return send("GET", path, null);
   }
@@ -78,12 +88,14 @@ final class ShopClient {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(30))
-            .header("Authorization", authorization)
             .method(
                 method,
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
     if (body != null) {
       request.header("Content-Type", "application/json");
     }

@@ -2,6 +2,7 @@ package dev.idem.bench.chaos;
 
 import dev.idem.bench.chaos.Scenario.Backend;
 import dev.idem.testsupport.servers.PrivateRedis;
+import dev.idem.testsupport.servers.ShopProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -41,7 +42,7 @@ final class ShopFleet implements AutoCloseable {
   private final Settings settings;
   private final Path logs;
   private final String secret;
-  private final List<ShopInstance> instances = new ArrayList<>();
+  private final List<ShopProcess> instances = new ArrayList<>();
   private final ServiceResources resources;
   private PrivateRedis redis;
   private Proxies proxies;
@@ -63,7 +64,7 @@ final class ShopFleet implements AutoCloseable {
 
   private void killProcesses() {
     try {
-      for (ShopInstance instance : instances) {
+      for (ShopProcess instance : instances) {
         instance.kill();
       }
       if (redis != null) {
@@ -117,8 +118,7 @@ final class ShopFleet implements AutoCloseable {
     Map<String, String> environment = Map.of("SPRING_APPLICATION_JSON", usersJson());
     for (int i = 1; i <= scenario.instances(); i++) {
       instances.add(
-          new ShopInstance(
-              i, freePort(), command, environment, logs.resolve("shop-" + i + ".log")));
+          new ShopProcess(i, freePort(), command, environment, logs.resolve("shop-" + i + ".log")));
     }
     // The first one alone (it runs the migrations), then the others together.
     instances.get(0).launch();
@@ -126,7 +126,7 @@ final class ShopFleet implements AutoCloseable {
     ExecutorService starting = Executors.newCachedThreadPool(LoadGenerator.daemon("chaos-start"));
     try {
       List<Future<?>> ready = new ArrayList<>();
-      for (ShopInstance instance : instances.subList(1, instances.size())) {
+      for (ShopProcess instance : instances.subList(1, instances.size())) {
         instance.launch();
         ready.add(
             starting.submit(
@@ -190,7 +190,7 @@ final class ShopFleet implements AutoCloseable {
   }
 
   List<URI> endpoints() {
-    return instances.stream().map(ShopInstance::uri).toList();
+    return instances.stream().map(ShopProcess::uri).toList();
   }
 
   String gatewaySecret() {
@@ -216,7 +216,7 @@ final class ShopFleet implements AutoCloseable {
     switch (fault.action()) {
       case KILL -> instances.get(fault.instance() - 1).kill();
       case RESTART -> {
-        ShopInstance instance = instances.get(fault.instance() - 1);
+        ShopProcess instance = instances.get(fault.instance() - 1);
         if (!instance.alive()) {
           instance.launch();
           return CompletableFuture.runAsync(
@@ -254,7 +254,7 @@ final class ShopFleet implements AutoCloseable {
       // already shutting down: the hook does the killing
     }
     starting.shutdownNow();
-    for (ShopInstance instance : instances) {
+    for (ShopProcess instance : instances) {
       instance.close();
     }
     if (proxies != null) {

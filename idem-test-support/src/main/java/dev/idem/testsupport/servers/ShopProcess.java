@@ -1,22 +1,25 @@
-package dev.idem.bench.chaos;
+package dev.idem.testsupport.servers;
 
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One shop process ({@code java -jar} of the shop's executable jar) on a port of its own, its
- * output appended to a log file. {@link #kill} is a SIGKILL: no shutdown hook, no graceful stop.
+ * output appended to a log file, for the chaos tool and the end-to-end benchmark. {@link #kill} is
+ * a SIGKILL: no shutdown hook, no graceful stop.
  */
-final class ShopInstance implements AutoCloseable {
+public final class ShopProcess implements AutoCloseable {
 
   private static final Duration READY_WITHIN = Duration.ofSeconds(180);
 
@@ -27,7 +30,7 @@ final class ShopInstance implements AutoCloseable {
   private final Path log;
   private Process process;
 
-  ShopInstance(
+  public ShopProcess(
       int number, int port, List<String> command, Map<String, String> environment, Path log) {
     this.number = number;
     this.port = port;
@@ -36,16 +39,16 @@ final class ShopInstance implements AutoCloseable {
     this.log = log;
   }
 
-  int number() {
+  public int number() {
     return number;
   }
 
-  URI uri() {
+  public URI uri() {
     return URI.create("http://127.0.0.1:" + port + "/");
   }
 
   /** Starts the process; {@link #awaitReady} waits for it to answer. */
-  void launch() throws IOException {
+  public void launch() throws IOException {
     List<String> args = new ArrayList<>(command);
     args.add("--server.port=" + port);
     ProcessBuilder builder =
@@ -57,12 +60,12 @@ final class ShopInstance implements AutoCloseable {
   }
 
   /** Waits until {@code GET /api/products} answers 200 as admin. */
-  void awaitReady(String adminPassword) throws IOException, InterruptedException {
+  public void awaitReady(String adminPassword) throws IOException, InterruptedException {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     HttpRequest probe =
         HttpRequest.newBuilder(uri().resolve("/api/products"))
             .timeout(Duration.ofSeconds(5))
-            .header("Authorization", Sender.basic("admin", adminPassword))
+            .header("Authorization", basic("admin", adminPassword))
             .GET()
             .build();
     long deadline = System.nanoTime() + READY_WITHIN.toNanos();
@@ -83,12 +86,12 @@ final class ShopInstance implements AutoCloseable {
     throw new IOException("shop #" + number + " not ready in " + READY_WITHIN + "; see " + log);
   }
 
-  boolean alive() {
+  public boolean alive() {
     return process != null && process.isAlive();
   }
 
   /** SIGKILL, and waits for the process to be gone. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     if (alive()) {
       process.destroyForcibly();
       process.waitFor(30, TimeUnit.SECONDS);
@@ -98,5 +101,11 @@ final class ShopInstance implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     kill();
+  }
+
+  private static String basic(String user, String password) {
+    return "Basic "
+        + Base64.getEncoder()
+            .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
   }
 }
