@@ -28,10 +28,12 @@ final class ChaosRun {
    * @param counts the audit's counts
    * @param serverErrors every 5xx from a live shop, grouped: count, operation, status, problem type
    *     and the seconds they came at
+   * @param rates the capacity measured, the rate aimed at and the rate reached
    */
   record Result(
       Scenario scenario,
       Instant started,
+      Rates rates,
       Verdict verdict,
       Timeline timeline,
       List<FaultMark> faults,
@@ -44,12 +46,31 @@ final class ChaosRun {
       return new Result(
           scenario,
           Instant.now(),
+          new Rates(Double.NaN, 0, Double.NaN),
           Verdict.failedToRun(scenario.name(), error),
           new Timeline(),
           List.of(),
           0,
           java.util.Map.of(),
           List.of());
+    }
+  }
+
+  /**
+   * Operations per second: the capacity measured before the load (NaN when the scenario has no
+   * target rate), the target (0 for none), and what the load reached.
+   */
+  record Rates(double capacity, double target, double reached) {
+
+    /** A load is said to reach its target when it gets within a tenth of it. */
+    static final double REACHED = 0.9;
+
+    boolean paced() {
+      return target > 0;
+    }
+
+    boolean missed() {
+      return paced() && reached < REACHED * target;
     }
   }
 
@@ -65,6 +86,8 @@ final class ChaosRun {
     out.println("== " + scenario.name() + ": starting " + scenario.instances() + " shop(s)");
     try (ShopFleet fleet = ShopFleet.start(scenario, settings)) {
       Ledger ledger = new Ledger();
+      double capacity = scenario.load().paced() ? capacity(scenario, fleet, ledger) : Double.NaN;
+      double target = scenario.load().paced() ? capacity * scenario.load().share() : 0;
       Timeline timeline = new Timeline();
       Instant started = Instant.now();
       Sender sender = new Sender(fleet.endpoints(), ledger, timeline, System.nanoTime());
@@ -91,7 +114,8 @@ final class ChaosRun {
         }
         Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
         ticker.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
-        load.run();
+        load.run(
+            scenario.duration().isZero() ? Long.MAX_VALUE : scenario.duration().toMillis(), target);
         loadDone.set(true);
         ticker.shutdown();
         // A fault still running (a restart) finishes; those not yet due are dropped.
@@ -101,6 +125,13 @@ final class ChaosRun {
       } finally {
         ticker.shutdownNow();
         faults.shutdownNow();
+      }
+      double reached = load.operations() / (sender.now() / 1000.0);
+      Rates rates = new Rates(capacity, target, reached);
+      if (rates.paced()) {
+        out.printf(
+            "   rate reached %.1f operations/s of %.1f aimed at%s%n",
+            reached, target, rates.missed() ? ": the load did not reach its rate" : "");
       }
       out.println("   load done; checking the shop");
       ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());
@@ -115,6 +146,7 @@ final class ChaosRun {
       return new Result(
           scenario,
           started,
+          rates,
           verdict,
           timeline,
           ledger.faults(),
@@ -122,6 +154,26 @@ final class ChaosRun {
           state.counts(),
           serverErrors(ledger));
     }
+  }
+
+  /**
+   * Runs the users flat out, without faults, for the scenario's capacity window and returns the
+   * operations per second they reached. Its operations go into the ledger and are judged with the
+   * rest; its clock ends at 0, so that none of its answers seems to come after a fault.
+   */
+  private double capacity(Scenario scenario, ShopFleet fleet, Ledger ledger)
+      throws InterruptedException {
+    Duration window = scenario.load().capacity();
+    out.println("   measuring the capacity for " + seconds(window) + ", flat out, no faults");
+    Sender probe =
+        new Sender(fleet.endpoints(), ledger, new Timeline(), System.nanoTime() + window.toNanos());
+    LoadGenerator flatOut = new LoadGenerator(scenario, probe, ledger, fleet.gatewaySecret());
+    flatOut.run(0, 0);
+    double capacity = flatOut.operations() / (window.toMillis() / 1000.0);
+    out.printf(
+        "   capacity %.1f operations/s; the load runs at %.0f %% of it%n",
+        capacity, 100 * scenario.load().share());
+    return capacity;
   }
 
   private void inject(ShopFleet fleet, Scenario.Fault fault, Ledger ledger, Sender sender) {

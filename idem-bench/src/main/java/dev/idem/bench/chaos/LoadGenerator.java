@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +32,8 @@ final class LoadGenerator {
   private final AtomicLong started = new AtomicLong();
   private final AtomicLong operations = new AtomicLong();
   private final ExecutorService copies = Executors.newCachedThreadPool(daemon("chaos-copy"));
+  private final ScheduledExecutorService later =
+      Executors.newSingleThreadScheduledExecutor(daemon("chaos-later"));
   private volatile long endMillis;
 
   LoadGenerator(Scenario scenario, Sender sender, Ledger ledger, String gatewaySecret) {
@@ -50,13 +53,24 @@ final class LoadGenerator {
     return operations.get();
   }
 
-  /** Runs the users and returns when all have stopped. */
+  /** Runs the users as fast as they go for the scenario's duration or count of operations. */
   void run() throws InterruptedException {
-    endMillis = scenario.duration().isZero() ? Long.MAX_VALUE : scenario.duration().toMillis();
+    run(scenario.duration().isZero() ? Long.MAX_VALUE : scenario.duration().toMillis(), 0);
+  }
+
+  /**
+   * Runs the users until the sender's clock reads {@code untilMillis}, or for the scenario's count
+   * of operations, and returns when all have stopped: at {@code perSecond} operations per second in
+   * all, each user on a schedule of its own (one behind starts at once), or as fast as they go when
+   * it is 0.
+   */
+  void run(long untilMillis, double perSecond) throws InterruptedException {
+    endMillis = untilMillis;
+    long interval = perSecond > 0 ? (long) (1e9 * scenario.users() / perSecond) : 0;
     List<Thread> users = new ArrayList<>();
     for (int i = 0; i < scenario.users(); i++) {
       int index = i;
-      Thread t = new Thread(() -> userLoop(index), "chaos-user-" + i);
+      Thread t = new Thread(() -> userLoop(index, interval), "chaos-user-" + i);
       t.setDaemon(true);
       users.add(t);
       t.start();
@@ -64,6 +78,9 @@ final class LoadGenerator {
     for (Thread t : users) {
       t.join();
     }
+    // The repeats still waiting for their moment go out; then every copy is awaited.
+    later.shutdown();
+    later.awaitTermination(2, TimeUnit.MINUTES);
     copies.shutdown();
     copies.awaitTermination(2, TimeUnit.MINUTES);
   }
@@ -75,10 +92,23 @@ final class LoadGenerator {
     return scenario.requests() == 0 || started.incrementAndGet() <= scenario.requests();
   }
 
-  private void userLoop(int index) {
+  private void userLoop(int index, long intervalNanos) {
     VirtualUser me = new VirtualUser(user(index), index);
+    long next =
+        System.nanoTime()
+            + (intervalNanos > 0 ? ThreadLocalRandom.current().nextLong(intervalNanos) : 0);
     try {
-      while (more()) {
+      while (true) {
+        if (intervalNanos > 0) {
+          long wait = next - System.nanoTime();
+          if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+          }
+          next += intervalNanos;
+        }
+        if (!more()) {
+          return;
+        }
         me.step();
         operations.incrementAndGet();
       }
@@ -202,12 +232,13 @@ final class LoadGenerator {
         return first;
       }
       Optional<Answer> first = sender.keyed(op, name, key, path, body, home);
-      long pause = dup.maxDelay().toMillis();
-      if (pause > 0) {
-        // A client retrying later, after it got (or lost) the first answer.
-        Thread.sleep(random.nextLong(pause + 1));
-      }
-      sender.keyed(op, name, key, path, body, home + 1);
+      // A client retrying later, after it got (or lost) the first answer. The user goes on
+      // meanwhile, so that the pause does not hold its next operations back.
+      long pause = random.nextLong(dup.maxDelay().toMillis() + 1);
+      later.schedule(
+          () -> copies.submit(() -> sender.keyed(op, name, key, path, body, home + 1)),
+          pause,
+          TimeUnit.MILLISECONDS);
       return first;
     }
 

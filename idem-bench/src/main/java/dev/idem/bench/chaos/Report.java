@@ -26,7 +26,7 @@ final class Report {
 
   /** The verdict table, one row per scenario. */
   static void table(List<ChaosRun.Result> results, PrintStream out) {
-    String format = "%-20s %-6s %8s %6s %7s %5s %7s %9s %9s %5s %8s %8s%n";
+    String format = "%-20s %-6s %8s %6s %7s %5s %7s %9s %9s %5s %8s %8s  %s%n";
     out.println();
     out.printf(
         format,
@@ -41,7 +41,8 @@ final class Report {
         "changed",
         "audit",
         "p50 ms",
-        "p99 ms");
+        "p99 ms",
+        "ops/s reached of aimed");
     for (ChaosRun.Result r : results) {
       Verdict v = r.verdict();
       out.printf(
@@ -57,7 +58,8 @@ final class Report {
           v.changed() + "+" + v.explainedChanges(),
           v.auditViolations(),
           String.format("%.1f", v.p50Millis()),
-          String.format("%.1f", v.p99Millis()));
+          String.format("%.1f", v.p99Millis()),
+          rate(r.rates()));
     }
     for (ChaosRun.Result r : results) {
       r.verdict().findings().stream()
@@ -97,13 +99,15 @@ final class Report {
     md.add("");
     md.add(
         "| scenario | verdict | requests | duplicates sent | effects | lost | doubled | 5xx "
-            + "(unexplained) | changed answers (explained) | audit violations | p50 ms | p99 ms |");
-    md.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+            + "(unexplained) | changed answers (explained) | audit violations | p50 ms | p99 ms "
+            + "| operations/s: capacity, aimed, reached |");
+    md.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|");
     for (ChaosRun.Result r : results) {
       Verdict v = r.verdict();
       md.add(
           String.format(
-              "| [%s](#%s) | %s | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d | %.1f | %.1f |",
+              "| [%s](#%s) | %s | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d | %.1f | %.1f"
+                  + " | %s |",
               v.scenario(),
               v.scenario(),
               v.ok() ? "OK" : "**FAILED**",
@@ -118,13 +122,46 @@ final class Report {
               v.explainedChanges(),
               v.auditViolations(),
               v.p50Millis(),
-              v.p99Millis()));
+              v.p99Millis(),
+              rates(r.rates())));
     }
     for (ChaosRun.Result r : results) {
       md.addAll(section(r));
       Charts.write(r, dir);
     }
     Files.write(dir.resolve("report.md"), md);
+  }
+
+  private static String rate(ChaosRun.Rates rates) {
+    if (Double.isNaN(rates.reached())) {
+      return "-";
+    }
+    if (!rates.paced()) {
+      return String.format(java.util.Locale.ROOT, "%.1f (flat out)", rates.reached());
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "%.1f of %.1f%s",
+        rates.reached(),
+        rates.target(),
+        rates.missed() ? " MISSED" : "");
+  }
+
+  private static String rates(ChaosRun.Rates rates) {
+    if (Double.isNaN(rates.reached())) {
+      return "-";
+    }
+    if (!rates.paced()) {
+      return String.format(java.util.Locale.ROOT, "flat out: %.1f", rates.reached());
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "%.1f, %.1f, %s%.1f%s",
+        rates.capacity(),
+        rates.target(),
+        rates.missed() ? "**" : "",
+        rates.reached(),
+        rates.missed() ? " (missed)**" : "");
   }
 
   private static List<String> section(ChaosRun.Result r) {
@@ -166,6 +203,28 @@ final class Report {
                   .map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
                   .collect(Collectors.joining(", "))
               + ".");
+    }
+    md.add("");
+    ChaosRun.Rates rates = r.rates();
+    if (rates.paced()) {
+      md.add(
+          String.format(
+              java.util.Locale.ROOT,
+              "Rate: the users first ran flat out for %s without faults (capacity %.1f"
+                  + " operations/s), then the load aimed at %.0f %% of that, %.1f/s, and reached"
+                  + " %.1f/s%s.",
+              ChaosRun.seconds(s.load().capacity()),
+              rates.capacity(),
+              s.load().share() * 100,
+              rates.target(),
+              rates.reached(),
+              rates.missed() ? ": **it did not reach its rate**" : ""));
+    } else {
+      md.add(
+          String.format(
+              java.util.Locale.ROOT,
+              "Rate: the users went flat out, %.1f operations/s, with no target.",
+              rates.reached()));
     }
     md.add("");
     if (!r.faults().isEmpty()) {

@@ -16,6 +16,8 @@ import java.util.Map;
  * @param users how many virtual users (each a shop user of its own) send requests
  * @param duration how long the load runs; {@link Duration#ZERO} when {@code requests} bounds it
  * @param requests how many operations the users start in all; 0 when {@code duration} bounds it
+ * @param load the rate the load runs at: a share of the capacity measured first, or as fast as the
+ *     users go
  * @param duplicates how often and how a request is sent again with the same key
  * @param mix the relative weights of the operations
  * @param shop extra shop properties for every instance ({@code shop.gateway.timeout-rate: 0.5})
@@ -29,6 +31,7 @@ public record Scenario(
     int users,
     Duration duration,
     long requests,
+    Load load,
     Duplicates duplicates,
     Mix mix,
     Map<String, String> shop,
@@ -48,6 +51,28 @@ public record Scenario(
      * RabbitMQ, shared by every instance.
      */
     SERVICES
+  }
+
+  /**
+   * The rate of the load. With a {@code capacity} window, the users first run as fast as they can
+   * for that long, without faults (their operations are checked like the rest); the operations per
+   * second they reached are the capacity, and the load then runs at {@code share} of it, each user
+   * starting its operations on a schedule of its own. A user behind its schedule starts at once, so
+   * a load that cannot keep its rate shows it in the rate reached. Without a window the users go as
+   * fast as they can for the whole load.
+   *
+   * @param capacity how long the capacity is measured; {@link Duration#ZERO} for no target rate
+   * @param share the share of the capacity the load runs at (above 0, at most 1)
+   */
+  public record Load(Duration capacity, double share) {
+
+    /** As fast as the users go, no capacity measured. */
+    public static final Load FLAT_OUT = new Load(Duration.ZERO, 1);
+
+    /** Whether the load runs at a target rate. */
+    public boolean paced() {
+      return !capacity.isZero();
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.idem.bench.chaos;
 import dev.idem.bench.chaos.Scenario.Backend;
 import dev.idem.bench.chaos.Scenario.Duplicates;
 import dev.idem.bench.chaos.Scenario.Fault;
+import dev.idem.bench.chaos.Scenario.Load;
 import dev.idem.bench.chaos.Scenario.Mix;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,9 +29,14 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 public final class ScenarioParser {
 
   private static final YAMLMapper YAML = YAMLMapper.builder().build();
+
+  /** How long the capacity is measured when a scenario does not say. */
+  static final Duration DEFAULT_CAPACITY_WINDOW = Duration.ofSeconds(10);
+
   private static final Set<String> TOP =
       Set.of(
           "name",
+          "load",
           "description",
           "backend",
           "instances",
@@ -106,6 +112,7 @@ public final class ScenarioParser {
       if (duration.isZero() == (requests == 0)) {
         throw fail("duration", "give exactly one of duration and requests");
       }
+      Load load = load(root.get("load"), duration);
       Duplicates duplicates = duplicates(root.get("duplicates"));
       Mix mix = mix(root.get("mix"));
       Map<String, String> shop = shop(root.get("shop"));
@@ -118,6 +125,7 @@ public final class ScenarioParser {
           users,
           duration,
           requests,
+          load,
           duplicates,
           mix,
           shop,
@@ -131,6 +139,36 @@ public final class ScenarioParser {
       } catch (IllegalArgumentException e) {
         throw fail("backend", "must be embedded or services, was '" + value + "'");
       }
+    }
+
+    // A load bounded by time runs at half its capacity unless told otherwise; one bounded by a
+    // count of operations goes as fast as it can.
+    private Load load(JsonNode node, Duration duration) {
+      Load fallback = duration.isZero() ? Load.FLAT_OUT : new Load(DEFAULT_CAPACITY_WINDOW, 0.5);
+      if (node == null) {
+        return fallback;
+      }
+      mapping(node, "load");
+      onlyKnown(node, "load.", Set.of("capacity", "share"));
+      Duration capacity =
+          node.has("capacity") ? duration(node, "load.", "capacity") : DEFAULT_CAPACITY_WINDOW;
+      if (capacity.isZero()) {
+        if (node.has("share")) {
+          throw fail("load.share", "needs a capacity window to be a share of");
+        }
+        return Load.FLAT_OUT;
+      }
+      if (duration.isZero()) {
+        throw fail("load.capacity", "needs a load bounded by duration, not by requests");
+      }
+      if (capacity.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw fail("load.capacity", "must be 0 or at least 1s, was " + capacity.toMillis() + "ms");
+      }
+      double share = node.has("share") ? share(node, "load.", "share") : 0.5;
+      if (share == 0) {
+        throw fail("load.share", "must be above 0");
+      }
+      return new Load(capacity, share);
     }
 
     private Duplicates duplicates(JsonNode node) {

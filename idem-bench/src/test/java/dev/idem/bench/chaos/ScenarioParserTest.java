@@ -20,6 +20,9 @@ class ScenarioParserTest {
       instances: 3
       users: 10
       duration: 40s
+      load:
+        capacity: 8s
+        share: 0.6
       duplicates:
         rate: 0.3
         concurrent: 0.5
@@ -59,6 +62,7 @@ class ScenarioParserTest {
     assertThat(s.users()).isEqualTo(10);
     assertThat(s.duration()).isEqualTo(Duration.ofSeconds(40));
     assertThat(s.requests()).isZero();
+    assertThat(s.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(8), 0.6));
     assertThat(s.duplicates())
         .isEqualTo(new Scenario.Duplicates(0.3, 0.5, Duration.ofMillis(1500), 0.25));
     assertThat(s.mix()).isEqualTo(new Scenario.Mix(4, 2, 1, 1));
@@ -96,6 +100,11 @@ class ScenarioParserTest {
         "name: kill-one|name: Kill One|test.yml: name: must be lower-case",
         "duration: 40s|requests: 100\\nduration: 40s|test.yml: duration: give exactly one of duration and requests",
         "description: a test|descripton: a test|test.yml: descripton: unknown field",
+        "  share: 0.6|  share: 0|test.yml: load.share: must be above 0",
+        "  share: 0.6|  share: 2|test.yml: load.share: must be a number from 0 to 1",
+        "  capacity: 8s|  capacity: 500ms|test.yml: load.capacity: must be 0 or at least 1s",
+        "  capacity: 8s|  capacity: 0s|test.yml: load.share: needs a capacity window",
+        "  capacity: 8s|  capcity: 8s|test.yml: load.capcity: unknown field",
       })
   void namesTheFieldOfAMistake(String good, String bad, String message) {
     String yaml = GOOD.replace(good, bad.replace("\\n", "\n"));
@@ -104,6 +113,25 @@ class ScenarioParserTest {
     assertThatThrownBy(() -> parse(yaml))
         .isInstanceOf(ScenarioException.class)
         .hasMessageStartingWith(message);
+  }
+
+  @Test
+  void aLoadBoundedByTimeRunsAtHalfItsCapacityUnlessTold() {
+    Scenario timed = parse(GOOD.replace("  capacity: 8s\n  share: 0.6\n", "  share: 0.6\n"));
+    Scenario untold = parse(GOOD.replace("load:\n  capacity: 8s\n  share: 0.6\n", ""));
+    Scenario counted =
+        parse(
+            GOOD.replace("load:\n  capacity: 8s\n  share: 0.6\n", "")
+                .replace("duration: 40s", "requests: 100")
+                .replace("  - at: 30s", "  - at: 0s")
+                .replace("  - at: 20s", "  - at: 0s")
+                .replace("  - at: 10s", "  - at: 0s"));
+
+    assertThat(timed.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(10), 0.6));
+    assertThat(untold.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(10), 0.5));
+    assertThat(counted.load()).isEqualTo(Scenario.Load.FLAT_OUT);
+    assertThatThrownBy(() -> parse(GOOD.replace("duration: 40s", "requests: 100")))
+        .hasMessageStartingWith("test.yml: load.capacity: needs a load bounded by duration");
   }
 
   @Test
