@@ -34,7 +34,8 @@ public final class ChaosCommand implements Callable<Integer> {
           "kill-an-instance",
           "redis-flush",
           "gateway-timeouts",
-          "proxy-faults");
+          "proxy-faults",
+          "postgres-restart");
 
   @Parameters(
       paramLabel = "SCENARIO",

@@ -23,7 +23,14 @@ public enum FaultAction {
   /** Cut every open connection between the shops and Redis. */
   REDIS_CUT(true, true),
   /** Take back every proxy fault (latency off). */
-  HEAL(false, true);
+  HEAL(false, true),
+  /**
+   * Stop the scenario's private PostgreSQL at once ({@code pg_ctl stop -m immediate}, as in a
+   * crash): every connection is cut and none is taken until it starts again.
+   */
+  STOP_POSTGRES(false, false),
+  /** Start the private PostgreSQL again; it recovers from its write-ahead log. */
+  START_POSTGRES(false, false);
 
   private final boolean store;
   private final boolean proxy;
@@ -41,6 +48,11 @@ public enum FaultAction {
   /** Whether the fault goes through the TCP fault proxy. */
   public boolean needsProxy() {
     return proxy;
+  }
+
+  /** Whether the scenario needs a PostgreSQL server of its own, which the fault stops. */
+  public boolean needsPrivatePostgres() {
+    return this == STOP_POSTGRES || this == START_POSTGRES;
   }
 
   /** The name in scenario files: lower case with dashes. */

@@ -260,6 +260,20 @@ public final class ScenarioParser {
         }
         faults.add(new Fault(when, action, instance, latency));
       }
+      // The shop is checked through its database after the load: it must be up by then.
+      Fault lastStop = null;
+      for (Fault f : faults.stream().sorted(java.util.Comparator.comparing(Fault::at)).toList()) {
+        if (f.action() == FaultAction.STOP_POSTGRES) {
+          lastStop = f;
+        } else if (f.action() == FaultAction.START_POSTGRES) {
+          lastStop = null;
+        }
+      }
+      if (lastStop != null) {
+        throw fail(
+            "faults[" + faults.indexOf(lastStop) + "].action",
+            "stop-postgres needs a start-postgres after it");
+      }
       return faults;
     }
 

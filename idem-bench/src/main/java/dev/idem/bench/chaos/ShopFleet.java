@@ -1,6 +1,7 @@
 package dev.idem.bench.chaos;
 
 import dev.idem.bench.chaos.Scenario.Backend;
+import dev.idem.testsupport.servers.PrivatePostgres;
 import dev.idem.testsupport.servers.PrivateRedis;
 import dev.idem.testsupport.servers.ShopProcess;
 import java.io.IOException;
@@ -45,6 +46,7 @@ final class ShopFleet implements AutoCloseable {
   private final List<ShopProcess> instances = new ArrayList<>();
   private final ServiceResources resources;
   private PrivateRedis redis;
+  private PrivatePostgres postgres;
   private Proxies proxies;
   private final ExecutorService starting =
       Executors.newCachedThreadPool(LoadGenerator.daemon("chaos-restart"));
@@ -69,6 +71,9 @@ final class ShopFleet implements AutoCloseable {
       }
       if (redis != null) {
         redis.close();
+      }
+      if (postgres != null) {
+        postgres.close();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -104,6 +109,12 @@ final class ShopFleet implements AutoCloseable {
     String redisUrl = "";
     if (scenario.backend() == Backend.SERVICES) {
       resources.prepare();
+      if (scenario.faults().stream().anyMatch(f -> f.action().needsPrivatePostgres())) {
+        postgres = PrivatePostgres.start(logs.resolve("postgres.log").toFile());
+        postgres.createDatabase(ServiceResources.DATABASE);
+        dbHost = "127.0.0.1";
+        dbPort = postgres.port();
+      }
       redis = PrivateRedis.start(logs.resolve("redis.log").toFile());
       int redisPort = redis.port();
       if (scenario.faults().stream().anyMatch(f -> f.action().needsProxy())) {
@@ -236,6 +247,8 @@ final class ShopFleet implements AutoCloseable {
       case FLUSH_REDIS -> redis.flushAll();
       case RESTART_REDIS -> redis.restart();
       case DB_LATENCY, DB_CUT, REDIS_LATENCY, REDIS_CUT, HEAL -> proxies.apply(fault);
+      case STOP_POSTGRES -> postgres.stop();
+      case START_POSTGRES -> postgres.begin();
     }
     return CompletableFuture.completedFuture(null);
   }
@@ -262,6 +275,9 @@ final class ShopFleet implements AutoCloseable {
     }
     if (redis != null) {
       redis.close();
+    }
+    if (postgres != null) {
+      postgres.close();
     }
     if (scenario.backend() == Backend.SERVICES) {
       resources.cleanUp();

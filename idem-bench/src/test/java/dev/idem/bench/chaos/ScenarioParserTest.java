@@ -135,6 +135,20 @@ class ScenarioParserTest {
   }
 
   @Test
+  void aStoppedPostgresMustBeStartedAgainBeforeTheEnd() {
+    String stopped =
+        GOOD.replace("    action: db-latency\n    latency: 50ms\n", "    action: stop-postgres\n");
+    assertThatThrownBy(() -> parse(stopped))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessage("test.yml: faults[2].action: stop-postgres needs a start-postgres after it");
+
+    Scenario restarted = parse(stopped + "  - at: 35s\n    action: start-postgres\n");
+    assertThat(restarted.faults())
+        .extracting(Scenario.Fault::action)
+        .endsWith(FaultAction.STOP_POSTGRES, FaultAction.START_POSTGRES);
+  }
+
+  @Test
   void refusesAMissingRequiredField() {
     assertThatThrownBy(() -> parse(GOOD.replace("users: 10\n", "")))
         .isInstanceOf(ScenarioException.class)
