@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.testsupport.Machine;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.SQLException;

@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.testsupport.Machine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

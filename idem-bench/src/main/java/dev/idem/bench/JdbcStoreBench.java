@@ -2,6 +2,7 @@ package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.testsupport.Machine;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.testsupport.Machine;
 import io.lettuce.core.resource.EpollProvider;
 import java.io.IOException;
 import java.io.InputStream;

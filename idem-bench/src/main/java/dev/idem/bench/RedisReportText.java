@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.testsupport.Machine;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import dev.idem.testsupport.Machine;
 import dev.idem.testsupport.servers.ShopProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
