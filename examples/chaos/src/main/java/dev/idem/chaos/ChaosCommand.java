@@ -35,7 +35,9 @@ public final class ChaosCommand implements Callable<Integer> {
           "redis-flush",
           "gateway-timeouts",
           "proxy-faults",
-          "postgres-restart");
+          "postgres-restart",
+          "partition",
+          "redis-failover");
 
   @Parameters(
       paramLabel = "SCENARIO",

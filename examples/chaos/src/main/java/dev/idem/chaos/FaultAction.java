@@ -22,8 +22,19 @@ public enum FaultAction {
   REDIS_LATENCY(true, true),
   /** Cut every open connection between the shops and Redis. */
   REDIS_CUT(true, true),
-  /** Take back every proxy fault (latency off). */
+  /**
+   * Cut one shop off from the database and Redis: its connections stay open and its bytes are held,
+   * not passed on, until {@link #HEAL}, when they arrive late, in order.
+   */
+  PARTITION(true, true),
+  /** Take back every proxy fault (latency off, a partition healed). */
   HEAL(false, true),
+  /**
+   * Kill the primary of the scenario's Redis (a primary, a replica and a Sentinel of the tool's
+   * own) and wait until the Sentinel has promoted the replica: writes the replica had not received
+   * are lost, as Redis replicates asynchronously.
+   */
+  FAILOVER_REDIS(true, false),
   /**
    * Stop the scenario's private PostgreSQL at once ({@code pg_ctl stop -m immediate}, as in a
    * crash): every connection is cut and none is taken until it starts again.
@@ -53,6 +64,23 @@ public enum FaultAction {
   /** Whether the scenario needs a PostgreSQL server of its own, which the fault stops. */
   public boolean needsPrivatePostgres() {
     return this == STOP_POSTGRES || this == START_POSTGRES;
+  }
+
+  /**
+   * The action that ends this one's effect ({@code heal} a latency or a partition, {@code
+   * start-postgres} a stopped server), or null for one that is over when it has been done.
+   */
+  public FaultAction endedBy() {
+    return switch (this) {
+      case DB_LATENCY, REDIS_LATENCY, PARTITION -> HEAL;
+      case STOP_POSTGRES -> START_POSTGRES;
+      default -> null;
+    };
+  }
+
+  /** Whether the scenario's Redis must be a primary with a replica behind a Sentinel. */
+  public boolean needsSentinel() {
+    return this == FAILOVER_REDIS;
   }
 
   /** The name in scenario files: lower case with dashes. */

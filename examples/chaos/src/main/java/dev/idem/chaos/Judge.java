@@ -205,17 +205,31 @@ final class Judge {
             f ->
                 f.action() != null
                     && f.action().touchesStore()
-                    && f.atMillis() >= from - 1_000
-                    && f.atMillis() <= to);
+                    && f.atMillis() <= to
+                    && endOf(f) >= from - 1_000);
   }
 
+  // Within the window after a fault is over; a lasting one (a partition) is over when it is ended.
   private boolean faultShortlyBefore(long at) {
     return faults.stream()
         .anyMatch(
             f ->
                 f.action() != null
                     && f.atMillis() <= at + 1_000
-                    && at - f.atMillis() <= Verdict.FAULT_WINDOW_MILLIS);
+                    && at - endOf(f) <= Verdict.FAULT_WINDOW_MILLIS);
+  }
+
+  // When a fault's effect ended: at the mark that ends it (or never, if none came), else at once.
+  private long endOf(FaultMark fault) {
+    FaultAction until = fault.action().endedBy();
+    if (until == null) {
+      return fault.atMillis();
+    }
+    return faults.stream()
+        .filter(e -> e.action() == until && e.atMillis() >= fault.atMillis())
+        .mapToLong(FaultMark::atMillis)
+        .min()
+        .orElse(Long.MAX_VALUE);
   }
 
   private void finding(String line) {

@@ -107,8 +107,8 @@ public record Scenario(
    *
    * @param at when, from the start of the load
    * @param action what
-   * @param instance which shop instance (1-based) for {@link FaultAction#KILL} and {@link
-   *     FaultAction#RESTART}; 0 otherwise
+   * @param instance which shop instance (1-based) for {@link FaultAction#KILL}, {@link
+   *     FaultAction#RESTART} and {@link FaultAction#PARTITION}; 0 otherwise
    * @param latency the added delay for the latency faults; {@link Duration#ZERO} otherwise
    */
   public record Fault(Duration at, FaultAction action, int instance, Duration latency) {

@@ -247,10 +247,12 @@ public final class ScenarioParser {
           throw fail(at + "action", "backend embedded takes no faults (its data dies with it)");
         }
         int instance = 0;
-        if (action == FaultAction.KILL || action == FaultAction.RESTART) {
+        if (action == FaultAction.KILL
+            || action == FaultAction.RESTART
+            || action == FaultAction.PARTITION) {
           instance = (int) whole(f, at, "instance", null, 1, instances);
         } else if (f.has("instance")) {
-          throw fail(at + "instance", "only kill and restart name an instance");
+          throw fail(at + "instance", "only kill, restart and partition name an instance");
         }
         Duration latency = Duration.ZERO;
         if (action == FaultAction.DB_LATENCY || action == FaultAction.REDIS_LATENCY) {
@@ -259,6 +261,19 @@ public final class ScenarioParser {
           throw fail(at + "latency", "only db-latency and redis-latency take a latency");
         }
         faults.add(new Fault(when, action, instance, latency));
+      }
+      // Behind a Sentinel the shops reach whichever server is primary: no proxy stands between,
+      // and there is no one server to flush or restart.
+      boolean failover = faults.stream().anyMatch(f -> f.action().needsSentinel());
+      for (Fault f : faults) {
+        if (failover
+            && (f.action().needsProxy()
+                || f.action() == FaultAction.FLUSH_REDIS
+                || f.action() == FaultAction.RESTART_REDIS)) {
+          throw fail(
+              "faults[" + faults.indexOf(f) + "].action",
+              "failover-redis runs on a Sentinel: no " + f.action().fileName() + " beside it");
+        }
       }
       // The shop is checked through its database after the load: it must be up by then.
       Fault lastStop = null;

@@ -3,6 +3,7 @@ package dev.idem.chaos;
 import dev.idem.chaos.Scenario.Backend;
 import dev.idem.testsupport.servers.PrivatePostgres;
 import dev.idem.testsupport.servers.PrivateRedis;
+import dev.idem.testsupport.servers.PrivateRedisSentinel;
 import dev.idem.testsupport.servers.ShopProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,6 +48,7 @@ final class ShopFleet implements AutoCloseable {
   private final ServiceResources resources;
   private PrivateRedis redis;
   private PrivatePostgres postgres;
+  private PrivateRedisSentinel sentinel;
   private Proxies proxies;
   private final ExecutorService starting =
       Executors.newCachedThreadPool(LoadGenerator.daemon("chaos-restart"));
@@ -74,6 +76,9 @@ final class ShopFleet implements AutoCloseable {
       }
       if (postgres != null) {
         postgres.close();
+      }
+      if (sentinel != null) {
+        sentinel.close();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -115,19 +120,27 @@ final class ShopFleet implements AutoCloseable {
         dbHost = "127.0.0.1";
         dbPort = postgres.port();
       }
-      redis = PrivateRedis.start(logs.resolve("redis.log").toFile());
-      int redisPort = redis.port();
-      if (scenario.faults().stream().anyMatch(f -> f.action().needsProxy())) {
-        proxies = Proxies.start(dbHost, dbPort, "127.0.0.1", redisPort);
-        dbHost = "127.0.0.1";
-        dbPort = proxies.databasePort();
-        redisPort = proxies.redisPort();
+      if (scenario.faults().stream().anyMatch(f -> f.action().needsSentinel())) {
+        sentinel = PrivateRedisSentinel.start(logs.resolve("redis").toFile());
+        redisUrl = sentinel.url();
+      } else {
+        redis = PrivateRedis.start(logs.resolve("redis.log").toFile());
+        redisUrl = redis.url();
       }
-      redisUrl = "redis://127.0.0.1:" + redisPort;
+      if (scenario.faults().stream().anyMatch(f -> f.action().needsProxy())) {
+        proxies = Proxies.start(scenario.instances(), dbHost, dbPort, "127.0.0.1", redis.port());
+      }
     }
-    List<String> command = command(dbHost, dbPort, redisUrl);
     Map<String, String> environment = Map.of("SPRING_APPLICATION_JSON", usersJson());
     for (int i = 1; i <= scenario.instances(); i++) {
+      // With proxies, each shop reaches its stores through a pair of its own.
+      List<String> command =
+          proxies == null
+              ? command(dbHost, dbPort, redisUrl)
+              : command(
+                  "127.0.0.1",
+                  proxies.databasePort(i),
+                  "redis://127.0.0.1:" + proxies.redisPort(i));
       instances.add(
           new ShopProcess(i, freePort(), command, environment, logs.resolve("shop-" + i + ".log")));
     }
@@ -246,7 +259,8 @@ final class ShopFleet implements AutoCloseable {
       }
       case FLUSH_REDIS -> redis.flushAll();
       case RESTART_REDIS -> redis.restart();
-      case DB_LATENCY, DB_CUT, REDIS_LATENCY, REDIS_CUT, HEAL -> proxies.apply(fault);
+      case DB_LATENCY, DB_CUT, REDIS_LATENCY, REDIS_CUT, PARTITION, HEAL -> proxies.apply(fault);
+      case FAILOVER_REDIS -> sentinel.failover();
       case STOP_POSTGRES -> postgres.stop();
       case START_POSTGRES -> postgres.begin();
     }
@@ -278,6 +292,9 @@ final class ShopFleet implements AutoCloseable {
     }
     if (postgres != null) {
       postgres.close();
+    }
+    if (sentinel != null) {
+      sentinel.close();
     }
     if (scenario.backend() == Backend.SERVICES) {
       resources.cleanUp();

@@ -149,6 +149,22 @@ class ScenarioParserTest {
   }
 
   @Test
+  void aPartitionNamesTheShopItCutsOff() {
+    Scenario cut = parse(GOOD.replace("    action: restart\n", "    action: partition\n"));
+
+    assertThat(cut.faults().get(1))
+        .isEqualTo(
+            new Scenario.Fault(Duration.ofSeconds(20), FaultAction.PARTITION, 2, Duration.ZERO));
+    assertThatThrownBy(
+            () ->
+                parse(
+                    GOOD.replace(
+                        "    action: db-latency\n    latency: 50ms\n", "    action: partition\n")))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessage("test.yml: faults[2].instance: is required");
+  }
+
+  @Test
   void refusesAMissingRequiredField() {
     assertThatThrownBy(() -> parse(GOOD.replace("users: 10\n", "")))
         .isInstanceOf(ScenarioException.class)

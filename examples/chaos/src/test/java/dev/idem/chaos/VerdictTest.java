@@ -189,6 +189,20 @@ class VerdictTest {
   }
 
   @Test
+  void a5xxDuringAPartitionIsExplainedUntilTheWindowAfterItHealed() {
+    ledger.fault(new FaultMark(10_000, "partition #2", FaultAction.PARTITION));
+    ledger.fault(new FaultMark(40_000, "heal", FaultAction.HEAL));
+    ledger.serverError(Operation.ORDER, new Answer(503, "{}", 35_000, 35_010));
+    ledger.serverError(Operation.ORDER, new Answer(503, "{}", 55_000, 55_010));
+    ledger.serverError(Operation.ORDER, new Answer(503, "{}", 65_000, 65_010));
+
+    Verdict v = judge();
+
+    assertThat(v.serverErrors()).isEqualTo(3);
+    assertThat(v.unexplained5xx()).isEqualTo(1);
+  }
+
+  @Test
   void aCallbackThatTurnsASettledPaymentAroundIsContradicted() {
     String orderNo = order("k1", 201, 0);
     answeredOrders.put(orderNo, "PAID");

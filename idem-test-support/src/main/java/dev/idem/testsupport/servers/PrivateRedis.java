@@ -63,7 +63,37 @@ public final class PrivateRedis implements AutoCloseable {
    * @param options more {@code redis-server} options, such as {@code "--maxmemory", "2mb"}
    */
   public static PrivateRedis start(File log, String... options) {
-    return start(log, false, port -> List.of(options));
+    return start(log, false, port -> server(port, List.of(options)));
+  }
+
+  /**
+   * Starts a Sentinel that watches the primary on {@code primaryPort} under the name {@code
+   * master}, alone in its quorum, and takes it for down after 2 s without an answer; its
+   * configuration (which Sentinel rewrites) lives in {@code dir}.
+   */
+  static PrivateRedis startSentinel(File dir, String master, int primaryPort) {
+    return start(
+        new File(dir, "sentinel.log"),
+        false,
+        port -> {
+          File conf = new File(dir, "sentinel-" + port + ".conf");
+          String text =
+              String.join(
+                  "\n",
+                  "port " + port,
+                  "bind 127.0.0.1",
+                  "dir " + dir.getPath(),
+                  "sentinel monitor " + master + " 127.0.0.1 " + primaryPort + " 1",
+                  "sentinel down-after-milliseconds " + master + " 2000",
+                  "sentinel failover-timeout " + master + " 10000",
+                  "");
+          try {
+            java.nio.file.Files.writeString(conf.toPath(), text);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return List.of(conf.getPath(), "--sentinel");
+        });
   }
 
   /**
@@ -75,15 +105,25 @@ public final class PrivateRedis implements AutoCloseable {
         new File(dir, "nodes.log"),
         true,
         port ->
-            List.of(
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                new File(dir, "nodes-" + port + ".conf").getPath(),
-                "--cluster-node-timeout",
-                "5000",
-                "--dir",
-                dir.getPath()));
+            server(
+                port,
+                List.of(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    new File(dir, "nodes-" + port + ".conf").getPath(),
+                    "--cluster-node-timeout",
+                    "5000",
+                    "--dir",
+                    dir.getPath())));
+  }
+
+  // A server's arguments: its port on loopback, nothing kept on disk, then the caller's.
+  private static List<String> server(int port, List<String> more) {
+    List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
+    args.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+    args.addAll(more);
+    return args;
   }
 
   private static PrivateRedis start(
@@ -125,6 +165,20 @@ public final class PrivateRedis implements AutoCloseable {
     }
   }
 
+  /** Kills the server (an abrupt loss); {@link #restart} starts it again. */
+  public void kill() {
+    Process p = process;
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    p.destroyForcibly();
+    try {
+      p.waitFor(20, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Kills the server (an abrupt loss) and starts it again, empty, on the same port. */
   public void restart() {
     kill();
@@ -145,9 +199,7 @@ public final class PrivateRedis implements AutoCloseable {
 
   /** Starts the process; true once it answers with its own process id, false if it died. */
   private boolean launch() {
-    List<String> command =
-        new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port)));
-    command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+    List<String> command = new ArrayList<>(List.of("redis-server"));
     command.addAll(options);
     try {
       process =
@@ -179,19 +231,6 @@ public final class PrivateRedis implements AutoCloseable {
       }
     }
     throw new IllegalStateException("redis-server on port " + port + " did not answer in 20 s");
-  }
-
-  private void kill() {
-    Process p = process;
-    if (p == null || !p.isAlive()) {
-      return;
-    }
-    p.destroyForcibly();
-    try {
-      p.waitFor(20, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   // One inline command and the start of its reply: enough to check, flush and join servers,
