@@ -73,8 +73,10 @@ public final class RedisIdempotencyStore
   private final AtomicLong lastFreshFence = new AtomicLong();
   private final byte[] changeChannel;
   private final RedisStringCommands<byte[], byte[]> strings;
+  private final ReplicaAcks acks;
 
-  private RedisIdempotencyStore(RedisBackend backend, String keyPrefix) {
+  private RedisIdempotencyStore(RedisBackend backend, String keyPrefix, ReplicaAcks acks) {
+    this.acks = acks;
     this.keys = new RedisKeys(keyPrefix);
     this.changeChannel = keys.changeChannel();
     this.backend = backend;
@@ -105,7 +107,19 @@ public final class RedisIdempotencyStore
    * @param keyPrefix put in front of every key and channel; must not contain braces
    */
   public static RedisIdempotencyStore create(RedisClient client, String keyPrefix) {
-    return new RedisIdempotencyStore(Connect.standalone(client), keyPrefix);
+    return new RedisIdempotencyStore(Connect.standalone(client), keyPrefix, null);
+  }
+
+  /**
+   * A store on a standalone Redis (or a primary behind Sentinel) whose claims count only once
+   * {@code acks} replicas have them.
+   *
+   * @param keyPrefix put in front of every key and channel; must not contain braces
+   */
+  public static RedisIdempotencyStore create(
+      RedisClient client, String keyPrefix, ReplicaAcks acks) {
+    return new RedisIdempotencyStore(
+        Connect.standalone(client), keyPrefix, java.util.Objects.requireNonNull(acks, "acks"));
   }
 
   /** A store on a Redis Cluster, keys prefixed with {@value RedisKeys#DEFAULT_PREFIX}. */
@@ -119,7 +133,7 @@ public final class RedisIdempotencyStore
    * @param keyPrefix put in front of every key and channel; must not contain braces
    */
   public static RedisIdempotencyStore create(RedisClusterClient client, String keyPrefix) {
-    return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix);
+    return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix, null);
   }
 
   /**
@@ -135,6 +149,46 @@ public final class RedisIdempotencyStore
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    ClaimResult result = claimHere(request);
+    if (acks != null && result instanceof ClaimResult.Claimed claimed) {
+      replicated(claimed.lease());
+    }
+    return result;
+  }
+
+  // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).
+  private void replicated(Lease lease) {
+    long acknowledged;
+    try {
+      acknowledged = backend.waitForReplicas(acks.replicas(), RedisKeys.millis(acks.timeout()));
+    } catch (RedisException e) {
+      throw releasing(lease, RedisFailures.of(e));
+    }
+    if (acknowledged < acks.replicas()) {
+      throw releasing(
+          lease,
+          new IdempotencyStoreException(
+              "claim acknowledged by "
+                  + acknowledged
+                  + " of "
+                  + acks.replicas()
+                  + " replicas within "
+                  + acks.timeout()
+                  + ": released, since a failover could lose it"));
+    }
+  }
+
+  // A release that fails leaves the claim to its lease; the refusal is what the caller must see.
+  private RuntimeException releasing(Lease lease, RuntimeException refusal) {
+    try {
+      release(lease);
+    } catch (RuntimeException e) {
+      refusal.addSuppressed(e);
+    }
+    return refusal;
+  }
+
+  private ClaimResult claimHere(ClaimRequest request) {
     IdempotencyKey key = request.key();
     byte[] recordKey = keys.record(key.digest());
     ClaimResult replayed = replays.replay(recordKey, request);

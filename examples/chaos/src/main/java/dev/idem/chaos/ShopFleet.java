@@ -62,24 +62,13 @@ final class ShopFleet implements AutoCloseable {
     new SecureRandom().nextBytes(random);
     this.secret = "chaos-" + HexFormat.of().formatHex(random);
     this.resources = new ServiceResources(settings);
-    // Ctrl-C must not leave shops or the private Redis running.
+    // Ctrl-C must not leave shops or private servers running.
     Runtime.getRuntime().addShutdownHook(killOnExit);
   }
 
   private void killProcesses() {
     try {
-      for (ShopProcess instance : instances) {
-        instance.kill();
-      }
-      if (redis != null) {
-        redis.close();
-      }
-      if (postgres != null) {
-        postgres.close();
-      }
-      if (sentinel != null) {
-        sentinel.close();
-      }
+      stopProcesses();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -267,6 +256,24 @@ final class ShopFleet implements AutoCloseable {
     return CompletableFuture.completedFuture(null);
   }
 
+  // The shops first, then the servers they stand on.
+  private void stopProcesses() throws InterruptedException {
+    for (ShopProcess instance : instances) {
+      instance.kill();
+    }
+    for (AutoCloseable server : new AutoCloseable[] {redis, postgres, sentinel}) {
+      if (server != null) {
+        try {
+          server.close();
+        } catch (InterruptedException e) {
+          throw e;
+        } catch (Exception e) {
+          // a server already gone
+        }
+      }
+    }
+  }
+
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
@@ -281,20 +288,9 @@ final class ShopFleet implements AutoCloseable {
       // already shutting down: the hook does the killing
     }
     starting.shutdownNow();
-    for (ShopProcess instance : instances) {
-      instance.close();
-    }
+    stopProcesses();
     if (proxies != null) {
       proxies.close();
-    }
-    if (redis != null) {
-      redis.close();
-    }
-    if (postgres != null) {
-      postgres.close();
-    }
-    if (sentinel != null) {
-      sentinel.close();
     }
     if (scenario.backend() == Backend.SERVICES) {
       resources.cleanUp();

@@ -52,6 +52,11 @@ public final class ClusterBackend implements RedisBackend {
   }
 
   @Override
+  public long waitForReplicas(int replicas, long timeoutMillis) {
+    throw new UnsupportedOperationException("WAIT is not routed to a key's node in a Cluster");
+  }
+
+  @Override
   public List<String> evictionPolicies() {
     List<String> policies = new ArrayList<>();
     for (Map<String, String> config :

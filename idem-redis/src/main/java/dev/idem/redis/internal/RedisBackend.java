@@ -29,6 +29,11 @@ public interface RedisBackend extends AutoCloseable {
   /** Opens a pub/sub connection; in Cluster a PUBLISH from any node reaches it. */
   StatefulRedisPubSubConnection<byte[], byte[]> openPubSub();
 
+  /**
+   * {@code WAIT}: how many replicas have this connection's writes so far, waiting at most so long.
+   */
+  long waitForReplicas(int replicas, long timeoutMillis);
+
   /** The {@code maxmemory-policy} of each primary. */
   List<String> evictionPolicies();
 

@@ -47,6 +47,11 @@ public final class StandaloneBackend implements RedisBackend {
   }
 
   @Override
+  public long waitForReplicas(int replicas, long timeoutMillis) {
+    return connection.sync().waitForReplication(replicas, timeoutMillis);
+  }
+
+  @Override
   public List<String> evictionPolicies() {
     String policy = connection.sync().configGet("maxmemory-policy").get("maxmemory-policy");
     return List.of(String.valueOf(policy));

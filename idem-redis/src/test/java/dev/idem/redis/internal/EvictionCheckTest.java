@@ -67,6 +67,11 @@ class EvictionCheckTest {
       }
 
       @Override
+      public long waitForReplicas(int replicas, long timeoutMillis) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
       public List<String> evictionPolicies() {
         return policies.get();
       }

@@ -1,6 +1,7 @@
 package dev.idem.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.ClaimRequest;
@@ -8,6 +9,7 @@ import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
+import dev.idem.core.IdempotencyStoreException;
 import dev.idem.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -60,6 +62,24 @@ class SpringDataRedisStoreIT {
     } finally {
       client.shutdown();
     }
+  }
+
+  @Test
+  void replicaAcksRefuseAClaimThatNoReplicaHas() {
+    // the shared Redis has no replica: every claim is refused
+    IdempotencyKey key = IdempotencyKey.of("store-choice", UUID.randomUUID().toString());
+    runner
+        .withPropertyValues("idem.redis.replica-acks=1", "idem.redis.replica-ack-timeout=50ms")
+        .run(
+            context -> {
+              IdempotencyStore store = context.getBean(IdempotencyStore.class);
+              assertThatThrownBy(
+                      () ->
+                          store.claim(
+                              ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))))
+                  .isInstanceOf(IdempotencyStoreException.class)
+                  .hasMessageContaining("acknowledged by 0 of 1 replicas within PT0.05S");
+            });
   }
 
   @Test

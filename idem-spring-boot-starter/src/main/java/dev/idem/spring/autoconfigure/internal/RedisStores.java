@@ -2,6 +2,7 @@ package dev.idem.spring.autoconfigure.internal;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
+import dev.idem.redis.ReplicaAcks;
 import dev.idem.spring.IdemProperties;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -26,26 +27,24 @@ final class RedisStores {
   record Built(IdempotencyStore store, String source) {}
 
   static Built create(ListableBeanFactory beans, IdemProperties.Redis properties) {
-    String prefix = properties.getKeyPrefix();
     RedisClient client = beans.getBeanProvider(RedisClient.class).getIfUnique();
     if (client != null) {
-      return new Built(RedisIdempotencyStore.create(client, prefix), "on the RedisClient bean");
+      return new Built(standalone(client, properties), "on the RedisClient bean");
     }
     RedisClusterClient cluster = beans.getBeanProvider(RedisClusterClient.class).getIfUnique();
     if (cluster != null) {
-      return new Built(
-          RedisIdempotencyStore.create(cluster, prefix), "on the RedisClusterClient bean");
+      return new Built(cluster(cluster, properties), "on the RedisClusterClient bean");
     }
     if (ClassUtils.isPresent(LETTUCE_FACTORY, RedisStores.class.getClassLoader())) {
       AbstractRedisClient shared = SpringDataRedis.nativeClient(beans);
       if (shared instanceof RedisClusterClient c) {
         return new Built(
-            RedisIdempotencyStore.create(c, prefix),
+            cluster(c, properties),
             "on the Redis Cluster of spring.data.redis (the LettuceConnectionFactory's client)");
       }
       if (shared instanceof RedisClient c) {
         return new Built(
-            RedisIdempotencyStore.create(c, prefix),
+            standalone(c, properties),
             "on the Redis of spring.data.redis (the LettuceConnectionFactory's client, database "
                 + SpringDataRedis.database(beans)
                 + ")");
@@ -56,5 +55,28 @@ final class RedisStores {
         "Add org.springframework.boot:spring-boot-starter-data-redis and set spring.data.redis.*"
             + " (with Lettuce, its default client), or define a RedisClient or RedisClusterClient"
             + " bean.");
+  }
+
+  private static RedisIdempotencyStore standalone(
+      RedisClient client, IdemProperties.Redis properties) {
+    if (properties.getReplicaAcks() == 0) {
+      return RedisIdempotencyStore.create(client, properties.getKeyPrefix());
+    }
+    return RedisIdempotencyStore.create(
+        client,
+        properties.getKeyPrefix(),
+        new ReplicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
+  }
+
+  // Nothing silently unprotected: a Cluster store cannot wait for replicas, so it refuses to start.
+  private static RedisIdempotencyStore cluster(
+      RedisClusterClient client, IdemProperties.Redis properties) {
+    if (properties.getReplicaAcks() != 0) {
+      throw new StoreUnavailableException(
+          "idem.redis.replica-acks is set, but the store runs on a Redis Cluster, where WAIT"
+              + " reaches no particular node.",
+          "Remove idem.redis.replica-acks, or run on a standalone primary or one behind Sentinel.");
+    }
+    return RedisIdempotencyStore.create(client, properties.getKeyPrefix());
   }
 }
