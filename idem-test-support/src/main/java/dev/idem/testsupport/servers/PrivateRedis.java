@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -119,9 +120,16 @@ public final class PrivateRedis implements AutoCloseable {
   }
 
   // A server's arguments: its port on loopback, nothing kept on disk, then the caller's.
+  // Each in a folder of its own, since a replica writes the primary's data there (dump.rdb) and
+  // a server started later in the same folder would load it.
   private static List<String> server(int port, List<String> more) {
     List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port)));
     args.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+    try {
+      args.addAll(List.of("--dir", Files.createTempDirectory("idem-redis-" + port).toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     args.addAll(more);
     return args;
   }
