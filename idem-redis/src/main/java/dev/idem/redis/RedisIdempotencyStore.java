@@ -52,7 +52,12 @@ import org.slf4j.LoggerFactory;
  * a command timeout on the client's {@code RedisURI} (Lettuce's default is 60 s). Redis must run
  * with {@code maxmemory-policy noeviction}: this store warns at startup when it does not. A Redis
  * that restarts without its data, or fails over to a replica that missed writes, forgets records:
- * deduplication of those keys is lost, and only the application's own constraints remain.
+ * deduplication of those keys is lost, and only the application's own constraints remain, unless
+ * claims wait for replicas ({@link ReplicaAcks}).
+ *
+ * <p>Over 400 lines because every {@code IdempotencyStore} operation is here with its Redis
+ * commands side by side; the mechanisms it shares with the lock provider and the parsing of replies
+ * live in {@code internal}.
  *
  * <p>Implements {@link RecordChangeNotifier}: a duplicate waiting in WAIT mode is woken through a
  * pub/sub message when the record it waits for is completed or released. The caller keeps the
