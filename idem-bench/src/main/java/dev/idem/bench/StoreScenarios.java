@@ -229,7 +229,7 @@ final class StoreScenarios implements AutoCloseable {
 
   /** Whether the database offers {@link #claimAndCompleteReadCommitted}. */
   boolean hasReadCommittedClaims() {
-    return database.dialect().readCommittedNextTransaction() != null;
+    return database.dialect().hasReadCommittedClaims();
   }
 
   /** {@link #claimAndComplete} on a store whose claims run under READ COMMITTED. */

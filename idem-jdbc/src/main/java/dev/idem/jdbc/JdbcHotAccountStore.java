@@ -57,7 +57,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     this.dataSource = b.dataSource;
     this.sql =
         new HotAccountSql(
-            b.dialect,
+            b.dialect.sql(),
             b.accounts,
             b.id,
             b.balance,

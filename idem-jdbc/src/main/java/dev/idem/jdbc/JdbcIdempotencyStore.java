@@ -76,10 +76,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
     this.jdbc = new Jdbc(dataSource, config.transactions());
     this.dialect = config.dialect();
-    this.sql = StoreSql.of(dialect, config.table());
+    this.sql = StoreSql.of(dialect.sql(), config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
     this.readCommitted =
-        config.readCommittedClaims() ? dialect.readCommittedNextTransaction() : null;
+        config.readCommittedClaims() ? dialect.sql().readCommittedNextTransaction() : null;
     EnumSet<StoreCapability> can = EnumSet.noneOf(StoreCapability.class);
     if (config.sharedBetweenProcesses()) {
       can.add(StoreCapability.SHARED_BETWEEN_PROCESSES);
@@ -152,7 +152,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);
-        if (dialect.claimTakesIdTwice()) {
+        if (dialect.sql().claimTakesIdTwice()) {
           ps.setString(8, id);
         }
         try (ResultSet rs = ps.executeQuery()) {

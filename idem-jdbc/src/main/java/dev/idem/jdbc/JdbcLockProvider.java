@@ -42,7 +42,8 @@ public final class JdbcLockProvider implements LockProvider {
   /** A provider on {@code dataSource} with {@code config}'s table and dialect. */
   public JdbcLockProvider(DataSource dataSource, JdbcLockConfig config) {
     this.storage =
-        new JdbcLockStorage(dataSource, config.dialect(), config.table(), config.fenceRetention());
+        new JdbcLockStorage(
+            dataSource, config.dialect().sql(), config.table(), config.fenceRetention());
     this.locks = new StoredLockProvider(storage);
   }
 

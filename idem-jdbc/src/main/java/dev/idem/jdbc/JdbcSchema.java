@@ -10,47 +10,38 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * Creates the records table from the dialect's {@code schema-*.sql} file in this jar, and the locks
- * table from its {@code locks-*.sql} file, under the configured table names. Safe to run more than
- * once. Applications that manage their schema with Flyway or Liquibase copy the same file into
- * their migrations instead.
+ * Creates the records table or the locks table, under its configured name, from the statements of
+ * the dialect's one migration file in this jar ({@link JdbcDialect#migrations()}), which Flyway and
+ * Liquibase run as they are. Creates only what is missing, so it is safe to run more than once.
  */
 public final class JdbcSchema {
 
-  // MySQL's CREATE INDEX has no IF NOT EXISTS: an index of that name is already there.
-  private static final int MYSQL_DUPLICATE_INDEX_NAME = 1061;
+  /** The name of the migration file in each dialect's folder. */
+  public static final String MIGRATION = "beforeMigrate__idem_tables.sql";
 
   private JdbcSchema() {}
 
   /** Creates the table and its index if they are missing. */
   public static void createIfMissing(DataSource dataSource, JdbcStoreConfig config) {
-    run(dataSource, config.dialect().schemaResource(), "idem_records", config.table());
+    run(dataSource, config.dialect(), "idem_records", config.table());
   }
 
   /** Creates the locks table of {@link JdbcLockProvider} and its index if they are missing. */
   public static void createIfMissing(DataSource dataSource, JdbcLockConfig config) {
-    run(dataSource, config.dialect().lockSchemaResource(), "idem_locks", config.table());
+    run(dataSource, config.dialect(), "idem_locks", config.table());
   }
 
-  // The scripts name their table `placeholder` and its indexes `placeholder_<what>`.
+  // The file names the tables idem_records and idem_locks and their indexes <table>_<what>; the
+  // statements about `placeholder` are run, under the configured name.
   private static void run(
-      DataSource dataSource, String resource, String placeholder, String table) {
-    String script = read(resource);
+      DataSource dataSource, JdbcDialect dialect, String placeholder, String table) {
+    String script = read(dialect.migrations() + "/" + MIGRATION);
     String indexPrefix = table.replace('.', '_') + "_";
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      for (String statement : script.split(";")) {
-        String body = stripComments(statement);
-        if (body.isBlank()) {
-          continue;
-        }
-        String sql = body.replace(placeholder + "_", indexPrefix).replace(placeholder, table);
-        try {
-          s.execute(sql);
-        } catch (SQLException e) {
-          if (e.getErrorCode() != MYSQL_DUPLICATE_INDEX_NAME) {
-            throw e;
-          }
+      for (String body : stripComments(script).split(";")) {
+        if (body.contains(placeholder)) {
+          s.execute(body.replace(placeholder + "_", indexPrefix).replace(placeholder, table));
         }
       }
       if (!c.getAutoCommit()) {

@@ -146,7 +146,7 @@ public final class JdbcStoreConfig {
         throw new IllegalArgumentException(
             "maxOutcomeBytes must not be negative, was " + maxOutcomeBytes);
       }
-      if (readCommittedClaims && dialect.readCommittedNextTransaction() == null) {
+      if (readCommittedClaims && !dialect.hasReadCommittedClaims()) {
         throw new IllegalArgumentException(
             "readCommittedClaims is for MySQL and MariaDB; "
                 + dialect.name()

@@ -2,9 +2,13 @@ package dev.idem.jdbc;
 
 import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyStore;
+import dev.idem.core.lock.LockProvider;
+import dev.idem.core.state.StateStore;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
+import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.StateStoreContract;
 import dev.idem.testsupport.TokenContract;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,14 +16,17 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Nested;
 
 /**
- * Everything the JDBC store runs on one database: the shared store, token, engine and outcome
- * contracts in plain mode, the store and token contracts again in join mode, the join-mode tests,
- * the hot-account contract and the JDBC-specific ones. A database's test class only says which
- * database.
+ * Everything idem-jdbc runs on one database, the JDBC backend matrix declared once: the shared
+ * store, token, engine and outcome contracts in plain mode, the store and token contracts again in
+ * join mode, the join-mode tests, the lock and state store contracts, the hot-account tests, the
+ * migrations, and the JDBC-specific ones. A database's test class only says which database.
  */
 abstract class JdbcBackendTests {
 
   private static final Map<String, JdbcIdempotencyStore> PLAIN = new ConcurrentHashMap<>();
+  private static final Map<String, JdbcLockProvider> LOCKS = new ConcurrentHashMap<>();
+  private static final Map<String, JdbcStateStore<StateStoreContract.PaymentStatus>> STATES =
+      new ConcurrentHashMap<>();
 
   /** The JDBC URL of the database. */
   protected abstract String url();
@@ -193,6 +200,55 @@ abstract class JdbcBackendTests {
     @Override
     protected boolean shared() {
       return JdbcBackendTests.this.shared();
+    }
+  }
+
+  @Nested
+  class Locks extends LockProviderContract {
+    @Override
+    protected LockProvider provider() {
+      return LOCKS.computeIfAbsent(
+          dialect().name() + " " + url(), k -> LockFixtures.provider(url(), dialect()));
+    }
+  }
+
+  @Nested
+  class JdbcLocks extends JdbcLockChecks {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
+    }
+  }
+
+  @Nested
+  class States extends StateStoreContract {
+    @Override
+    protected StateStore<String, PaymentStatus> store() {
+      return STATES.computeIfAbsent(url(), LockFixtures::payments);
+    }
+
+    @Override
+    protected void create(String id, PaymentStatus status) {
+      store(); // makes the table
+      LockFixtures.insertPayment(url(), id, status);
+    }
+  }
+
+  @Nested
+  class Migrations extends MigrationTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
     }
   }
 }

@@ -379,8 +379,9 @@ public class IdemProperties {
     /**
      * When Idem creates its table at startup if it is missing: {@code embedded} (the default) only
      * on an in-memory database (H2, HSQLDB, Derby), {@code always}, or {@code never} (your
-     * migrations create it: Idem's Flyway files are in idem-jdbc under {@code
-     * dev/idem/jdbc/flyway/<database>}). A table still missing then stops the start.
+     * migrations create it: Flyway location {@code classpath:dev/idem/jdbc/flyway/<database>}, or
+     * the Liquibase changelog {@code dev/idem/jdbc/liquibase/changelog.xml}, both in idem-jdbc). A
+     * table still missing then stops the start.
      */
     private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 

@@ -1,6 +1,5 @@
 package dev.idem.jdbc.internal;
 
-import dev.idem.jdbc.JdbcDialect;
 import java.util.Collections;
 
 /**
@@ -33,7 +32,7 @@ public final class HotAccountSql {
    * @param version the version column to bump with every debit, or null for none
    */
   public HotAccountSql(
-      JdbcDialect dialect,
+      Statements dialect,
       String accounts,
       String id,
       String balance,

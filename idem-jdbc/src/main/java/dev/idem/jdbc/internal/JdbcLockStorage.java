@@ -2,7 +2,6 @@ package dev.idem.jdbc.internal;
 
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.lock.LockStorage;
-import dev.idem.jdbc.JdbcDialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,12 +22,12 @@ public final class JdbcLockStorage implements LockStorage {
   private static final long LONGEST_MS = Long.MAX_VALUE / 4;
 
   private final Jdbc jdbc;
-  private final JdbcDialect dialect;
+  private final Statements dialect;
   private final LockSql sql;
   private final long retentionMs;
 
   public JdbcLockStorage(
-      DataSource dataSource, JdbcDialect dialect, String table, Duration retention) {
+      DataSource dataSource, Statements dialect, String table, Duration retention) {
     this.jdbc = new Jdbc(dataSource, null);
     this.dialect = dialect;
     this.sql = LockSql.of(dialect, table);

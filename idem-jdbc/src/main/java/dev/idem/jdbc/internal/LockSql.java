@@ -1,7 +1,5 @@
 package dev.idem.jdbc.internal;
 
-import dev.idem.jdbc.JdbcDialect;
-
 /**
  * Every statement the JDBC lock provider runs, built once from a dialect and a validated table
  * name. Values are bound as parameters; only the table name and the dialect's clock are spliced in.
@@ -20,7 +18,7 @@ public record LockSql(
   private static final String OWNED = " WHERE name = ? AND owner = ? AND fence = ?";
 
   /** Builds the statements for {@code table} in {@code dialect}. */
-  public static LockSql of(JdbcDialect dialect, String table) {
+  public static LockSql of(Statements dialect, String table) {
     String n = dialect.now();
     return new LockSql(
         dialect.acquireLock(table),

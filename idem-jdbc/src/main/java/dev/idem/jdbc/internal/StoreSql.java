@@ -1,14 +1,12 @@
 package dev.idem.jdbc.internal;
 
-import dev.idem.jdbc.JdbcDialect;
-
 /**
  * Every statement the JDBC store runs, built once from a dialect and a validated table name. All
  * values are bound as parameters; only the table name and the dialect's clock are spliced in.
  *
  * <p>{@code select} is a plain read (what {@code find} runs); {@code readBack} is the same read as
  * the claim's read-back, which must see the latest committed row even inside a caller's older
- * snapshot (the dialect's {@link JdbcDialect#lockingRead()}).
+ * snapshot (the dialect's {@link Statements#lockingRead()}).
  *
  * <p>{@code countScope} counts the live records of a scope other than one key, up to a limit: what
  * a capped claim checks, reading at most the cap's number of index entries.
@@ -33,7 +31,7 @@ public record StoreSql(
       " WHERE id = ? AND state = 'IN_PROGRESS' AND fence = ? AND owner = ?";
 
   /** Builds the statements for {@code table} in {@code dialect}. */
-  public static StoreSql of(JdbcDialect dialect, String table) {
+  public static StoreSql of(Statements dialect, String table) {
     String n = dialect.now();
     String select =
         "SELECT scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
@@ -97,7 +95,7 @@ public record StoreSql(
         "DELETE FROM " + table + " WHERE id = ? AND expires_at <= " + n,
         dialect.insertIfAbsent(
             table,
-            Dialects.COLUMNS,
+            Statements.RECORD_COLUMNS,
             "(?, ?, ?, 'ISSUED', '', 0, NULL, NULL, "
                 + n
                 + " + ?, TRUE, "

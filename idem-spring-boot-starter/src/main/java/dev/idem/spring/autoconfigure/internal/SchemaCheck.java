@@ -33,17 +33,16 @@ final class SchemaCheck {
         Statement s = c.createStatement()) {
       s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
     } catch (SQLException e) {
-      // schema-<folder>.sql: the dialect's files and its Flyway folder share one name
-      String resource = dialect.schemaResource();
-      String folder =
-          resource.substring(resource.lastIndexOf("schema-") + 7, resource.lastIndexOf(".sql"));
+      String folder = dialect.migrations();
       throw new StoreUnavailableException(
           "Idem's table " + table + " cannot be read in the DataSource: " + e.getMessage(),
-          "Add classpath:dev/idem/jdbc/flyway/"
+          "Add classpath:"
               + folder
-              + " (in idem-jdbc) to spring.flyway.locations, run idem-jdbc's schema-"
+              + " (in idem-jdbc) to spring.flyway.locations, include"
+              + " dev/idem/jdbc/liquibase/changelog.xml in the Liquibase changelog, run "
               + folder
-              + ".sql, or set idem.jdbc.initialize-schema=always to let Idem create it.");
+              + "/beforeMigrate__idem_tables.sql, or set idem.jdbc.initialize-schema=always to let Idem"
+              + " create it.");
     }
   }
 

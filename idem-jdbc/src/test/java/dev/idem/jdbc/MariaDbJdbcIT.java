@@ -7,7 +7,7 @@ import java.util.function.Supplier;
  * Everything of {@link JdbcBackendTests} on a real MariaDB server, MariaDB dialect, with claims
  * under READ COMMITTED ({@link MySqlDialectOnMariaDbIT} keeps the default, REPEATABLE READ).
  */
-class MariaDbJdbcStoreIT extends JdbcBackendTests {
+class MariaDbJdbcIT extends JdbcBackendTests {
 
   @Override
   protected boolean readCommittedClaims() {

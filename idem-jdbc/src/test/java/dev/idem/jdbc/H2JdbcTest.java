@@ -3,21 +3,21 @@ package dev.idem.jdbc;
 import dev.idem.core.IdempotencyStore;
 import java.util.function.Supplier;
 
-/** Everything of {@link JdbcBackendTests} on a real PostgreSQL server. */
-class PostgresJdbcStoreIT extends JdbcBackendTests {
+/** Everything of {@link JdbcBackendTests} on an embedded, in-memory H2 database. */
+class H2JdbcTest extends JdbcBackendTests {
 
   @Override
   protected String url() {
-    return Databases.POSTGRES_URL;
+    return Databases.H2_URL;
   }
 
   @Override
   protected JdbcDialect dialect() {
-    return JdbcDialect.postgresql();
+    return JdbcDialect.h2();
   }
 
   @Override
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
-    return Databases.PostgresStore.class;
+    return null;
   }
 }

@@ -3,21 +3,21 @@ package dev.idem.jdbc;
 import dev.idem.core.IdempotencyStore;
 import java.util.function.Supplier;
 
-/** Everything of {@link JdbcBackendTests} on an embedded, in-memory H2 database. */
-class H2JdbcStoreTest extends JdbcBackendTests {
+/** Everything of {@link JdbcBackendTests} on a real PostgreSQL server. */
+class PostgresJdbcIT extends JdbcBackendTests {
 
   @Override
   protected String url() {
-    return Databases.H2_URL;
+    return Databases.POSTGRES_URL;
   }
 
   @Override
   protected JdbcDialect dialect() {
-    return JdbcDialect.h2();
+    return JdbcDialect.postgresql();
   }
 
   @Override
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
-    return null;
+    return Databases.PostgresStore.class;
   }
 }

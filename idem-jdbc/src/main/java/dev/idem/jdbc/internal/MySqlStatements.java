@@ -1,0 +1,143 @@
+package dev.idem.jdbc.internal;
+
+/**
+ * MySQL 8 and MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments decide
+ * once, into {@code owner}, whether the statement won. MariaDB also returns the claimed row ({@code
+ * RETURNING}); MySQL has no {@code RETURNING}, so its claim is read back.
+ */
+public final class MySqlStatements extends Statements {
+
+  // The clock never goes through the session's local time: UNIX_TIMESTAMP(NOW(3)) turns local time
+  // back into epoch time, which is ambiguous for the hour summer time ends in the session's zone
+  // (the server picks the earlier reading, an hour off). UTC_TIMESTAMP is the statement's start in
+  // UTC, so the difference to the epoch is plain arithmetic; like NOW() it is constant within a
+  // statement and follows SET timestamp.
+  private static final String NOW =
+      "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+  private static final String FENCE_FLOOR =
+      "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+
+  // Assignments run left to right: once owner holds this statement's fresh random token, every
+  // later column knows it won.
+  private static final String WON = "owner <=> VALUES(owner)";
+
+  private final boolean returning;
+
+  /**
+   * @param mariadb whether the server is MariaDB, whose upsert can return the claimed row
+   */
+  public MySqlStatements(boolean mariadb) {
+    super(mariadb ? "mariadb" : "mysql", "mysql");
+    this.returning = mariadb;
+  }
+
+  @Override
+  public String now() {
+    return NOW;
+  }
+
+  @Override
+  public String fenceFloor() {
+    return FENCE_FLOOR;
+  }
+
+  @Override
+  public String claim(String t) {
+    return "INSERT INTO "
+        + t
+        + " "
+        + RECORD_COLUMNS
+        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
+        + FENCE_FLOOR
+        + ", ?, "
+        + NOW
+        + " + ?, "
+        + NOW
+        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
+        + NOW
+        + ") ON DUPLICATE KEY UPDATE owner = IF("
+        + claimable("", "VALUES(updated_at)")
+        + ", VALUES(owner), owner),"
+        + ifWon("fence", "GREATEST(fence + 1, " + FENCE_FLOOR + ")")
+        + ","
+        + ifWon("token", "token AND expires_at > VALUES(updated_at)")
+        + ","
+        + ifWon("token_expires_at", "IF(expires_at > VALUES(updated_at), token_expires_at, NULL)")
+        + ","
+        + ifWon("expires_at", "GREATEST(VALUES(expires_at), COALESCE(token_expires_at, 0))")
+        + ","
+        + ifWon("state", "'IN_PROGRESS'")
+        + ","
+        + ifWon("fingerprint", "VALUES(fingerprint)")
+        + ","
+        + ifWon("lease_until", "VALUES(lease_until)")
+        + ","
+        + ifWon("outcome_kind", "NULL")
+        + ","
+        + ifWon("outcome", "NULL")
+        + ","
+        + ifWon("updated_at", "VALUES(updated_at)")
+        + (returning ? " RETURNING " + rowColumns(NOW) : "");
+  }
+
+  private static String ifWon(String column, String value) {
+    return " " + column + " = IF(" + WON + ", " + value + ", " + column + ")";
+  }
+
+  @Override
+  public boolean claimReturnsRow() {
+    return returning;
+  }
+
+  @Override
+  public String insertIfAbsent(String t, String columns, String values) {
+    return "INSERT IGNORE INTO " + t + " " + columns + " VALUES " + values;
+  }
+
+  @Override
+  public String insertIgnoringDuplicates(String t, String columns, String values) {
+    return insertIfAbsent(t, columns, values);
+  }
+
+  @Override
+  public String purge(String t) {
+    return "DELETE FROM " + t + " WHERE expires_at <= " + NOW + " LIMIT ?";
+  }
+
+  @Override
+  public String lockingRead() {
+    return " LOCK IN SHARE MODE";
+  }
+
+  @Override
+  public String readCommittedNextTransaction() {
+    return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
+  }
+
+  @Override
+  public String acquireLock(String t) {
+    return "INSERT INTO "
+        + t
+        + " "
+        + LOCK_COLUMNS
+        + " VALUES (?, ?, "
+        + FENCE_FLOOR
+        + ", "
+        + NOW
+        + " + ?, "
+        + NOW
+        + " + ?) ON DUPLICATE KEY UPDATE owner = IF("
+        + free("", NOW)
+        + ", VALUES(owner), owner),"
+        + ifWon("fence", "GREATEST(fence + 1, " + FENCE_FLOOR + ")")
+        + ","
+        + ifWon("lease_until", "VALUES(lease_until)")
+        + ","
+        + ifWon("expires_at", "VALUES(expires_at)");
+  }
+
+  @Override
+  public String purgeLocks(String t) {
+    return "DELETE FROM " + t + " WHERE expires_at <= " + NOW + " LIMIT ?";
+  }
+}

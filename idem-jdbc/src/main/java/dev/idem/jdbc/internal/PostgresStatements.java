@@ -1,0 +1,148 @@
+package dev.idem.jdbc.internal;
+
+/** PostgreSQL 9.5 and later: upserts that return their row, purges that skip locked rows. */
+public final class PostgresStatements extends Statements {
+
+  private static final String NOW = "(EXTRACT(EPOCH FROM statement_timestamp()) * 1000)::BIGINT";
+  private static final String FENCE_FLOOR =
+      "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT";
+
+  public PostgresStatements() {
+    super("postgresql", "postgresql");
+  }
+
+  @Override
+  public String now() {
+    return NOW;
+  }
+
+  @Override
+  public String fenceFloor() {
+    return FENCE_FLOOR;
+  }
+
+  // The upsert returns the row only when it claimed it; the outer query adds the row as it stood
+  // when the statement began, so that a claim that did not win (a replay, above all) needs no
+  // second statement. A row committed by another transaction after that moment is not in it: then
+  // the query answers nothing and the store reads the row back.
+  @Override
+  public String claim(String t) {
+    return "WITH c AS ("
+        + upsert(t)
+        + ") SELECT * FROM c UNION ALL SELECT "
+        + rowColumns(NOW)
+        + " FROM "
+        + t
+        + " WHERE id = ? AND NOT EXISTS (SELECT 1 FROM c)";
+  }
+
+  private static String upsert(String t) {
+    return "INSERT INTO "
+        + t
+        + " AS r "
+        + RECORD_COLUMNS
+        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
+        + FENCE_FLOOR
+        + ", ?, "
+        + NOW
+        + " + ?, "
+        + NOW
+        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
+        + NOW
+        + ") ON CONFLICT (id) DO UPDATE SET state = 'IN_PROGRESS',"
+        + " fingerprint = EXCLUDED.fingerprint, fence = GREATEST(r.fence + 1, "
+        + FENCE_FLOOR
+        + "), owner = EXCLUDED.owner,"
+        + " lease_until = EXCLUDED.lease_until,"
+        + " token = (r.token AND r.expires_at > EXCLUDED.updated_at),"
+        + " token_expires_at = CASE WHEN r.expires_at > EXCLUDED.updated_at"
+        + " THEN r.token_expires_at END,"
+        + " expires_at = GREATEST(EXCLUDED.expires_at, CASE WHEN r.expires_at >"
+        + " EXCLUDED.updated_at THEN COALESCE(r.token_expires_at, 0) ELSE 0 END),"
+        + " outcome_kind = NULL, outcome = NULL, updated_at = EXCLUDED.updated_at"
+        + " WHERE "
+        + claimable("r.", "EXCLUDED.updated_at")
+        + " RETURNING "
+        + rowColumns(NOW);
+  }
+
+  @Override
+  public boolean claimReturnsRow() {
+    return true;
+  }
+
+  @Override
+  public boolean claimTakesIdTwice() {
+    return true;
+  }
+
+  @Override
+  public String insertIfAbsent(String t, String columns, String values) {
+    return "INSERT INTO "
+        + t
+        + " "
+        + columns
+        + " VALUES "
+        + values
+        + " ON CONFLICT (id) DO NOTHING";
+  }
+
+  @Override
+  public String insertIgnoringDuplicates(String t, String columns, String values) {
+    return "INSERT INTO " + t + " " + columns + " VALUES " + values + " ON CONFLICT DO NOTHING";
+  }
+
+  @Override
+  public String purge(String t) {
+    return "DELETE FROM "
+        + t
+        + " WHERE id IN (SELECT id FROM "
+        + t
+        + " WHERE expires_at <= "
+        + NOW
+        + " LIMIT ? FOR UPDATE SKIP LOCKED)";
+  }
+
+  @Override
+  public String acquireLock(String t) {
+    return "INSERT INTO "
+        + t
+        + " AS l "
+        + LOCK_COLUMNS
+        + " VALUES (?, ?, "
+        + FENCE_FLOOR
+        + ", "
+        + NOW
+        + " + ?, "
+        + NOW
+        + " + ?)"
+        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner,"
+        + " fence = GREATEST(l.fence + 1, "
+        + FENCE_FLOOR
+        + "),"
+        + " lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at"
+        + " WHERE "
+        + free("l.", NOW)
+        + " RETURNING fence, lease_until";
+  }
+
+  @Override
+  public boolean acquireLockReturnsRow() {
+    return true;
+  }
+
+  // The outer condition is checked again on a row that an acquisition changed meanwhile, so a lock
+  // taken after the inner select is never deleted.
+  @Override
+  public String purgeLocks(String t) {
+    return "DELETE FROM "
+        + t
+        + " WHERE expires_at <= "
+        + NOW
+        + " AND name IN (SELECT name FROM "
+        + t
+        + " WHERE expires_at <= "
+        + NOW
+        + " LIMIT ? FOR UPDATE SKIP LOCKED)";
+  }
+}

@@ -1,0 +1,172 @@
+package dev.idem.jdbc.internal;
+
+import java.sql.SQLException;
+
+/**
+ * The SQL of one database: one subclass per database holds every statement of Idem's that differs
+ * there (its clock, the one-statement claim and lock acquisition, inserts that skip duplicates,
+ * bounded purges), and how its errors are told apart. {@link StoreSql}, {@link LockSql} and {@link
+ * HotAccountSql} build the portable rest from these pieces; the tables come from the one migration
+ * file per database under {@link #migrations()}.
+ */
+public abstract class Statements {
+
+  /** Every column of the records table, in the order the claim statements insert them. */
+  static final String RECORD_COLUMNS =
+      "(id, scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+          + " token_expires_at, outcome_kind, outcome, updated_at)";
+
+  /** Every column of the locks table, in the order the acquisitions insert them. */
+  static final String LOCK_COLUMNS = "(name, owner, fence, lease_until, expires_at)";
+
+  private final String name;
+  private final String folder;
+
+  Statements(String name, String folder) {
+    this.name = name;
+    this.folder = folder;
+  }
+
+  /** A short name: {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}. */
+  public final String name() {
+    return name;
+  }
+
+  /** The class path folder of this database's migration files (Flyway's naming). */
+  public final String migrations() {
+    return "dev/idem/jdbc/flyway/" + folder;
+  }
+
+  /**
+   * The database's current time in milliseconds since the epoch, constant within one statement
+   * (every comparison in a statement sees the same instant), not frozen at the start of a
+   * transaction, and never converted through the session's local time (which repeats an hour when
+   * summer time ends).
+   */
+  public abstract String now();
+
+  /**
+   * The database's current time in microseconds since the epoch, the floor of every fence handed
+   * out: a claim takes the greater of the row's fence + 1 and this, so a key's fences only grow,
+   * even after its row was released, expired or purged (while the clock does not step back).
+   */
+  public abstract String fenceFloor();
+
+  /**
+   * The claim of an absent, expired or claimable key as one atomic statement (an upsert that only
+   * updates a row the rules allow to be claimed). Parameters: id, scope, value, fingerprint, owner,
+   * lease ms, lease ms, and the id once more where {@link #claimTakesIdTwice()}.
+   */
+  public abstract String claim(String table);
+
+  /**
+   * True when {@link #claim} is a query returning the row, with the statement's clock as {@code
+   * now_ms}: the row it claimed, or the row that stopped the claim (PostgreSQL: as it stood when
+   * the statement began, and nothing when that row was committed later); false when it is an update
+   * whose result is read back. When the query returns no row, the row is read back.
+   */
+  public boolean claimReturnsRow() {
+    return false;
+  }
+
+  /** True when {@link #claim} binds the id once more, as an eighth parameter. */
+  public boolean claimTakesIdTwice() {
+    return false;
+  }
+
+  /**
+   * An insert that does nothing when a row with the same id exists (update count 0), or a plain
+   * insert whose duplicate-key error the caller takes as 0.
+   */
+  public abstract String insertIfAbsent(String table, String columns, String values);
+
+  /**
+   * An insert that does nothing when it would violate any unique key of the table (update count 0)
+   * and leaves the transaction usable, or null when the database has none (H2).
+   */
+  public String insertIgnoringDuplicates(String table, String columns, String values) {
+    return null;
+  }
+
+  /** Deletes at most {@code ?} expired records in one statement that holds no long locks. */
+  public abstract String purge(String table);
+
+  /**
+   * Appended to the read that follows a claim, so that it sees the latest committed row even in a
+   * transaction whose snapshot is older (MySQL's REPEATABLE READ); empty where plain reads do.
+   */
+  public String lockingRead() {
+    return "";
+  }
+
+  /**
+   * Makes the session's next transaction (in auto-commit mode, its next statement) run under READ
+   * COMMITTED and then lapses by itself, or null where claims have no reason for it.
+   */
+  public String readCommittedNextTransaction() {
+    return null;
+  }
+
+  /**
+   * The acquisition of a lock as one atomic statement: inserts the lock's row, or takes over a row
+   * that was released or whose lease has ended, with a fresh owner and the greater of {@code fence
+   * + 1} and {@link #fenceFloor()}, and leaves a row held by someone else alone. Parameters: name,
+   * owner, lease ms, lease ms plus fence retention ms.
+   */
+  public abstract String acquireLock(String table);
+
+  /** True when {@link #acquireLock} returns {@code fence, lease_until} of a lock it took. */
+  public boolean acquireLockReturnsRow() {
+    return false;
+  }
+
+  /** Deletes at most {@code ?} lock rows whose {@code expires_at} has passed, in one statement. */
+  public abstract String purgeLocks(String table);
+
+  /** True when {@code e} says a unique key was violated. */
+  public boolean isDuplicateKey(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.equals("23505") || state.equals("23000"));
+  }
+
+  /** True when {@code e} is a deadlock or serialization failure that a retry resolves. */
+  public boolean isTransient(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.equals("40001") || state.equals("40P01"));
+  }
+
+  /** The columns a claim returns, as {@link RecordRow#read} reads them, with the clock. */
+  static String rowColumns(String now) {
+    return "scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
+        + " outcome_kind, outcome, "
+        + now
+        + " AS now_ms";
+  }
+
+  // The lease-ended or expired condition under which an existing record may be claimed; r is the
+  // stored row's alias (with its dot) and now the statement's clock.
+  static String claimable(String r, String now) {
+    return r
+        + "expires_at <= "
+        + now
+        + " OR "
+        + r
+        + "state = 'ISSUED' OR ("
+        + r
+        + "state = 'IN_PROGRESS' AND "
+        + r
+        + "lease_until <= "
+        + now
+        + ")";
+  }
+
+  // A lock row that may be taken: released, or its lease ended.
+  static String free(String row, String now) {
+    return row + "owner IS NULL OR " + row + "lease_until <= " + now;
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcDialect[" + name + "]";
+  }
+}
