@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /**
  * The {@link IdempotencyConfig} of each operation: {@code idem.defaults}, overlaid with {@code
@@ -16,11 +17,25 @@ public final class IdemPolicies {
 
   private final IdemProperties properties;
   private final List<IdempotencyPolicyCustomizer> customizers;
+  private final UnaryOperator<String> placeholders;
   private final Map<String, IdempotencyConfig> cache = new ConcurrentHashMap<>();
 
+  /** Policies whose annotations take no placeholders. */
   public IdemPolicies(IdemProperties properties, List<IdempotencyPolicyCustomizer> customizers) {
+    this(properties, customizers, UnaryOperator.identity());
+  }
+
+  /**
+   * @param placeholders resolves the {@code ${...}} placeholders of {@link Idempotent}'s durations,
+   *     such as {@code Environment::resolveRequiredPlaceholders}
+   */
+  public IdemPolicies(
+      IdemProperties properties,
+      List<IdempotencyPolicyCustomizer> customizers,
+      UnaryOperator<String> placeholders) {
     this.properties = properties;
     this.customizers = List.copyOf(customizers);
+    this.placeholders = placeholders;
   }
 
   /** The config for calls that name no operation. */
@@ -62,29 +77,52 @@ public final class IdemPolicies {
   }
 
   /**
-   * The config of {@code operation} with the overrides of an {@link Idempotent} annotation ({@code
-   * waitMillis}, {@code leaseSeconds}, {@code retentionSeconds}) applied on top.
+   * The config of {@code operation} with the durations of an {@link Idempotent} annotation ({@code
+   * waitFor}, {@code lease}, {@code retention}, placeholders resolved) applied on top.
+   *
+   * @throws IllegalStateException when the annotation's durations are not valid ({@link
+   *     #checkAnnotation})
    */
   public IdempotencyConfig forAnnotation(String operation, Idempotent idempotent) {
     IdempotencyConfig base = forOperation(operation);
-    if (idempotent.waitMillis() < 0
-        && idempotent.leaseSeconds() <= 0
-        && idempotent.retentionSeconds() <= 0) {
+    AnnotationDurations durations = AnnotationDurations.of(operation, idempotent, placeholders);
+    if (durations.none()) {
       return base;
     }
     IdempotencyConfig.Builder builder = IdempotencyConfig.from(base);
-    if (idempotent.waitMillis() == 0) {
-      builder.rejectInProgress();
-    } else if (idempotent.waitMillis() > 0) {
-      builder.waitInProgress(Duration.ofMillis(idempotent.waitMillis()));
+    if (durations.waitFor() != null) {
+      if (durations.waitFor().isZero()) {
+        builder.rejectInProgress();
+      } else {
+        builder.waitInProgress(durations.waitFor());
+      }
     }
-    if (idempotent.leaseSeconds() > 0) {
-      builder.lease(Duration.ofSeconds(idempotent.leaseSeconds()));
+    if (durations.lease() != null) {
+      builder.lease(durations.lease());
     }
-    if (idempotent.retentionSeconds() > 0) {
-      builder.retention(Duration.ofSeconds(idempotent.retentionSeconds()));
+    if (durations.retention() != null) {
+      builder.retention(durations.retention());
     }
     return builder.build();
+  }
+
+  /**
+   * Checks the durations of an annotation on {@code operation}, placeholders resolved with {@code
+   * placeholders}, so that a wrong one stops the application at start-up.
+   *
+   * @throws IllegalStateException naming the attribute when a value is not a duration, is negative,
+   *     or is set beside its deprecated numeric twin
+   */
+  public static void checkAnnotation(
+      String operation, Idempotent idempotent, UnaryOperator<String> placeholders) {
+    AnnotationDurations.of(operation, idempotent, placeholders);
+  }
+
+  /**
+   * {@link #checkAnnotation(String, Idempotent, UnaryOperator)} with these policies' placeholders.
+   */
+  public void checkAnnotation(String operation, Idempotent idempotent) {
+    checkAnnotation(operation, idempotent, placeholders);
   }
 
   private IdempotencyConfig build(String operation) {

@@ -16,8 +16,8 @@ import java.lang.annotation.Target;
  * ({@code #orderNo}, {@code #cmd.id}, {@code #p0}), the return value is stored (as JSON, with the
  * application's Jackson mapper) and a repeat gets it back without the method running again.
  *
- * <p>Numeric attributes left at their defaults take the values of the operation's policy ({@code
- * idem.policies.<operation>.*}) or of the global {@code idem.*} properties.
+ * <p>Durations left at their defaults take the values of the operation's policy ({@code
+ * idem.policies.<operation>.*}) or of the global {@code idem.defaults.*} properties.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -63,14 +63,49 @@ public @interface Idempotent {
   boolean required() default true;
 
   /**
-   * How long a duplicate waits for the first request: 0 refuses it at once (409), a positive value
-   * waits up to that many milliseconds, negative (the default) takes the policy's setting.
+   * How long a duplicate waits for the first request: {@code "0"} refuses it at once (409), a
+   * positive duration waits up to that long; empty (the default) takes the policy's setting. A
+   * duration as Spring Boot's properties take them ({@code "500ms"}, {@code "5s"}, {@code "PT5S"};
+   * a bare number is milliseconds), and it may be a placeholder ({@code "${payments.wait:2s}"}). A
+   * value that is not a duration, or is negative, stops the application at start-up.
    */
+  String waitFor() default "";
+
+  /**
+   * The lease, as {@link #waitFor()} takes durations ({@code "30s"}, {@code
+   * "${payments.lease:30s}"}); empty (the default) takes the policy's setting.
+   */
+  String lease() default "";
+
+  /**
+   * How long the outcome is replayed, as {@link #waitFor()} takes durations ({@code "24h"}); empty
+   * (the default) takes the policy's setting.
+   */
+  String retention() default "";
+
+  /**
+   * How long a duplicate waits, in milliseconds: 0 refuses it at once, negative (the default) takes
+   * the policy's setting. Setting it beside {@link #waitFor()} stops the application at start-up.
+   *
+   * @deprecated since 0.1, for removal in the next release: {@link #waitFor()}, which takes {@code
+   *     "500ms"} and placeholders
+   */
+  @Deprecated(since = "0.1", forRemoval = true)
   long waitMillis() default -1;
 
-  /** The lease in seconds; 0 (the default) takes the policy's setting. */
+  /**
+   * The lease in seconds; 0 (the default) takes the policy's setting.
+   *
+   * @deprecated since 0.1, for removal in the next release: {@link #lease()}
+   */
+  @Deprecated(since = "0.1", forRemoval = true)
   long leaseSeconds() default 0;
 
-  /** How long the outcome is replayed, in seconds; 0 (the default) takes the policy's setting. */
+  /**
+   * How long the outcome is replayed, in seconds; 0 (the default) takes the policy's setting.
+   *
+   * @deprecated since 0.1, for removal in the next release: {@link #retention()}
+   */
+  @Deprecated(since = "0.1", forRemoval = true)
   long retentionSeconds() default 0;
 }

@@ -3,6 +3,7 @@ package dev.idem.spring.aop;
 import dev.idem.spring.aop.internal.IdempotentMethodPointcut;
 import dev.idem.spring.aop.internal.MethodPlan;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -36,16 +37,21 @@ public class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvis
   }
 
   /**
-   * Also checks the annotations of an eligible class, so that a method without a key expression
-   * fails the application's startup.
+   * Also checks the annotations of an eligible class, so that a method without a key expression, or
+   * with a duration that is not one, fails the application's startup.
    *
-   * @throws IllegalStateException when an annotated method names no key expression
+   * @throws IllegalStateException when an annotated method names no key expression or a wrong
+   *     duration
    */
+  private UnaryOperator<String> placeholders() {
+    return beanFactory != null ? beanFactory::resolveEmbeddedValue : UnaryOperator.identity();
+  }
+
   @Override
   protected boolean isEligible(Class<?> targetClass) {
     boolean eligible = super.isEligible(targetClass);
     if (eligible) {
-      MethodPlan.requireKeys(targetClass, pointcut);
+      MethodPlan.requireKeys(targetClass, pointcut, placeholders());
     }
     return eligible;
   }

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code idem.store}
@@ -42,8 +43,11 @@ public class IdemAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public IdemPolicies idemPolicies(
-      IdemProperties properties, ObjectProvider<IdempotencyPolicyCustomizer> customizers) {
-    return new IdemPolicies(properties, customizers.orderedStream().toList());
+      IdemProperties properties,
+      ObjectProvider<IdempotencyPolicyCustomizer> customizers,
+      Environment environment) {
+    return new IdemPolicies(
+        properties, customizers.orderedStream().toList(), environment::resolveRequiredPlaceholders);
   }
 
   @Bean(destroyMethod = "close")

@@ -85,6 +85,32 @@ class IdemWebAutoConfigurationTest {
         .run(context -> assertThat(context).hasNotFailed());
   }
 
+  @Test
+  void aHandlerWhoseDurationIsWrongStopsTheApplication() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class))
+        .withUserConfiguration(MisspeltController.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasStackTraceContaining("@Idempotent(waitFor = \"${charges.wait:ten}\")")
+                    .hasStackTraceContaining("MisspeltController#charge()")
+                    .hasStackTraceContaining("'ten' is not a duration"));
+  }
+
+  @org.springframework.web.bind.annotation.RestController
+  static class MisspeltController {
+    @dev.idem.spring.Idempotent(waitFor = "${charges.wait:ten}")
+    @org.springframework.web.bind.annotation.PostMapping("/charges")
+    String charge() {
+      return "charged";
+    }
+  }
+
   @org.springframework.web.bind.annotation.RestController
   static class AsyncController {
     @dev.idem.spring.Idempotent

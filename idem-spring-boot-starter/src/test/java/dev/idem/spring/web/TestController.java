@@ -147,7 +147,7 @@ public class TestController {
     return "slow " + n + " " + System.nanoTime();
   }
 
-  @Idempotent(waitMillis = 20_000)
+  @Idempotent(waitFor = "20s")
   @PostMapping("/slow-wait")
   String slowWait(@RequestHeader("X-Run") String run) throws InterruptedException {
     return slow(run);

@@ -28,7 +28,7 @@ class OrderController {
   }
 
   // Duplicates in flight wait for the first and get its answer, so a double click sees one order.
-  @Idempotent(operation = "orders", waitMillis = 10_000)
+  @Idempotent(operation = "orders", waitFor = "10s")
   @PostMapping("/api/orders")
   ResponseEntity<Order> create(
       @Valid @RequestBody OrderRequest request,

@@ -50,7 +50,7 @@ class PaymentController {
     this.payments = payments;
   }
 
-  @Idempotent(operation = "payments", waitMillis = 10_000)
+  @Idempotent(operation = "payments", waitFor = "10s")
   @PostMapping("/api/orders/{orderNo}/payments")
   ResponseEntity<PaymentView> pay(
       @PathVariable("orderNo") String orderNo,

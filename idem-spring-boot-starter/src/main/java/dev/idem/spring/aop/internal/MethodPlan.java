@@ -8,6 +8,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.springframework.core.GenericTypeResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
@@ -75,17 +76,22 @@ public record MethodPlan(
 
   /**
    * Checks every method of {@code targetClass} that {@code pointcut} matches, so that a missing key
-   * expression stops the application at startup rather than at the method's first call.
+   * expression or a wrong duration ({@code placeholders} resolves its placeholders) stops the
+   * application at startup rather than at the method's first call.
    *
-   * @throws IllegalStateException naming the first annotated method without a key expression
+   * @throws IllegalStateException naming the first annotated method without a key expression, or
+   *     with a wrong duration
    */
-  public static void requireKeys(Class<?> targetClass, IdempotentMethodPointcut pointcut) {
+  public static void requireKeys(
+      Class<?> targetClass, IdempotentMethodPointcut pointcut, UnaryOperator<String> placeholders) {
     Class<?> userClass = ClassUtils.getUserClass(targetClass);
     for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass)) {
       if (pointcut.matches(method, userClass)) {
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
         Idempotent idempotent = annotation(method, specific);
-        requireKey(operation(method, userClass, idempotent), idempotent);
+        String operation = operation(method, userClass, idempotent);
+        requireKey(operation, idempotent);
+        IdemPolicies.checkAnnotation(operation, idempotent, placeholders);
       }
     }
   }

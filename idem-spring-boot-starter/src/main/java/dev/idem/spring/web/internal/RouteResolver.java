@@ -49,8 +49,8 @@ public final class RouteResolver {
 
   /**
    * Checks every handler method once the context has started: refuses protected handlers that
-   * answer asynchronously, and learns which methods besides POST and PATCH {@link Idempotent}
-   * handlers opt in to.
+   * answer asynchronously or whose annotation's durations are wrong, and learns which methods
+   * besides POST and PATCH {@link Idempotent} handlers opt in to.
    *
    * @throws IllegalStateException naming a protected handler the filter cannot protect
    */
@@ -58,6 +58,14 @@ public final class RouteResolver {
     Set<String> extra = new java.util.TreeSet<>();
     for (RequestMappingHandlerMapping mapping : mappings.orderedStream().toList()) {
       extra.addAll(ProtectedRoutes.check(mapping.getHandlerMethods(), paths));
+      for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
+        Idempotent idempotent = handler.getMethodAnnotation(Idempotent.class);
+        if (idempotent != null) {
+          String operation = idempotent.operation();
+          policies.checkAnnotation(
+              operation.isEmpty() ? handler.toString() : operation, idempotent);
+        }
+      }
     }
     extraMethods = Set.copyOf(extra);
   }
