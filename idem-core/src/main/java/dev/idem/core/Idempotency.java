@@ -165,6 +165,35 @@ public final class Idempotency implements AutoCloseable {
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
+    Runnable end = start(request.key());
+    try {
+      return claimAndRun(request, codec, work, config, replayUsed, deferral);
+    } finally {
+      try {
+        end.run();
+      } catch (RuntimeException e) {
+        log.warn("idempotency listener failed at the end of {}", request.key(), e);
+      }
+    }
+  }
+
+  private Runnable start(IdempotencyKey key) {
+    try {
+      return listener.onStart(key);
+    } catch (RuntimeException e) {
+      log.warn("idempotency listener failed at the start of {}", key, e);
+      return () -> {};
+    }
+  }
+
+  private <T, E extends Exception> Executed<T> claimAndRun(
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      boolean replayUsed,
+      Consumer<PendingOutcome> deferral)
+      throws E {
     boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
     long deadline = System.nanoTime() + config.maxWait().toNanos();
     for (int round = 0; ; round++) {
@@ -282,7 +311,10 @@ public final class Idempotency implements AutoCloseable {
       return this;
     }
 
-    /** Told how every call ended (metrics, logs). */
+    /**
+     * Told when every call begins and how it ended (metrics, traces, logs); {@link
+     * IdempotencyListener#all} joins several.
+     */
     public Builder listener(IdempotencyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;

@@ -55,7 +55,7 @@ public class IdemAutoConfiguration {
   public Idempotency idempotency(
       IdempotencyStore store,
       IdemPolicies policies,
-      ObjectProvider<IdempotencyListener> listener,
+      ObjectProvider<IdempotencyListener> listeners,
       ObjectProvider<IdempotencyStoreDecorator> decorators) {
     IdempotencyStore used = store;
     for (IdempotencyStoreDecorator decorator :
@@ -64,7 +64,7 @@ public class IdemAutoConfiguration {
     }
     return Idempotency.builder(used)
         .defaults(policies.defaults())
-        .listener(listener.getIfUnique(() -> IdempotencyListener.NONE))
+        .listener(IdempotencyListener.all(listeners.orderedStream().toList()))
         .build();
   }
 

@@ -3,14 +3,17 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.core.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.metrics.MicrometerIdempotencyListener;
+import dev.idem.spring.metrics.ObservingIdempotencyListener;
 import dev.idem.spring.metrics.TimedIdempotencyStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,11 +22,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters, when Micrometer is on the class path: engine calls ({@code
- * idem.executions{operation, outcome}}, unless the application defines an {@link
- * IdempotencyListener} of its own), store calls ({@code idem.store.calls{call, outcome}}, through a
- * {@link TimedIdempotencyStore} around the engine's store) and the work running now ({@code
- * idem.inflight}).
+ * Micrometer meters and observations, when Micrometer is on the class path: engine calls ({@code
+ * idem.executions{operation, outcome}}, beside any {@link IdempotencyListener} of the
+ * application's), one {@code idem.execution} observation per call with an {@code idem.store.call}
+ * observation per store call inside it (so traces show claim and complete), store calls timed as
+ * {@code idem.store.calls{call, outcome}} (through a {@link TimedIdempotencyStore} around the
+ * engine's store) and the work running now ({@code idem.inflight}).
  */
 @AutoConfiguration(before = IdemAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -37,7 +41,7 @@ public class IdemMetricsAutoConfiguration {
    * the metrics auto-configuration runs in; without a registry nothing is counted.
    */
   @Bean
-  @ConditionalOnMissingBean(IdempotencyListener.class)
+  @ConditionalOnMissingBean(name = "idempotencyMetrics")
   public IdempotencyListener idempotencyMetrics(ObjectProvider<MeterRegistry> registry) {
     return new IdempotencyListener() {
       private volatile IdempotencyListener delegate;
@@ -55,10 +59,20 @@ public class IdemMetricsAutoConfiguration {
     };
   }
 
+  /** One observation per call, the registry looked up at the first call, as the meters'. */
+  @Bean
+  @ConditionalOnMissingBean(name = "idempotencyObservations")
+  public IdempotencyListener idempotencyObservations(
+      ObjectProvider<ObservationRegistry> registry, ObjectProvider<IdempotencyStore> store) {
+    return new ObservingIdempotencyListener(registry::getIfUnique, store::getIfUnique);
+  }
+
   @Bean
   @ConditionalOnMissingBean(name = "idemStoreTimers")
-  public IdempotencyStoreDecorator idemStoreTimers(ObjectProvider<MeterRegistry> registry) {
-    return store -> TimedIdempotencyStore.wrap(store, registry::getIfUnique);
+  public IdempotencyStoreDecorator idemStoreTimers(
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations) {
+    return store ->
+        TimedIdempotencyStore.wrap(store, registry::getIfUnique, observations::getIfUnique);
   }
 
   /** Counts the records the scheduled purge deleted, as {@code idem.store.purged}. */

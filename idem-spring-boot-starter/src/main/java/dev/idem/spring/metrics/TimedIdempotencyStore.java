@@ -10,6 +10,8 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -20,23 +22,35 @@ import java.util.function.Supplier;
 /**
  * Times every call to a store as {@code idem.store.calls{call, outcome}}: call is claim, complete,
  * release, renew, find, issue or purge; outcome is ok, or error when the call threw. A claim that
- * finds the key taken is ok: the store answered. Everything else is passed to the store unchanged.
+ * finds the key taken is ok: the store answered. With an observation registry, each call is also a
+ * {@value #OBSERVATION} observation (low-cardinality key {@code call}), the child of whatever
+ * observation is open on the thread, so a trace shows a request's claim and completion. Everything
+ * else is passed to the store unchanged.
  *
- * <p>The registry is asked for at the first call (it may be created after the store); without one,
- * calls are not timed.
+ * <p>The registries are asked for at the first call (they may be created after the store); without
+ * them, calls are neither timed nor observed.
  */
 public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
 
   /** The meter's name. */
   public static final String METER = "idem.store.calls";
 
+  /** The observation's name. */
+  public static final String OBSERVATION = "idem.store.call";
+
   private final Supplier<MeterRegistry> registrySupplier;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Supplier<ObservationRegistry> observationsSupplier;
   private volatile Optional<MeterRegistry> registry;
+  private volatile ObservationRegistry observations;
 
-  TimedIdempotencyStore(IdempotencyStore delegate, Supplier<MeterRegistry> registry) {
+  TimedIdempotencyStore(
+      IdempotencyStore delegate,
+      Supplier<MeterRegistry> registry,
+      Supplier<ObservationRegistry> observations) {
     super(delegate);
     this.registrySupplier = registry;
+    this.observationsSupplier = observations;
   }
 
   /**
@@ -46,7 +60,20 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
    */
   public static TimedIdempotencyStore wrap(
       IdempotencyStore store, Supplier<MeterRegistry> registry) {
-    return new TimedIdempotencyStore(store, registry);
+    return new TimedIdempotencyStore(store, registry, () -> null);
+  }
+
+  /**
+   * Wraps {@code store}, timing and observing its calls.
+   *
+   * @param registry supplies the meter registry at the first call; may supply null
+   * @param observations supplies the observation registry at the first call; may supply null
+   */
+  public static TimedIdempotencyStore wrap(
+      IdempotencyStore store,
+      Supplier<MeterRegistry> registry,
+      Supplier<ObservationRegistry> observations) {
+    return new TimedIdempotencyStore(store, registry, observations);
   }
 
   @Override
@@ -90,6 +117,22 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   }
 
   private <T> T time(String call, Supplier<T> body) {
+    ObservationRegistry found = observations;
+    if (found == null) {
+      ObservationRegistry supplied = observationsSupplier.get();
+      found = supplied == null ? ObservationRegistry.NOOP : supplied;
+      observations = found;
+    }
+    if (found.isNoop()) {
+      return timed(call, body);
+    }
+    return Observation.createNotStarted(OBSERVATION, found)
+        .contextualName("idem store " + call)
+        .lowCardinalityKeyValue("call", call)
+        .observe(() -> timed(call, body));
+  }
+
+  private <T> T timed(String call, Supplier<T> body) {
     long start = System.nanoTime();
     boolean ok = false;
     try {

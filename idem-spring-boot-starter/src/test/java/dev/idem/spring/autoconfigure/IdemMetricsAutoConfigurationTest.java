@@ -3,6 +3,7 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
@@ -145,10 +146,26 @@ class IdemMetricsAutoConfigurationTest {
   }
 
   @Test
-  void backsOffForAListenerOfTheApplicationsOwn() {
-    IdempotencyListener own = (key, outcome) -> {};
+  void aListenerOfTheApplicationsOwnIsToldBesideTheMeters() {
+    java.util.List<ExecutionOutcome> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    IdempotencyListener own = (key, outcome) -> heard.add(outcome);
     runner
-        .withBean(IdempotencyListener.class, () -> own)
-        .run(context -> assertThat(context.getBean(IdempotencyListener.class)).isSameAs(own));
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean("ownListener", IdempotencyListener.class, () -> own)
+        .run(
+            context -> {
+              Idempotency engine = context.getBean(Idempotency.class);
+              IdempotencyKey key = IdempotencyKey.of("orders.create|bob", "k-own");
+              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              assertThat(heard).containsExactly(ExecutionOutcome.EXECUTED);
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .get(MicrometerIdempotencyListener.METER)
+                          .tag("outcome", "executed")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
+            });
   }
 }
