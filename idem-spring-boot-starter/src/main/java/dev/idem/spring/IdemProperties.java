@@ -35,10 +35,10 @@ public class IdemProperties {
     REDIS
   }
 
-  /** Which store keeps the records; auto picks Redis, then JDBC, then memory. */
   /** The default cap on one caller's live records, per route and for tokens: 10 000. */
   public static final int DEFAULT_MAX_PER_CALLER = 10_000;
 
+  /** Which store keeps the records; auto picks Redis, then JDBC, then memory. */
   private StoreType store = StoreType.AUTO;
 
   /** The default policy, used by every operation without its own. */
