@@ -12,15 +12,27 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The shop on its embedded default, started once on a random port and driven over real HTTP. After
- * every test the audit must be ok once the outbox has drained.
+ * The shop on the {@link Backend} of the run (the embedded default unless the build asks for
+ * PostgreSQL or MariaDB), started once on a random port and driven over real HTTP. After every test
+ * the audit must be ok once the outbox has drained.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@ActiveProfiles("test")
+@ActiveProfiles(resolver = Backend.Profiles.class)
 abstract class EndToEnd {
+
+  static {
+    Backend.current().prepareOnce();
+  }
+
+  @DynamicPropertySource
+  static void backendProperties(DynamicPropertyRegistry registry) {
+    Backend.current().addProperties(registry);
+  }
 
   @LocalServerPort int port;
   @Autowired JdbcTemplate jdbc;

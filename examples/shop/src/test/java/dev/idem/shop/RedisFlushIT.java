@@ -1,19 +1,44 @@
 package dev.idem.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.shop.ShopClient.Answer;
+import dev.idem.testsupport.servers.ClosedAfterAll;
 import dev.idem.testsupport.servers.PrivateRedis;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The idempotency records vanish between a request and its retry (the shop's own redis-server is
- * flushed); the database holds the line. Each database's IT extends it and supplies the server.
+ * flushed); the database holds the line. Runs on each services backend (the build's PostgreSQL and
+ * MariaDB runs), with the shop on a redis-server of its own.
  */
-abstract class RedisLossTests extends EndToEnd {
+@DirtiesContext
+class RedisFlushIT extends EndToEnd {
 
-  /** The redis-server the shop of this IT runs on, which the test may flush. */
-  abstract PrivateRedis redis();
+  // Stops after the Spring context closes (see ClosedAfterAll).
+  @RegisterExtension
+  static final ClosedAfterAll<PrivateRedis> REDIS = ClosedAfterAll.of(PrivateRedis.start());
+
+  @BeforeAll
+  static void onServices() {
+    assumeTrue(
+        Backend.current().services(), "runs with -D" + Backend.PROPERTY + "=postgres|mariadb");
+  }
+
+  @DynamicPropertySource
+  static void privateRedis(DynamicPropertyRegistry registry) {
+    registry.add("shop.redis.url", REDIS.get()::url);
+  }
+
+  private PrivateRedis redis() {
+    return REDIS.get();
+  }
 
   @Test
   void anOrderRetriedAfterRedisLostItsRecordIsStillOneOrder() {
