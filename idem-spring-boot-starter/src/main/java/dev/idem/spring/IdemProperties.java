@@ -7,15 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code idem.*} properties: which store, the default policy, named per-operation policies,
- * tokens and HTTP. Every unset value keeps the default of {@link dev.idem.core.IdempotencyConfig}.
- *
- * <p>Longer than 400 lines because Spring Boot binds and documents the whole {@code idem.*} tree
- * from this one type: each nested class is one prefix, and nearly every line is a field with its
- * description, getter or setter.
+ * tokens, HTTP, the in-memory store and listeners; the JDBC and Redis stores' own in {@link
+ * IdemJdbcProperties} and {@link IdemRedisProperties}. Every unset value keeps the default of
+ * {@link dev.idem.core.IdempotencyConfig}.
  */
 @ConfigurationProperties(prefix = "idem")
 public class IdemProperties {
@@ -49,8 +48,13 @@ public class IdemProperties {
 
   private final Tokens tokens = new Tokens();
   private final Http http = new Http();
-  private final Jdbc jdbc = new Jdbc();
-  private final Redis redis = new Redis();
+
+  /** The JDBC store. */
+  @NestedConfigurationProperty private final IdemJdbcProperties jdbc = new IdemJdbcProperties();
+
+  /** The Redis store. */
+  @NestedConfigurationProperty private final IdemRedisProperties redis = new IdemRedisProperties();
+
   private final Amqp amqp = new Amqp();
   private final Memory memory = new Memory();
 
@@ -78,11 +82,11 @@ public class IdemProperties {
     return http;
   }
 
-  public Jdbc getJdbc() {
+  public IdemJdbcProperties getJdbc() {
     return jdbc;
   }
 
-  public Redis getRedis() {
+  public IdemRedisProperties getRedis() {
     return redis;
   }
 
@@ -311,193 +315,6 @@ public class IdemProperties {
 
     public void setTokenPath(String tokenPath) {
       this.tokenPath = tokenPath;
-    }
-  }
-
-  /** When the JDBC store creates its table, as {@code spring.session.jdbc.initialize-schema}. */
-  public enum SchemaInitialization {
-    /** Only on an in-memory database. */
-    EMBEDDED,
-    /** Whatever the database. */
-    ALWAYS,
-    /** Never: migrations create it. */
-    NEVER
-  }
-
-  /** The JDBC store's purge of expired records. */
-  public static class Cleanup {
-    /** Purge expired records on a schedule. */
-    private boolean enabled = true;
-
-    /** Time between two runs. */
-    private Duration interval = Duration.ofMinutes(10);
-
-    /** Rows one statement deletes at most, in its own transaction. */
-    private int batchSize = 1000;
-
-    /** Batches one run deletes at most. */
-    private int maxBatches = 100;
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public Duration getInterval() {
-      return interval;
-    }
-
-    public void setInterval(Duration interval) {
-      this.interval = interval;
-    }
-
-    public int getBatchSize() {
-      return batchSize;
-    }
-
-    public void setBatchSize(int batchSize) {
-      this.batchSize = batchSize;
-    }
-
-    public int getMaxBatches() {
-      return maxBatches;
-    }
-
-    public void setMaxBatches(int maxBatches) {
-      this.maxBatches = maxBatches;
-    }
-  }
-
-  /** The JDBC store. */
-  public static class Jdbc {
-    /** The records table. */
-    private String table = "idem_records";
-
-    /**
-     * When Idem creates its table at startup if it is missing: {@code embedded} (the default) only
-     * on an in-memory database (H2, HSQLDB, Derby), {@code always}, or {@code never} (your
-     * migrations create it: Flyway location {@code classpath:dev/idem/jdbc/flyway/<database>}, or
-     * the Liquibase changelog {@code dev/idem/jdbc/liquibase/changelog.xml}, both in idem-jdbc). A
-     * table still missing then stops the start.
-     */
-    private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
-
-    /**
-     * Deprecated: {@code initialize-schema} instead; true is {@code always}, false {@code never}.
-     */
-    private Boolean createSchema;
-
-    /** Write records in the caller's Spring transaction when one is active (join mode). */
-    private boolean joinTransactions = true;
-
-    /** The scheduled purge of records past their retention. */
-    private final Cleanup cleanup = new Cleanup();
-
-    public Cleanup getCleanup() {
-      return cleanup;
-    }
-
-    public String getTable() {
-      return table;
-    }
-
-    public void setTable(String table) {
-      this.table = table;
-    }
-
-    public SchemaInitialization getInitializeSchema() {
-      return initializeSchema;
-    }
-
-    public void setInitializeSchema(SchemaInitialization initializeSchema) {
-      this.initializeSchema = initializeSchema;
-    }
-
-    /**
-     * What {@code initialize-schema} means once the deprecated {@code create-schema} is applied.
-     */
-    public SchemaInitialization schemaInitialization() {
-      if (createSchema == null) {
-        return initializeSchema;
-      }
-      return createSchema ? SchemaInitialization.ALWAYS : SchemaInitialization.NEVER;
-    }
-
-    /**
-     * @deprecated use {@link #getInitializeSchema()}
-     */
-    @Deprecated
-    public Boolean getCreateSchema() {
-      return createSchema;
-    }
-
-    /**
-     * @deprecated use {@link #setInitializeSchema}
-     */
-    @Deprecated
-    public void setCreateSchema(Boolean createSchema) {
-      this.createSchema = createSchema;
-    }
-
-    public boolean isJoinTransactions() {
-      return joinTransactions;
-    }
-
-    public void setJoinTransactions(boolean joinTransactions) {
-      this.joinTransactions = joinTransactions;
-    }
-  }
-
-  /** The Redis store. */
-  public static class Redis {
-    /** Prefix of every Redis key Idem writes. */
-    private String keyPrefix = "idem:";
-
-    /**
-     * How many replicas must have a claim before it counts ({@code WAIT} after each fresh claim;
-     * fewer in time and the claim is released and answered 503). 0, the default, waits for none: a
-     * failover may then lose the last claims. Not for a Redis Cluster.
-     */
-    private int replicaAcks;
-
-    /** How long a claim waits for {@code replica-acks} replicas. */
-    private Duration replicaAckTimeout = Duration.ofMillis(100);
-
-    public String getKeyPrefix() {
-      return keyPrefix;
-    }
-
-    public void setKeyPrefix(String keyPrefix) {
-      this.keyPrefix = keyPrefix;
-    }
-
-    public int getReplicaAcks() {
-      return replicaAcks;
-    }
-
-    public void setReplicaAcks(int replicaAcks) {
-      if (replicaAcks < 0) {
-        throw new IllegalArgumentException(
-            "idem.redis.replica-acks must be 0 or more, was " + replicaAcks);
-      }
-      this.replicaAcks = replicaAcks;
-    }
-
-    public Duration getReplicaAckTimeout() {
-      return replicaAckTimeout;
-    }
-
-    public void setReplicaAckTimeout(Duration replicaAckTimeout) {
-      if (replicaAckTimeout == null
-          || replicaAckTimeout.isZero()
-          || replicaAckTimeout.isNegative()) {
-        throw new IllegalArgumentException(
-            "idem.redis.replica-ack-timeout must be above zero, was " + replicaAckTimeout);
-      }
-      this.replicaAckTimeout = replicaAckTimeout;
     }
   }
 

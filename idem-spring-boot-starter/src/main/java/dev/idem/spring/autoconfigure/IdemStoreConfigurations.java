@@ -2,6 +2,7 @@ package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
+import dev.idem.spring.IdemJdbcProperties;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.autoconfigure.internal.StoreChoice;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
@@ -54,7 +55,7 @@ final class IdemStoreConfigurations {
     @Bean
     @ConditionalOnProperty(name = "idem.jdbc.cleanup.enabled", matchIfMissing = true)
     ExpiredRecordsPurge idemExpiredRecordsPurge(IdempotencyStore store, IdemProperties properties) {
-      IdemProperties.Cleanup cleanup = properties.getJdbc().getCleanup();
+      IdemJdbcProperties.Cleanup cleanup = properties.getJdbc().getCleanup();
       return new ExpiredRecordsPurge(
           store, cleanup.getInterval(), cleanup.getBatchSize(), cleanup.getMaxBatches());
     }

@@ -6,7 +6,7 @@ import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
-import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdemJdbcProperties;
 import dev.idem.spring.SpringTransactionConnection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -32,7 +32,7 @@ final class JdbcStores {
    * @param maxBodyBytes the HTTP body limit: the store keeps any answer under it, with its headers
    */
   static IdempotencyStore create(
-      ListableBeanFactory beans, IdemProperties.Jdbc properties, long maxBodyBytes) {
+      ListableBeanFactory beans, IdemJdbcProperties properties, long maxBodyBytes) {
     DataSource dataSource = beans.getBean(DataSource.class);
     JdbcDialect dialect;
     try {

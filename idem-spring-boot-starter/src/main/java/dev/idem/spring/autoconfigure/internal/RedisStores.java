@@ -3,7 +3,7 @@ package dev.idem.spring.autoconfigure.internal;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.ReplicaAcks;
-import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdemRedisProperties;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -26,7 +26,7 @@ final class RedisStores {
   /** A store and where its connection came from. */
   record Built(IdempotencyStore store, String source) {}
 
-  static Built create(ListableBeanFactory beans, IdemProperties.Redis properties) {
+  static Built create(ListableBeanFactory beans, IdemRedisProperties properties) {
     RedisClient client = beans.getBeanProvider(RedisClient.class).getIfUnique();
     if (client != null) {
       return new Built(standalone(client, properties), "on the RedisClient bean");
@@ -58,7 +58,7 @@ final class RedisStores {
   }
 
   private static RedisIdempotencyStore standalone(
-      RedisClient client, IdemProperties.Redis properties) {
+      RedisClient client, IdemRedisProperties properties) {
     if (properties.getReplicaAcks() == 0) {
       return RedisIdempotencyStore.create(client, properties.getKeyPrefix());
     }
@@ -70,7 +70,7 @@ final class RedisStores {
 
   // Nothing silently unprotected: a Cluster store cannot wait for replicas, so it refuses to start.
   private static RedisIdempotencyStore cluster(
-      RedisClusterClient client, IdemProperties.Redis properties) {
+      RedisClusterClient client, IdemRedisProperties properties) {
     if (properties.getReplicaAcks() != 0) {
       throw new StoreUnavailableException(
           "idem.redis.replica-acks is set, but the store runs on a Redis Cluster, where WAIT"

@@ -1,7 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
 import dev.idem.jdbc.JdbcDialect;
-import dev.idem.spring.IdemProperties.SchemaInitialization;
+import dev.idem.spring.IdemJdbcProperties.SchemaInitialization;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
