@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.method.HandlerMethod;
 
 /**
  * The {@code Idempotency-Key} semantics for Spring MVC: POST and PATCH requests to protected routes
@@ -58,6 +59,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
   /** The header that carries a server-issued token instead of a key. */
   public static final String TOKEN_HEADER = "X-Idempotent-Token";
+
+  /** The header, always {@code true}, that marks a replayed answer. */
+  public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
   /**
    * The request attribute that holds the key a protected request runs under, as a {@code String}:
@@ -135,6 +139,22 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     routes.checkHandlers();
   }
 
+  /**
+   * What the filter asks of requests with {@code method} that {@code handler} answers on the route
+   * {@code template}, decided as it decides for each request ({@code idem.http.paths} matched
+   * against the template): for those who describe the API rather than serve it.
+   *
+   * @param method an HTTP method in upper case ({@code POST})
+   * @param template the route as Spring MVC maps it ({@code /orders/{id}})
+   */
+  public KeyRequirement keyRequirement(HandlerMethod handler, String method, String template) {
+    Route route = routes.resolve(handler, method, template);
+    if (route == null) {
+      return KeyRequirement.NONE;
+    }
+    return route.required() ? KeyRequirement.REQUIRED : KeyRequirement.OPTIONAL;
+  }
+
   @Override
   public int getOrder() {
     return ORDER;
@@ -144,8 +164,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    String method = request.getMethod();
-    Route route = routes.mayProtect(method) ? routes.resolve(request) : null;
+    Route route = routes.resolve(request);
     if (route == null) {
       chain.doFilter(request, response);
       return;

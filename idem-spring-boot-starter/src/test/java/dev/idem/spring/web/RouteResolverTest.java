@@ -7,12 +7,16 @@ import dev.idem.spring.IdemProperties;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.stereotype.Controller;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.context.support.StaticWebApplicationContext;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
@@ -22,7 +26,7 @@ class RouteResolverTest {
   private final RouteResolver routes =
       new RouteResolver(
           beans.getBeanProvider(RequestMappingHandlerMapping.class),
-          List.of(),
+          List.of("/carts/**"),
           new IdemPolicies(new IdemProperties(), List.of()));
 
   @Test
@@ -47,6 +51,42 @@ class RouteResolverTest {
     assertThat(routes.resolve(new MockHttpServletRequest("POST", "/orders/7"))).isNotNull();
   }
 
+  @Test
+  void judgesAHandlerAndMethodWithoutARequestAsItJudgesTheirRequests() {
+    RequestMappingHandlerMapping mapping = mapping();
+    beans.registerSingleton("mapping", mapping);
+    routes.checkHandlers();
+    List<String> guarded = new ArrayList<>();
+
+    mapping
+        .getHandlerMethods()
+        .forEach(
+            (info, handler) -> {
+              String template = info.getPatternValues().iterator().next();
+              Set<RequestMethod> served = info.getMethodsCondition().getMethods();
+              for (RequestMethod method :
+                  served.isEmpty() ? Set.of(RequestMethod.values()) : served) {
+                Route described = routes.resolve(handler, method.name(), template);
+                Route byRequest =
+                    routes.resolve(
+                        new MockHttpServletRequest(method.name(), template.replace("{id}", "7")));
+                assertThat(described).as(method + " " + template).isEqualTo(byRequest);
+                if (described != null) {
+                  guarded.add(method + " " + template);
+                }
+              }
+            });
+
+    assertThat(guarded)
+        .containsExactlyInAnyOrder(
+            "POST /orders/{id}",
+            "POST /anything",
+            "PATCH /anything",
+            "PUT /anything",
+            "DELETE /anything",
+            "POST /carts/{id}");
+  }
+
   private static RequestMappingHandlerMapping mapping() {
     StaticWebApplicationContext context = new StaticWebApplicationContext();
     context.registerSingleton("orders", Orders.class);
@@ -63,6 +103,19 @@ class RouteResolverTest {
     @PostMapping("/orders/{id}")
     void order() {
       // only its mapping matters
+    }
+
+    @Idempotent
+    @RequestMapping("/anything")
+    void anything() {
+      // mapped to every method: guarded on POST, PATCH, PUT and DELETE
+    }
+
+    @RequestMapping(
+        path = "/carts/{id}",
+        method = {RequestMethod.GET, RequestMethod.POST})
+    void cart() {
+      // guarded on POST through idem.http.paths
     }
   }
 }

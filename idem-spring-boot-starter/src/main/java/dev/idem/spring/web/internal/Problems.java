@@ -19,6 +19,9 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Problems {
 
+  /** What every problem's {@code type} starts with; the problem's name follows. */
+  public static final String TYPE_PREFIX = "urn:idem:problem:";
+
   /** The status of a repeat whose first answer was not kept: the effect happened, it is gone. */
   public static final int NOT_REPLAYABLE_STATUS = 410;
 
@@ -70,7 +73,7 @@ public final class Problems {
       HttpServletResponse response, int status, String name, String title, String detail)
       throws IOException {
     StringBuilder json = new StringBuilder(160);
-    json.append("{\"type\":\"urn:idem:problem:").append(name).append('"');
+    json.append("{\"type\":\"").append(TYPE_PREFIX).append(name).append('"');
     json.append(",\"title\":").append(quote(title));
     json.append(",\"status\":").append(status);
     if (detail != null) {

@@ -82,24 +82,59 @@ public final class RouteResolver {
     routes.clear();
   }
 
-  /** Whether requests with {@code method} may be protected: POST, PATCH, or an opt-in's method. */
-  public boolean mayProtect(String method) {
+  // the cheap test first: most requests are GETs that no handler opted in for
+  private boolean mayProtect(String method) {
     return ProtectedRoutes.DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
   }
 
-  /** The protected route of {@code request}, or null when it is not protected. */
+  /** The protected route of {@code request}, or null when the filter lets it through. */
   public Route resolve(HttpServletRequest request) {
-    Route annotated = fromHandler(request);
-    if (annotated != null) {
-      return annotated;
-    }
-    if (!ProtectedRoutes.DEFAULT_METHODS.contains(request.getMethod())) {
+    String method = request.getMethod();
+    if (!mayProtect(method)) {
       return null;
     }
-    PathContainer path = PathContainer.parsePath(pathWithinApplication(request));
+    HandlerExecutionChain chain = lookUp(request);
+    HandlerMethod handler =
+        chain != null && chain.getHandler() instanceof HandlerMethod found ? found : null;
+    Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+    return route(
+        handler,
+        method,
+        pattern == null ? null : pattern.toString(),
+        pathWithinApplication(request));
+  }
+
+  /**
+   * The route under which requests with {@code method} that {@code handler} answers on the route
+   * {@code template} are protected, or null when the filter lets them through: the decision {@link
+   * #resolve(HttpServletRequest)} makes for a request, made without one (to describe the API). Path
+   * patterns are matched against the template.
+   */
+  public Route resolve(HandlerMethod handler, String method, String template) {
+    return mayProtect(method) ? route(handler, method, template, template) : null;
+  }
+
+  /**
+   * @param template the handler's route template, or null when Spring MVC did not name one
+   * @param path what {@code idem.http.paths} are matched against
+   */
+  private Route route(HandlerMethod handler, String method, String template, String path) {
+    Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
+    if (idempotent != null) {
+      if (template == null) {
+        // keyed by the client's own path, a cache would grow with every path sent
+        return annotated(idempotent, method, path);
+      }
+      return routes.computeIfAbsent(
+          List.of(handler, method, template), k -> annotated(idempotent, method, template));
+    }
+    if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
+      return null;
+    }
+    PathContainer container = PathContainer.parsePath(path);
     for (PathPattern pattern : paths) {
-      if (pattern.matches(path)) {
-        String operation = request.getMethod() + " " + pattern.getPatternString();
+      if (pattern.matches(container)) {
+        String operation = method + " " + pattern.getPatternString();
         return routes.computeIfAbsent(
             List.of(operation),
             k ->
@@ -113,26 +148,6 @@ public final class RouteResolver {
       }
     }
     return null;
-  }
-
-  private Route fromHandler(HttpServletRequest request) {
-    HandlerExecutionChain chain = lookUp(request);
-    if (chain == null || !(chain.getHandler() instanceof HandlerMethod method)) {
-      return null;
-    }
-    Idempotent idempotent = method.getMethodAnnotation(Idempotent.class);
-    if (idempotent == null) {
-      return null;
-    }
-    Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-    if (pattern == null) {
-      // keyed by the client's own path, a cache would grow with every path sent
-      return annotated(idempotent, request.getMethod(), pathWithinApplication(request));
-    }
-    String template = pattern.toString();
-    return routes.computeIfAbsent(
-        List.of(method, request.getMethod(), template),
-        k -> annotated(idempotent, request.getMethod(), template));
   }
 
   private Route annotated(Idempotent idempotent, String httpMethod, String template) {

@@ -1,6 +1,7 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.ResultCodec;
+import dev.idem.spring.web.IdempotencyFilter;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -43,7 +44,7 @@ public record StoredResponse(
     for (Map.Entry<String, String> header : headers) {
       response.addHeader(header.getKey(), header.getValue());
     }
-    response.setHeader("Idempotent-Replayed", "true");
+    response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
     if (error != null) {
       response.sendError(status, error.isEmpty() ? null : error);
       return;
@@ -58,7 +59,7 @@ public record StoredResponse(
         response.addHeader(header.getKey(), header.getValue());
       }
     }
-    response.setHeader("Idempotent-Replayed", "true");
+    response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
     Problems.write(
         response,
         Problems.NOT_REPLAYABLE_STATUS,
