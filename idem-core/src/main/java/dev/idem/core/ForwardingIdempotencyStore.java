@@ -53,6 +53,11 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    return delegate.evict(key, state, fence);
+  }
+
+  @Override
   public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     return delegate.issue(key, ttl, scopeCap);
   }

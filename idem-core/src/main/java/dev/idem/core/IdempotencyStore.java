@@ -63,6 +63,24 @@ public interface IdempotencyStore extends RecordChangeNotifier {
   /** The record of a key, unless absent or expired. */
   Optional<IdempotencyRecord> find(IdempotencyKey key);
 
+  /**
+   * Gives up a record on an operator's word, without its lease: the way out of a key stuck
+   * IN_PROGRESS under an owner that will never finish, or of a COMPLETED answer that must not be
+   * replayed any longer. Applies only while the key's live record is in {@code state} with {@code
+   * fence}, the record the operator read, so a record claimed again since is never touched. The
+   * record then goes as {@link #release} gives it up (removed, or back to ISSUED when it is
+   * IN_PROGRESS and began as an unexpired token); an evicted COMPLETED or ISSUED record is removed.
+   * Its owner's {@code complete}, {@code release} and {@code renew} return false from then on,
+   * waiters are told as after a release, the record stops counting against its scope's cap, and the
+   * next claim of the key is taken with a greater fence, as after any release.
+   *
+   * <p>Not for the engine: nothing in the normal life of a record calls it.
+   *
+   * @return true when the record was given up; false, changing nothing, when the key has no live
+   *     record in that state with that fence
+   */
+  boolean evict(IdempotencyKey key, RecordState state, long fence);
+
   /** {@link #issue(IdempotencyKey, Duration, int)} without a cap on the scope. */
   default boolean issue(IdempotencyKey key, Duration ttl) {
     return issue(key, ttl, ClaimRequest.NO_CAP);

@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
 import dev.idem.jdbc.internal.Jdbc;
@@ -276,6 +277,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           RecordRow row = read(c, sql.select(), key.digest());
           return row != null && row.isLive() ? Optional.of(row.record()) : Optional.empty();
         });
+  }
+
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    Object[] matching = {key.digest(), state.name(), fence};
+    return jdbc.run(
+        "evict",
+        c ->
+            (state == RecordState.IN_PROGRESS
+                    && Params.update(c, sql.evictToIssued(), matching) == 1)
+                || Params.update(c, sql.evict(), matching) == 1);
   }
 
   @Override

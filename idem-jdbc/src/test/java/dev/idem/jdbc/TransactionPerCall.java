@@ -7,6 +7,7 @@ import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import java.time.Duration;
 import java.util.Optional;
@@ -50,6 +51,11 @@ final class TransactionPerCall implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
     return tx.inTransaction(c -> joined.find(key));
+  }
+
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    return tx.inTransaction(c -> joined.evict(key, state, fence));
   }
 
   @Override

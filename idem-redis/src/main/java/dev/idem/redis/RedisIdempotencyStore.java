@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
 import dev.idem.redis.internal.CompletedReplays;
@@ -348,13 +349,42 @@ public final class RedisIdempotencyStore
             changeChannel,
             RedisKeys.bytes(digest));
     if (released == 1 && counted(lease)) {
-      try {
-        tally.remove(lease.key());
-      } catch (RuntimeException e) {
-        log.warn("could not stop counting a released record of {}: {}", lease.key(), e.toString());
-      }
+      stopCounting(lease.key());
     }
     return released != 0;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One script decides and writes, as {@link #release} does; a record that is gone then stops
+   * counting in its scope's tally (a removal from a set it may not be in, so nobody needs to know
+   * whether its claim was counted).
+   */
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    String digest = key.digest();
+    long evicted =
+        scripts.number(
+            LuaScripts.EVICT,
+            keys.record(digest),
+            RedisKeys.bytes(RecordReplies.stateCode(state)),
+            RedisKeys.bytes(fence),
+            changeChannel,
+            RedisKeys.bytes(digest));
+    if (evicted == 1) {
+      stopCounting(key);
+    }
+    return evicted != 0;
+  }
+
+  // The record is given up even if its count could not be moved: the count then ends by itself.
+  private void stopCounting(IdempotencyKey key) {
+    try {
+      tally.remove(key);
+    } catch (RuntimeException e) {
+      log.warn("could not stop counting a released record of {}: {}", key, e.toString());
+    }
   }
 
   @Override

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The claim rules: every store answers each claim as {@link ClaimVerdict} says for the record it
  * holds, whether it decides in Java (the in-memory store, the JDBC row reader) or on its server
- * (the Redis claim script). {@link IdempotencyStoreContract} extends it, so every store runs it.
+ * (the Redis claim script). {@link IdempotencyStoreContract} extends it (through {@link
+ * EvictionContract}), so every store runs it.
  */
 public abstract class ClaimRulesContract extends StoreContractSupport {
 

@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -29,6 +30,7 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
     RELEASE,
     RENEW,
     FIND,
+    EVICT,
     ISSUE,
     PURGE
   }
@@ -89,6 +91,12 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
     maybeFail(Operation.FIND);
     return super.find(key);
+  }
+
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    maybeFail(Operation.EVICT);
+    return super.evict(key, state, fence);
   }
 
   @Override

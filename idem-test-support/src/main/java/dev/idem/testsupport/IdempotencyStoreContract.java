@@ -15,7 +15,6 @@ import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -25,13 +24,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time, after the
- * claim rules of {@link ClaimRulesContract}. Every backend extends this class (directly or through
- * {@code @Nested} variants) and supplies its store.
+ * claim rules of {@link ClaimRulesContract} and the operator's evictions of {@link
+ * EvictionContract}. Every backend extends this class (directly or through {@code @Nested}
+ * variants) and supplies its store.
  *
  * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
  * short and stands alone.
  */
-public abstract class IdempotencyStoreContract extends ClaimRulesContract {
+public abstract class IdempotencyStoreContract extends EvictionContract {
 
   private static final Duration RETENTION = Duration.ofHours(1);
 
@@ -259,16 +259,6 @@ public abstract class IdempotencyStoreContract extends ClaimRulesContract {
         .isTrue();
   }
 
-  private ClaimRequest capped(IdempotencyKey key, int cap) {
-    return new ClaimRequest(key, fingerprint("a"), longLease(), false, cap);
-  }
-
-  private Lease claimCappedOrFail(IdempotencyKey key, int cap) {
-    ClaimResult result = store().claim(capped(key, cap));
-    assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
-    return ((ClaimResult.Claimed) result).lease();
-  }
-
   @Test
   void keysWithTheSameValueInOtherScopesAreIndependent() {
     String value = "shared-" + System.nanoTime();
@@ -394,10 +384,6 @@ public abstract class IdempotencyStoreContract extends ClaimRulesContract {
   @Test
   void findsNothingForAnUnknownKey() {
     assertThat(store().find(newKey())).isEmpty();
-  }
-
-  protected static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] randomBytes(int n) {

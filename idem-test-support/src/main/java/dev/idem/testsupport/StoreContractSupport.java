@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.StoreCapability;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
@@ -55,12 +56,27 @@ public abstract class StoreContractSupport {
     return Fingerprint.of("POST /contract", body);
   }
 
+  protected static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
   protected ClaimResult claim(IdempotencyKey key, Fingerprint fp, Duration lease) {
     return store().claim(ClaimRequest.of(key, fp, lease));
   }
 
   protected Lease claimOrFail(IdempotencyKey key, Fingerprint fp, Duration lease) {
     ClaimResult result = claim(key, fp, lease);
+    assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+    return ((ClaimResult.Claimed) result).lease();
+  }
+
+  /** A claim with fingerprint "a" and a long lease whose scope holds at most {@code cap}. */
+  protected ClaimRequest capped(IdempotencyKey key, int cap) {
+    return new ClaimRequest(key, fingerprint("a"), longLease(), false, cap);
+  }
+
+  protected Lease claimCappedOrFail(IdempotencyKey key, int cap) {
+    ClaimResult result = store().claim(capped(key, cap));
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }

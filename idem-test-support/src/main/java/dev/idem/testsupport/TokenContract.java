@@ -256,8 +256,4 @@ public abstract class TokenContract extends StoreContractSupport {
   private ClaimRequest tokenClaim(IdempotencyKey key) {
     return new ClaimRequest(key, Fingerprint.NONE, longLease(), true);
   }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-  }
 }

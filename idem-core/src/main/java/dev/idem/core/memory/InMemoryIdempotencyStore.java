@@ -9,6 +9,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordChangeNotifier;
+import dev.idem.core.RecordState;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.internal.OneShotListeners;
@@ -155,6 +156,28 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
       return Optional.empty();
     }
     return Optional.of(stored.record());
+  }
+
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    Instant now = clock.instant();
+    boolean[] evicted = new boolean[1];
+    records.computeIfPresent(
+        key,
+        (k, stored) -> {
+          IdempotencyRecord r = stored.record();
+          if (stored.isExpired(now) || r.state() != state || r.fence() != fence) {
+            return stored;
+          }
+          evicted[0] = true;
+          StoredRecord next = state == RecordState.IN_PROGRESS ? stored.released(now) : null;
+          tally.changed(stored, next);
+          return next;
+        });
+    if (evicted[0]) {
+      listeners.fire(key);
+    }
+    return evicted[0];
   }
 
   @Override

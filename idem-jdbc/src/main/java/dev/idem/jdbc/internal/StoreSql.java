@@ -10,6 +10,9 @@ package dev.idem.jdbc.internal;
  *
  * <p>{@code countScope} counts the live records of a scope other than one key, up to a limit: what
  * a capped claim checks, reading at most the cap's number of index entries.
+ *
+ * <p>{@code evictToIssued} and {@code evict} are an operator's release and removal: they match the
+ * live row by its state and fence instead of its owner.
  */
 public record StoreSql(
     String claim,
@@ -20,6 +23,8 @@ public record StoreSql(
     String complete,
     String releaseToIssued,
     String deleteOwned,
+    String evictToIssued,
+    String evict,
     String renew,
     String selectLeaseUntil,
     String deleteExpired,
@@ -33,6 +38,14 @@ public record StoreSql(
   /** Builds the statements for {@code table} in {@code dialect}. */
   public static StoreSql of(Statements dialect, String table) {
     String n = dialect.now();
+    String toIssued =
+        "UPDATE "
+            + table
+            + " SET state = 'ISSUED', fingerprint = '', owner = NULL,"
+            + " lease_until = NULL, expires_at = token_expires_at, updated_at = "
+            + n;
+    String tokenLive = " AND token = TRUE AND token_expires_at > " + n;
+    String evicted = " WHERE id = ? AND state = ? AND fence = ? AND expires_at > " + n;
     String select =
         "SELECT scope, key_value, state, fingerprint, fence, owner, lease_until, expires_at, token,"
             + " outcome_kind, outcome, "
@@ -71,15 +84,10 @@ public record StoreSql(
             + " + ?, lease_until = NULL, owner = NULL, updated_at = "
             + n
             + OWNED,
-        "UPDATE "
-            + table
-            + " SET state = 'ISSUED', fingerprint = '', owner = NULL,"
-            + " lease_until = NULL, expires_at = token_expires_at, updated_at = "
-            + n
-            + OWNED
-            + " AND token = TRUE AND token_expires_at > "
-            + n,
+        toIssued + OWNED + tokenLive,
         "DELETE FROM " + table + OWNED,
+        toIssued + evicted + tokenLive,
+        "DELETE FROM " + table + evicted,
         "UPDATE "
             + table
             + " SET lease_until = "

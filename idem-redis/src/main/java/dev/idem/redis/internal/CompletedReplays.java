@@ -8,12 +8,12 @@ import io.lettuce.core.api.sync.RedisStringCommands;
 /**
  * Answers the claim of a key this store has seen completed with one plain {@code GET} of the record
  * instead of a claim. A completed record never changes until it expires (only a claim of an expired
- * record, or an outside {@code DEL}, can replace it), and a value that Redis still returns has not
- * expired, since every record's key expires at its logical end. So a read that finds the record
- * COMPLETED is what the claim script would have answered, fingerprint check included; anything else
- * (absent, in progress, issued) goes on to the claim as before. The one difference is the
- * millisecond in which the record ends: Redis still returns the value then, where the script takes
- * the record as ended, so the read answers Completed one millisecond longer.
+ * record, an operator's eviction, or an outside {@code DEL}, can replace it), and a value that
+ * Redis still returns has not expired, since every record's key expires at its logical end. So a
+ * read that finds the record COMPLETED is what the claim script would have answered, fingerprint
+ * check included; anything else (absent, in progress, issued) goes on to the claim as before. The
+ * one difference is the millisecond in which the record ends: Redis still returns the value then,
+ * where the script takes the record as ended, so the read answers Completed one millisecond longer.
  *
  * <p>Which digests were completed is kept in {@link ReplayHints}. Redis stays the only source of
  * the answer: a hint that is wrong (the record was deleted in Redis) costs one extra read, never a

@@ -201,30 +201,49 @@ public final class LuaScripts {
           return 1
           """);
 
+  // Gives the record r up: an in-progress one that began as a token that has not expired goes back
+  // to ISSUED with its original end (answers 2); any other keeps only its fence, until the key
+  // would have expired anyway (answers 1), so that the next claim's fence is greater even when it
+  // comes from a process whose clock is behind. Wakes the waiters either way.
+  private static final String GIVE_UP =
+      """
+      local function giveUp()
+        local tokenEnd = tonumber(r.N)
+        if r.S == 'P' and r.T == '1' and tokenEnd and now < tokenEnd then
+          local c = {S = 'I', F = r.F, T = '1', N = tokenEnd, E = tokenEnd, A = r.A, V = r.V}
+          redis.call('SET', KEYS[1], encode(c), 'PXAT', tokenEnd)
+          notify()
+          return 2
+        end
+        redis.call('SET', KEYS[1], encode({S = 'R', F = r.F}), 'KEEPTTL')
+        notify()
+        return 1
+      end
+      """;
+
   /**
-   * KEYS: record. ARGV: fence, owner, channel, digest. Leaves only the fence (a released record,
-   * until the key would have expired anyway, at least one lease), or puts a token that has not
-   * expired back to ISSUED with its original end. Answers 1, or 0 when not owned. The released
-   * record keeps the next claim's fence above this one even when that claim comes from a process
-   * whose clock is behind. Answers 2 instead of 1 when the record stays live as a token.
+   * KEYS: record. ARGV: fence, owner, channel, digest. Gives an owned record up: answers 2 when it
+   * went back to ISSUED as a token, 1 when only its fence stays (a released record, never live), 0
+   * when not owned.
    */
   public static final Script RELEASE =
+      new Script(FIELDS + OWNED + NOW + NOTIFY + GIVE_UP + "return giveUp()\n");
+
+  /**
+   * KEYS: record. ARGV: state letter (I, P or C), fence, channel, digest. An operator's release or
+   * removal: gives the record up as {@link #RELEASE} does, whoever owns it, while it is live in
+   * that state with that fence. Answers as {@link #RELEASE}: 2, 1, or 0 when no such record.
+   */
+  public static final Script EVICT =
       new Script(
-          FIELDS
-              + OWNED
-              + NOW
+          NOW
+              + FIELDS
+              + READ
               + NOTIFY
+              + GIVE_UP
               + """
-              local tokenEnd = tonumber(r.N)
-              if r.T == '1' and tokenEnd and now < tokenEnd then
-                local c = {S = 'I', F = r.F, T = '1', N = tokenEnd, E = tokenEnd, A = r.A, V = r.V}
-                redis.call('SET', KEYS[1], encode(c), 'PXAT', tokenEnd)
-                notify()
-                return 2
-              end
-              redis.call('SET', KEYS[1], encode({S = 'R', F = r.F}), 'KEEPTTL')
-              notify()
-              return 1
+              if not live or r.S ~= ARGV[1] or tonumber(r.F) ~= tonumber(ARGV[2]) then return 0 end
+              return giveUp()
               """);
 
   /** KEYS: record. ARGV: fence, owner, lease ms. Answers the new lease end, or 0 when not owned. */

@@ -117,6 +117,15 @@ public final class RecordReplies {
     return o == null ? "" : new String((byte[]) o, StandardCharsets.UTF_8);
   }
 
+  /** The letter of a record's state in its value ({@link RecordValue}'s {@code S}). */
+  public static String stateCode(RecordState state) {
+    return switch (state) {
+      case ISSUED -> "I";
+      case IN_PROGRESS -> "P";
+      case COMPLETED -> "C";
+    };
+  }
+
   /** The one-letter code of an outcome kind in a stored record: S, F or U. */
   public static String kindCode(Outcome.Kind kind) {
     return switch (kind) {

@@ -1,0 +1,54 @@
+package dev.idem.spring.actuate;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import java.time.Instant;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+
+/**
+ * What the {@code idempotency} endpoint shows of a record: everything an operator needs to judge
+ * it, never the stored body, which may hold another caller's data.
+ *
+ * @param scope the key's scope, such as {@code POST /orders|alice}
+ * @param key the key's value
+ * @param state ISSUED, IN_PROGRESS or COMPLETED
+ * @param fence the fence of the latest claim (0 for a token never used); a write may name it
+ * @param leaseUntil when the owner's lease ends (IN_PROGRESS only)
+ * @param expiresAt when the record ends by itself
+ * @param token whether the record began as a server-issued token
+ * @param fingerprint the SHA-256 (hex) of the request that claimed it; null when none was taken
+ * @param outcome how the work ended (COMPLETED only)
+ * @param storedBytes the size of the stored body (COMPLETED only)
+ */
+public record IdempotencyRecordDescriptor(
+    String scope,
+    String key,
+    RecordState state,
+    long fence,
+    Instant leaseUntil,
+    Instant expiresAt,
+    boolean token,
+    String fingerprint,
+    Outcome.Kind outcome,
+    Integer storedBytes)
+    implements OperationResponseBody {
+
+  /** The description of {@code record}, its body left out. */
+  public static IdempotencyRecordDescriptor of(IdempotencyRecord record) {
+    Outcome outcome = record.outcome();
+    Fingerprint fingerprint = record.fingerprint();
+    return new IdempotencyRecordDescriptor(
+        record.key().scope(),
+        record.key().value(),
+        record.state(),
+        record.fence(),
+        record.leaseUntil(),
+        record.expiresAt(),
+        record.token(),
+        fingerprint.equals(Fingerprint.NONE) ? null : fingerprint.value(),
+        outcome == null ? null : outcome.kind(),
+        outcome == null ? null : outcome.payload().length);
+  }
+}
