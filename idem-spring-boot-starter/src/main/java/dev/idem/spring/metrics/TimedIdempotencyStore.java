@@ -8,6 +8,7 @@ import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
@@ -21,11 +22,11 @@ import java.util.function.Supplier;
 
 /**
  * Times every call to a store as {@code idem.store.calls{call, outcome}}: call is claim, complete,
- * release, renew, find, issue or purge; outcome is ok, or error when the call threw. A claim that
- * finds the key taken is ok: the store answered. With an observation registry, each call is also a
- * {@value #OBSERVATION} observation (low-cardinality key {@code call}), the child of whatever
- * observation is open on the thread, so a trace shows a request's claim and completion. Everything
- * else is passed to the store unchanged.
+ * release, renew, find, issue, purge or evict; outcome is ok, or error when the call threw. A claim
+ * that finds the key taken is ok: the store answered. With an observation registry, each call is
+ * also a {@value #OBSERVATION} observation (low-cardinality key {@code call}), the child of
+ * whatever observation is open on the thread, so a trace shows a request's claim and completion.
+ * Everything else is passed to the store unchanged.
  *
  * <p>The registries are asked for at the first call (they may be created after the store); without
  * them, calls are neither timed nor observed.
@@ -109,6 +110,11 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   @Override
   public int purgeExpired(int limit) {
     return time("purge", () -> super.purgeExpired(limit));
+  }
+
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    return time("evict", () -> super.evict(key, state, fence));
   }
 
   @Override
