@@ -145,14 +145,28 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Turns every fault off: no latency, no blackhole, nothing held, no refusal. Open connections
-   * stay open.
+   * Loses the next {@code count} replies: each of the next {@code count} times a server sends bytes
+   * on any connection, the proxy drops them and resets that connection on both sides. The request
+   * reached the server and ran; its client sees the connection reset before any answer, as when a
+   * reply is lost on the way.
+   */
+  public void loseReplies(int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative, was " + count);
+    }
+    faults.repliesToLose.set(count);
+  }
+
+  /**
+   * Turns every fault off: no latency, no blackhole, nothing held, no refusal, no reply lost. Open
+   * connections stay open.
    */
   public void reset() {
     faults.latency = Duration.ZERO;
     faults.blackhole = false;
     faults.hold(false);
     faults.refuse = false;
+    faults.repliesToLose.set(0);
   }
 
   /** How many proxied connections are open now. */

@@ -1,6 +1,7 @@
 package dev.idem.testsupport.net;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,6 +13,7 @@ final class Faults {
   volatile boolean blackhole;
   volatile boolean refuse;
   private boolean hold;
+  final AtomicInteger repliesToLose = new AtomicInteger();
   final AtomicLong forwarded = new AtomicLong();
   final AtomicLong dropped = new AtomicLong();
 
@@ -20,6 +22,11 @@ final class Faults {
     if (!on) {
       notifyAll();
     }
+  }
+
+  /** Takes one of the replies to lose, if any are left. */
+  boolean loseReply() {
+    return repliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
   }
 
   /** Returns once nothing is held back (at once when {@link #hold(boolean)} is off). */

@@ -38,8 +38,8 @@ final class ProxiedConnection {
     this.upstream = upstream;
     this.faults = faults;
     this.onEnded = onEnded;
-    this.up = daemon(name + "-up", () -> pump(client, upstream));
-    this.down = daemon(name + "-down", () -> pump(upstream, client));
+    this.up = daemon(name + "-up", () -> pump(client, upstream, false));
+    this.down = daemon(name + "-down", () -> pump(upstream, client, true));
   }
 
   void start() {
@@ -92,7 +92,7 @@ final class ProxiedConnection {
     closeQuietly(socket);
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean reply) {
     byte[] buffer = new byte[BUFFER_BYTES];
     boolean clean = false;
     try {
@@ -100,6 +100,12 @@ final class ProxiedConnection {
       OutputStream out = to.getOutputStream();
       int n;
       while ((n = in.read(buffer)) >= 0) {
+        if (reply && faults.loseReply()) {
+          // the server has answered; the client never hears it, as when a reply is lost
+          faults.dropped.addAndGet(n);
+          close(true);
+          return;
+        }
         forward(buffer, n, out);
       }
       to.shutdownOutput();

@@ -192,6 +192,21 @@ class FaultProxyTest {
     proxy.close(); // again: nothing happens
   }
 
+  @Test
+  void aLostReplyReachedTheServerAndTheNextOnePasses() throws Exception {
+    proxy.loseReplies(1);
+    try (Socket first = connect()) {
+      first.getOutputStream().write("ping".getBytes());
+      first.getOutputStream().flush();
+      assertEndsOrResets(first);
+    }
+    try (Socket second = connect()) {
+      assertThat(roundTrip(second, "pong")).isEqualTo("pong");
+    }
+    // the first request reached the echo server: it answered, and the proxy dropped the answer
+    assertThat(proxy.bytesDropped()).isEqualTo(4);
+  }
+
   private Socket connect() throws IOException {
     Socket socket = new Socket(proxy.host(), proxy.port());
     socket.setSoTimeout((int) WAIT.toMillis());

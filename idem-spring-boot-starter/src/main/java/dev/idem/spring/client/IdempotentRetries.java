@@ -1,0 +1,203 @@
+package dev.idem.spring.client;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * The client side of a retry, for a {@code RestClient} ({@code
+ * RestClient.builder().requestInterceptor(IdempotentRetries.ofDefaults())}): each POST or PATCH
+ * call gets one {@code Idempotency-Key} (the caller's, when the request has one already, such as an
+ * order form's; else a fresh random one) and keeps it across its retries, so the server runs the
+ * effect once and every attempt gets its first answer.
+ *
+ * <p>It retries what a retry can mend: an I/O failure (connect or read timeout, reset, a lost
+ * reply), a 5xx answer, 409 (the first attempt is still running) and 429 (too many at once),
+ * waiting as the server's {@code Retry-After} says (up to {@link Builder#maxRetryAfter}) or else
+ * with exponential, jittered backoff, within a bounded number of attempts and total time (Spring
+ * Framework's {@link RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used
+ * with another body) is the caller's to see. The last answer, or the last I/O failure, is what the
+ * caller gets when the budget runs out. Other methods pass through untouched. Thread-safe.
+ */
+public final class IdempotentRetries implements ClientHttpRequestInterceptor {
+
+  /** The header that carries the key. */
+  public static final String HEADER = "Idempotency-Key";
+
+  private static final Set<HttpMethod> GUARDED = Set.of(HttpMethod.POST, HttpMethod.PATCH);
+
+  private final int maxAttempts;
+  private final Duration firstDelay;
+  private final Duration maxDelay;
+  private final Duration maxRetryAfter;
+  private final Duration timeout;
+  private final Supplier<String> keys;
+
+  private IdempotentRetries(Builder b) {
+    this.maxAttempts = b.maxAttempts;
+    this.firstDelay = b.firstDelay;
+    this.maxDelay = b.maxDelay;
+    this.maxRetryAfter = b.maxRetryAfter;
+    this.timeout = b.timeout;
+    this.keys = b.keys;
+  }
+
+  /** Four attempts, from 100 ms doubling to 2 s, Retry-After up to 10 s, 30 s in all. */
+  public static IdempotentRetries ofDefaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public ClientHttpResponse intercept(
+      HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
+    if (!GUARDED.contains(request.getMethod())) {
+      return execution.execute(request, body);
+    }
+    if (!request.getHeaders().containsHeader(HEADER)) {
+      request.getHeaders().set(HEADER, keys.get());
+    }
+    AtomicReference<Duration> retryAfter = new AtomicReference<>();
+    AtomicReference<ClientHttpResponse> previous = new AtomicReference<>();
+    RetryTemplate retries = new RetryTemplate(policy(retryAfter));
+    try {
+      return retries.execute(
+          () -> {
+            ClientHttpResponse gone = previous.getAndSet(null);
+            if (gone != null) {
+              gone.close();
+            }
+            ClientHttpResponse response = execution.execute(request, body);
+            if (!retryable(response.getStatusCode().value())) {
+              return response;
+            }
+            previous.set(response);
+            retryAfter.set(retryAfter(response).orElse(null));
+            throw new RetryableAnswer(response.getStatusCode().value());
+          });
+    } catch (RetryException e) {
+      ClientHttpResponse last = previous.get();
+      if (e.getLastException() instanceof RetryableAnswer && last != null) {
+        return last;
+      }
+      if (e.getLastException() instanceof IOException io) {
+        throw io;
+      }
+      throw new UncheckedIOException(new IOException("request failed", e.getLastException()));
+    }
+  }
+
+  private RetryPolicy policy(AtomicReference<Duration> retryAfter) {
+    ExponentialBackOff backOff = new ExponentialBackOff(firstDelay.toMillis(), 2.0);
+    backOff.setMaxInterval(maxDelay.toMillis());
+    backOff.setJitter(firstDelay.toMillis() / 2);
+    backOff.setMaxAttempts(maxAttempts - 1);
+    return RetryPolicy.builder()
+        .timeout(timeout)
+        .predicate(e -> e instanceof IOException || e instanceof RetryableAnswer)
+        .backOff(new RetryAfterBackOff(backOff, retryAfter, maxRetryAfter))
+        .build();
+  }
+
+  private static boolean retryable(int status) {
+    return status >= 500 || status == 409 || status == 429;
+  }
+
+  // Retry-After in seconds; the HTTP-date form is rare from APIs and falls back to the backoff.
+  private static Optional<Duration> retryAfter(ClientHttpResponse response) {
+    String value = response.getHeaders().getFirst("Retry-After");
+    if (value == null) {
+      return Optional.empty();
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A retryable answer, thrown inside the template to ask for another attempt. */
+  private static final class RetryableAnswer extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RetryableAnswer(int status) {
+      super("retryable answer " + status, null, false, false);
+    }
+  }
+
+  /** The budget and the keys; see {@link #ofDefaults()} for the defaults. */
+  public static final class Builder {
+    private int maxAttempts = 4;
+    private Duration firstDelay = Duration.ofMillis(100);
+    private Duration maxDelay = Duration.ofSeconds(2);
+    private Duration maxRetryAfter = Duration.ofSeconds(10);
+    private Duration timeout = Duration.ofSeconds(30);
+    private Supplier<String> keys = () -> UUID.randomUUID().toString();
+
+    private Builder() {}
+
+    /** Attempts in all, the first included (at least 1). */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** The wait before the first retry; each later one doubles it, up to {@code maxDelay}. */
+    public Builder delay(Duration firstDelay, Duration maxDelay) {
+      this.firstDelay = positive(firstDelay, "firstDelay");
+      this.maxDelay = positive(maxDelay, "maxDelay");
+      return this;
+    }
+
+    /** The longest {@code Retry-After} honoured; a longer one is cut to it. */
+    public Builder maxRetryAfter(Duration maxRetryAfter) {
+      this.maxRetryAfter = positive(maxRetryAfter, "maxRetryAfter");
+      return this;
+    }
+
+    /** The time all attempts of one call may take together, waits included. */
+    public Builder timeout(Duration timeout) {
+      this.timeout = positive(timeout, "timeout");
+      return this;
+    }
+
+    /** Makes the key of a call that brings none. */
+    public Builder keys(Supplier<String> keys) {
+      this.keys = Objects.requireNonNull(keys, "keys");
+      return this;
+    }
+
+    public IdempotentRetries build() {
+      return new IdempotentRetries(this);
+    }
+
+    private static Duration positive(Duration d, String name) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + d);
+      }
+      return d;
+    }
+  }
+}
