@@ -44,9 +44,6 @@ import org.junit.jupiter.api.Test;
  * real time, since the watchdog renews by the wall clock. How outcomes are settled (held for a
  * transaction, too large, failing codecs) is {@link OutcomeContract}'s.
  *
- * <p>Longer than 400 lines because a suite is one type that a backend extends; each test in it is
- * short and stands alone.
- *
  * <p>Just over 400 lines because a backend extends one type for these promises, which must all hold
  * together; each test in it is short and stands alone.
  */

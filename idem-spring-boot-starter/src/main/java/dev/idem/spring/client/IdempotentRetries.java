@@ -98,10 +98,14 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
       if (e.getLastException() instanceof RetryableAnswer && last != null) {
         return last;
       }
-      if (e.getLastException() instanceof IOException io) {
+      Throwable failure = e.getLastException();
+      if (failure instanceof IOException io) {
         throw io;
       }
-      throw new UncheckedIOException(new IOException("request failed", e.getLastException()));
+      if (failure instanceof RuntimeException unchanged) {
+        throw unchanged; // not one to retry: the caller sees it as the execution threw it
+      }
+      throw new UncheckedIOException(new IOException("request failed", failure));
     }
   }
 
