@@ -55,7 +55,12 @@ public class IdemProperties {
   /** The Redis store. */
   @NestedConfigurationProperty private final IdemRedisProperties redis = new IdemRedisProperties();
 
-  private final Amqp amqp = new Amqp();
+  /** {@code @IdempotentListener} on Spring AMQP listeners. */
+  private final Listeners amqp = new Listeners();
+
+  /** {@code @IdempotentListener} on Spring Kafka listeners. */
+  private final Listeners kafka = new Listeners();
+
   private final Memory memory = new Memory();
 
   public StoreType getStore() {
@@ -119,8 +124,12 @@ public class IdemProperties {
     }
   }
 
-  public Amqp getAmqp() {
+  public Listeners getAmqp() {
     return amqp;
+  }
+
+  public Listeners getKafka() {
+    return kafka;
   }
 
   /** One policy; null values inherit. */
@@ -318,9 +327,9 @@ public class IdemProperties {
     }
   }
 
-  /** {@code @IdempotentListener} support for Spring AMQP listeners. */
-  public static class Amqp {
-    /** Whether {@code @IdempotentListener} methods are advised. */
+  /** {@code @IdempotentListener} support for one broker's listeners. */
+  public static class Listeners {
+    /** Whether this broker's {@code @IdempotentListener} methods are advised. */
     private boolean enabled = true;
 
     /**

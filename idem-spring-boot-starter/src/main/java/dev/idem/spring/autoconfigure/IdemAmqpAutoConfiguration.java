@@ -1,7 +1,7 @@
 package dev.idem.spring.autoconfigure;
 
-import dev.idem.spring.amqp.IdempotentListener;
 import dev.idem.spring.amqp.internal.IdempotentListenerPostProcessor;
+import dev.idem.spring.messaging.IdempotentListener;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

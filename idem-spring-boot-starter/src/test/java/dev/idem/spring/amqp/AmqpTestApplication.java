@@ -2,6 +2,8 @@ package dev.idem.spring.amqp;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.spring.messaging.EffectsTable;
+import dev.idem.spring.messaging.OutcomeLog;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.boot.SpringBootConfiguration;
@@ -27,8 +29,6 @@ import org.springframework.transaction.PlatformTransactionManager;
 @Import(TestListeners.class)
 public class AmqpTestApplication {
 
-  static final String POSTGRES_URL =
-      env("IDEM_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
   static final String RABBIT_HOST = env("IDEM_RABBIT_HOST", "127.0.0.1");
 
   /** Starts a consumer with these properties (and command line arguments) over the defaults. */
@@ -48,7 +48,7 @@ public class AmqpTestApplication {
   @Bean(destroyMethod = "close")
   DataSource dataSource() {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(POSTGRES_URL);
+    config.setJdbcUrl(EffectsTable.POSTGRES_URL);
     config.setMaximumPoolSize(8);
     return new HikariDataSource(config);
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ExecutionOutcome;
+import dev.idem.spring.messaging.EffectsTable;
+import dev.idem.spring.messaging.OutcomeLog;
 import dev.idem.testsupport.ChildJvm;
 import java.time.Duration;
 import java.util.ArrayList;

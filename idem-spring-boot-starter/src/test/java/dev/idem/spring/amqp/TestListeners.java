@@ -1,5 +1,6 @@
 package dev.idem.spring.amqp;
 
+import dev.idem.spring.messaging.IdempotentListener;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;

@@ -3,8 +3,8 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.spring.amqp.IdempotentListener;
 import dev.idem.spring.amqp.internal.IdempotentListenerPostProcessor;
+import dev.idem.spring.messaging.IdempotentListener;
 import org.aopalliance.aop.Advice;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;

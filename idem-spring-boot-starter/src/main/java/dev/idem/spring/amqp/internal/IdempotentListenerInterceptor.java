@@ -3,8 +3,9 @@ package dev.idem.spring.amqp.internal;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.consumer.IdempotentConsumer;
-import dev.idem.spring.amqp.IdempotentListener;
 import dev.idem.spring.amqp.internal.DeliveryBinder.Delivery;
+import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
@@ -16,8 +17,10 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.support.ContainerUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -93,20 +96,28 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
   private Listener listener(Method method) {
     Method target = AopUtils.getMostSpecificMethod(method, method.getDeclaringClass());
-    IdempotentListener annotation =
-        AnnotatedElementUtils.findMergedAnnotation(target, IdempotentListener.class);
-    if (annotation == null) {
-      throw new IllegalStateException(method + " has no @IdempotentListener");
-    }
-    String group = engine.beanFactory().resolveEmbeddedValue(annotation.value());
-    if (group == null || group.isBlank()) {
-      throw new IllegalStateException("@IdempotentListener on " + method + " names no group");
-    }
+    String group = ListenerMethods.group(target, engine);
     return new Listener(
         group,
-        engine.consumer(group),
-        new MessageIdSource(target, annotation.key(), engine.beanFactory()),
-        engine.manualAck(target));
+        engine.consumer(group, p -> p.getAmqp().getRetention()),
+        new MessageIdSource(target, ListenerMethods.annotation(target).key(), engine.beanFactory()),
+        manualAck(target));
+  }
+
+  /** True when the listener's container acknowledges nothing itself (ackMode MANUAL). */
+  private boolean manualAck(Method method) {
+    RabbitListener listener =
+        AnnotatedElementUtils.findMergedAnnotation(method, RabbitListener.class);
+    if (listener == null) {
+      listener =
+          AnnotatedElementUtils.findMergedAnnotation(
+              method.getDeclaringClass(), RabbitListener.class);
+    }
+    if (listener == null || listener.ackMode().isEmpty()) {
+      return false;
+    }
+    String mode = engine.beanFactory().resolveEmbeddedValue(listener.ackMode());
+    return AcknowledgeMode.MANUAL.name().equalsIgnoreCase(mode);
   }
 
   private String messageId(Listener listener, Message message, Object[] args) {

@@ -1,12 +1,13 @@
 package dev.idem.spring.amqp.internal;
 
-import dev.idem.spring.amqp.IdempotentListener;
+import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.Arrays;
 import org.aopalliance.aop.Advice;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
@@ -36,7 +37,7 @@ public final class IdempotentListenerPostProcessor
     ListenerEngine engine = new ListenerEngine((ConfigurableListableBeanFactory) beanFactory);
     this.advisor =
         new DefaultPointcutAdvisor(
-            new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
+            ListenerMethods.of(RabbitListener.class),
             new IdempotentListenerInterceptor(binder, engine));
   }
 

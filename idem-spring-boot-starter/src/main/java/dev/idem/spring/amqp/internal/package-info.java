@@ -1,2 +1,2 @@
-/** The advice behind {@code @IdempotentListener}; not API. */
+/** The advice behind {@code @IdempotentListener} on Spring AMQP listeners; not API. */
 package dev.idem.spring.amqp.internal;

@@ -1,4 +1,4 @@
-package dev.idem.spring.amqp;
+package dev.idem.spring.messaging;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;

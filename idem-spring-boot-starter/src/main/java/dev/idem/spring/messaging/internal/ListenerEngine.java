@@ -1,4 +1,4 @@
-package dev.idem.spring.amqp.internal;
+package dev.idem.spring.messaging.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
@@ -9,12 +9,10 @@ import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
-import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.function.Consumer;
-import org.springframework.amqp.core.AcknowledgeMode;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import java.util.function.Function;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -22,11 +20,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The beans the listener advice works with, looked up at the first message rather than when the
  * post-processor is created, which is too early to depend on them.
  */
-final class ListenerEngine {
+public final class ListenerEngine {
 
   /** A piece of work that may throw checked exceptions. */
   @FunctionalInterface
-  interface Body<T> {
+  public interface Body<T> {
     T call() throws Exception;
   }
 
@@ -39,49 +37,34 @@ final class ListenerEngine {
       IdemProperties properties,
       TransactionTemplate transactions) {}
 
-  ListenerEngine(ConfigurableListableBeanFactory beanFactory) {
+  public ListenerEngine(ConfigurableListableBeanFactory beanFactory) {
     this.beanFactory = beanFactory;
   }
 
-  ConfigurableListableBeanFactory beanFactory() {
+  public ConfigurableListableBeanFactory beanFactory() {
     return beanFactory;
   }
 
   /**
-   * The consumer of {@code group}: its policy ({@code idem.policies.<group>}), with {@code
-   * idem.amqp.retention} unless the policy names a retention of its own.
+   * The consumer of {@code group}: its policy ({@code idem.policies.<group>}), with the broker's
+   * retention ({@code idem.amqp.retention}, {@code idem.kafka.retention}) unless the policy names
+   * one of its own.
    */
-  IdempotentConsumer consumer(String group) {
+  public IdempotentConsumer consumer(String group, Function<IdemProperties, Duration> retention) {
     Beans b = beans();
     IdempotencyConfig.Builder config = IdempotencyConfig.from(b.policies().forOperation(group));
     IdemProperties.Policy own = b.properties().getPolicies().get(group);
     if (own == null || own.getRetention() == null) {
-      config.retention(b.properties().getAmqp().getRetention());
+      config.retention(retention.apply(b.properties()));
     }
     return new IdempotentConsumer(b.idempotency(), group, config.build());
-  }
-
-  /** True when the listener's container acknowledges nothing itself (ackMode MANUAL). */
-  boolean manualAck(Method method) {
-    RabbitListener listener =
-        AnnotatedElementUtils.findMergedAnnotation(method, RabbitListener.class);
-    if (listener == null) {
-      listener =
-          AnnotatedElementUtils.findMergedAnnotation(
-              method.getDeclaringClass(), RabbitListener.class);
-    }
-    if (listener == null || listener.ackMode().isEmpty()) {
-      return false;
-    }
-    String mode = beanFactory.resolveEmbeddedValue(listener.ackMode());
-    return AcknowledgeMode.MANUAL.name().equalsIgnoreCase(mode);
   }
 
   /**
    * Runs {@code body} in a transaction (joining the caller's, if any) when the store writes its
    * records in Spring transactions; otherwise runs it as it is.
    */
-  <T> T inTransaction(Body<T> body) throws Exception {
+  public <T> T inTransaction(Body<T> body) throws Exception {
     TransactionTemplate transactions = beans().transactions();
     if (transactions == null) {
       return body.call();
@@ -106,7 +89,7 @@ final class ListenerEngine {
    * Where the outcome of a listener run now goes: held for the thread's transaction when the store
    * does not write in it, else null (stored at once, in the transaction when the store joins it).
    */
-  Consumer<PendingOutcome> deferral() {
+  public Consumer<PendingOutcome> deferral() {
     return TransactionOutcomes.deferral(beans().idempotency().store());
   }
 

@@ -1,4 +1,4 @@
-package dev.idem.spring.amqp;
+package dev.idem.spring.messaging;
 
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;

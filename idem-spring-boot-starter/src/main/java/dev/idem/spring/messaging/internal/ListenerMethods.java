@@ -1,0 +1,54 @@
+package dev.idem.spring.messaging.internal;
+
+import dev.idem.spring.messaging.IdempotentListener;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * Finds the {@code @IdempotentListener} methods of one broker: those whose method or class also
+ * carries that broker's listener annotation, so that with two brokers on the class path each method
+ * gets only its own broker's advice.
+ */
+public final class ListenerMethods {
+
+  private ListenerMethods() {}
+
+  /** Matches {@code @IdempotentListener} methods that are {@code broker} listeners. */
+  public static Pointcut of(Class<? extends Annotation> broker) {
+    return new StaticMethodMatcherPointcut() {
+      @Override
+      public boolean matches(Method method, Class<?> targetClass) {
+        Method target = AopUtils.getMostSpecificMethod(method, targetClass);
+        return annotation(target) != null
+            && (AnnotatedElementUtils.hasAnnotation(target, broker)
+                || AnnotatedElementUtils.hasAnnotation(target.getDeclaringClass(), broker));
+      }
+    };
+  }
+
+  /** The method's {@code @IdempotentListener}, or null. */
+  public static IdempotentListener annotation(Method method) {
+    return AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
+  }
+
+  /**
+   * The consumer group that {@code method}'s annotation names, placeholders resolved.
+   *
+   * @throws IllegalStateException when the method has no annotation or the group is blank
+   */
+  public static String group(Method method, ListenerEngine engine) {
+    IdempotentListener annotation = annotation(method);
+    if (annotation == null) {
+      throw new IllegalStateException(method + " has no @IdempotentListener");
+    }
+    String group = engine.beanFactory().resolveEmbeddedValue(annotation.value());
+    if (group == null || group.isBlank()) {
+      throw new IllegalStateException("@IdempotentListener on " + method + " names no group");
+    }
+    return group;
+  }
+}

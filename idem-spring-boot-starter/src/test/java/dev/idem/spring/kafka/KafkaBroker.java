@@ -1,0 +1,94 @@
+package dev.idem.spring.kafka;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * One Kafka broker (KRaft, in this JVM) for every Kafka test of the run, started at first use, and
+ * a producer of string records on it. Tests make their own topics, so they share nothing else.
+ */
+final class KafkaBroker {
+
+  private static EmbeddedKafkaKraftBroker broker;
+  private static KafkaProducer<String, String> producer;
+
+  private KafkaBroker() {}
+
+  /** The broker's {@code bootstrap.servers}, starting it first if need be. */
+  static synchronized String servers() {
+    if (broker == null) {
+      quiet("org.apache.kafka");
+      quiet("kafka");
+      EmbeddedKafkaKraftBroker started = new EmbeddedKafkaKraftBroker(1, 1);
+      // a consumer that joins an empty group need not wait for others to join too
+      started.brokerProperty("group.initial.rebalance.delay.ms", "0");
+      started.afterPropertiesSet();
+      Runtime.getRuntime().addShutdownHook(new Thread(started::destroy));
+      broker = started;
+    }
+    return broker.getBrokersAsString();
+  }
+
+  /** Until a test application sets levels from its properties, the broker logs only warnings. */
+  private static void quiet(String logger) {
+    ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(logger))
+        .setLevel(ch.qos.logback.classic.Level.WARN);
+  }
+
+  /** A new topic with {@code partitions} partitions, named after {@code prefix}. */
+  static String topic(String prefix, int partitions) {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    servers();
+    broker.addTopics(new NewTopic(name, partitions, (short) 1));
+    return name;
+  }
+
+  /**
+   * Sends a record and waits for the broker's acknowledgement.
+   *
+   * @param messageId the {@code message-id} header, or null for none
+   */
+  static void send(String topic, String key, String value, String messageId) throws Exception {
+    ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, value);
+    if (messageId != null) {
+      record
+          .headers()
+          .add("message-id", messageId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    producer().send(record).get();
+  }
+
+  /** Sends several records with their bodies as message ids, in one go. */
+  static void sendAll(String topic, List<String> bodies) throws Exception {
+    for (String body : bodies) {
+      send(topic, null, body, body);
+    }
+  }
+
+  private static synchronized KafkaProducer<String, String> producer() {
+    if (producer == null) {
+      producer =
+          new KafkaProducer<>(
+              Map.of(
+                  ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  servers(),
+                  ProducerConfig.ACKS_CONFIG,
+                  "all",
+                  ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                  (int) Duration.ofSeconds(30).toMillis(),
+                  ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                  (int) Duration.ofSeconds(20).toMillis()),
+              new StringSerializer(),
+              new StringSerializer());
+    }
+    return producer;
+  }
+}

@@ -1,0 +1,216 @@
+package dev.idem.spring.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.ExecutionOutcome;
+import dev.idem.spring.messaging.EffectsTable;
+import dev.idem.spring.messaging.OutcomeLog;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code @IdempotentListener} on {@code @KafkaListener} methods, on a real Kafka broker (KRaft, in
+ * this JVM) with the JDBC store on PostgreSQL: each test starts the consumer application on fresh
+ * topics, a fresh consumer group and a fresh business table, sends, waits until the engine reports
+ * every record, and counts rows.
+ */
+class KafkaListenerIT {
+
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  private EffectsTable effects;
+  private final Map<String, Object> properties = new HashMap<>();
+  private final List<ConfigurableApplicationContext> consumers = new ArrayList<>();
+
+  @BeforeEach
+  void topics() {
+    effects = new EffectsTable();
+    properties.put("spring.kafka.bootstrap-servers", KafkaBroker.servers());
+    properties.put("test.table", effects.name);
+    properties.put("test.group", "it-" + UUID.randomUUID());
+    properties.put("test.topic", KafkaBroker.topic("effects", 1));
+    properties.put("test.keyed-topic", KafkaBroker.topic("keyed", 1));
+    properties.put("test.manual-topic", KafkaBroker.topic("manual", 1));
+    properties.put("test.batch-topic", KafkaBroker.topic("batch", 1));
+  }
+
+  @AfterEach
+  void cleanUp() {
+    try {
+      consumers.forEach(ConfigurableApplicationContext::close);
+    } finally {
+      effects.close();
+    }
+  }
+
+  private ConfigurableApplicationContext startConsumer() {
+    ConfigurableApplicationContext consumer = KafkaTestApplication.start(properties);
+    consumers.add(consumer);
+    return consumer;
+  }
+
+  private String topic(String name) {
+    return (String) properties.get(name);
+  }
+
+  @Test
+  void aRecordSentTwiceWithOneMessageIdHasOneEffect() throws Exception {
+    OutcomeLog outcomes = startConsumer().getBean(OutcomeLog.class);
+    String id = UUID.randomUUID().toString();
+
+    KafkaBroker.send(topic("test.topic"), null, id, id);
+    KafkaBroker.send(topic("test.topic"), null, id, id);
+
+    await().atMost(PATIENCE).until(() -> outcomes.count(id, ExecutionOutcome.REPLAYED) == 1);
+    assertThat(outcomes.count(id, ExecutionOutcome.EXECUTED)).isEqualTo(1);
+    assertThat(effects.rows(id)).isEqualTo(1);
+  }
+
+  @Test
+  void theEffectAndTheDedupRecordCommitInOneTransaction() throws Exception {
+    ConfigurableApplicationContext consumer = startConsumer();
+    OutcomeLog outcomes = consumer.getBean(OutcomeLog.class);
+    String body = "fail-once-" + UUID.randomUUID();
+
+    KafkaBroker.send(topic("test.topic"), null, body, body);
+
+    // the first attempt wrote its row and failed: the row rolled back with the claim, and the
+    // error handler's retry applied the record once
+    // The engine reports EXECUTED for a run that failed, too: two runs, the first one failed.
+    await().atMost(PATIENCE).until(() -> outcomes.count(body, ExecutionOutcome.EXECUTED) == 2);
+    await().atMost(PATIENCE).until(() -> effects.rows(body) == 1);
+    assertThat(consumer.getBean(KafkaTestListeners.class).calls()).isEqualTo(2);
+    assertThat(consumer.getBean(KafkaTestListeners.class).allInTransaction()).isTrue();
+  }
+
+  @Test
+  void aKeyExpressionReadsTheRecordKey() throws Exception {
+    OutcomeLog outcomes = startConsumer().getBean(OutcomeLog.class);
+    String key = "order-" + UUID.randomUUID();
+
+    // two publishes of one order, each with its own message-id header: the key decides
+    KafkaBroker.send(topic("test.keyed-topic"), key, "first " + key, "m1-" + key);
+    KafkaBroker.send(topic("test.keyed-topic"), key, "second " + key, "m2-" + key);
+
+    await().atMost(PATIENCE).until(() -> outcomes.count(key, ExecutionOutcome.REPLAYED) == 1);
+    assertThat(effects.rows("first " + key)).isEqualTo(1);
+    assertThat(effects.rows("second " + key)).isZero();
+  }
+
+  @Test
+  void aDuplicateIsAcknowledgedForAListenerThatAcknowledgesItself() throws Exception {
+    ConfigurableApplicationContext consumer = startConsumer();
+    OutcomeLog outcomes = consumer.getBean(OutcomeLog.class);
+    String body = "manual-" + UUID.randomUUID();
+
+    KafkaBroker.send(topic("test.manual-topic"), null, body, null);
+    KafkaBroker.send(topic("test.manual-topic"), null, body, null);
+
+    await().atMost(PATIENCE).until(() -> outcomes.count(body, ExecutionOutcome.REPLAYED) == 1);
+    await().atMost(PATIENCE).until(() -> committedOffset(topic("test.manual-topic")) == 2);
+    assertThat(effects.rows(body)).isEqualTo(1);
+  }
+
+  @Test
+  void aBatchListenerGetsOnlyTheRecordsNotProcessedBefore() throws Exception {
+    ConfigurableApplicationContext consumer = startConsumer();
+    OutcomeLog outcomes = consumer.getBean(OutcomeLog.class);
+    KafkaTestListeners listeners = consumer.getBean(KafkaTestListeners.class);
+    String a = "a-" + UUID.randomUUID();
+    String b = "b-" + UUID.randomUUID();
+    String c = "c-" + UUID.randomUUID();
+
+    KafkaBroker.sendAll(topic("test.batch-topic"), List.of(a, b));
+    await().atMost(PATIENCE).until(() -> outcomes.count(b, ExecutionOutcome.EXECUTED) == 1);
+    KafkaBroker.sendAll(topic("test.batch-topic"), List.of(a, c, b, c));
+    await().atMost(PATIENCE).until(() -> effects.rows(c) == 1);
+
+    assertThat(listeners.batches().stream().flatMap(List::stream)).containsExactly(a, b, c);
+    assertThat(effects.rows(a)).isEqualTo(1);
+    assertThat(effects.rows(b)).isEqualTo(1);
+    assertThat(effects.rows(c)).isEqualTo(1);
+    await().atMost(PATIENCE).until(() -> committedOffset(topic("test.batch-topic")) == 6);
+  }
+
+  @Test
+  void aRecordWithoutAMessageIdGoesToTheErrorHandlersDeadLetterTopic() throws Exception {
+    startConsumer();
+    String poison = "no-id-" + UUID.randomUUID();
+    String after = UUID.randomUUID().toString();
+
+    KafkaBroker.send(topic("test.topic"), null, poison, null);
+    KafkaBroker.send(topic("test.topic"), null, after, after);
+
+    await().atMost(PATIENCE).until(() -> effects.rows(after) == 1);
+    assertThat(deadLetters(topic("test.topic") + "-dlt")).containsExactly(poison);
+    assertThat(effects.rows(poison)).isZero();
+  }
+
+  @Test
+  void aBatchWithARecordWithoutAnIdHandlesTheRecordsAroundIt() throws Exception {
+    ConfigurableApplicationContext consumer = startConsumer();
+    OutcomeLog outcomes = consumer.getBean(OutcomeLog.class);
+    String a = "a-" + UUID.randomUUID();
+    String poison = "no-id-" + UUID.randomUUID();
+    String c = "c-" + UUID.randomUUID();
+
+    KafkaBroker.send(topic("test.batch-topic"), null, a, a);
+    KafkaBroker.send(topic("test.batch-topic"), null, poison, null);
+    KafkaBroker.send(topic("test.batch-topic"), null, c, c);
+
+    await().atMost(PATIENCE).until(() -> effects.rows(c) == 1);
+    assertThat(outcomes.count(a, ExecutionOutcome.EXECUTED)).isEqualTo(1);
+    assertThat(deadLetters(topic("test.batch-topic") + "-dlt")).containsExactly(poison);
+    assertThat(effects.rows()).isEqualTo(2);
+  }
+
+  private long committedOffset(String topic) {
+    try (KafkaConsumer<String, String> reader = reader((String) properties.get("test.group"))) {
+      var partition = new org.apache.kafka.common.TopicPartition(topic, 0);
+      var committed = reader.committed(java.util.Set.of(partition)).get(partition);
+      return committed == null ? -1 : committed.offset();
+    }
+  }
+
+  private List<String> deadLetters(String topic) {
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> reader = reader("dlt-" + UUID.randomUUID())) {
+      reader.subscribe(List.of(topic));
+      await()
+          .atMost(PATIENCE)
+          .until(
+              () -> {
+                ConsumerRecords<String, String> records = reader.poll(Duration.ofMillis(500));
+                records.forEach(r -> values.add(r.value()));
+                return !values.isEmpty();
+              });
+    }
+    return values;
+  }
+
+  private static KafkaConsumer<String, String> reader(String group) {
+    return new KafkaConsumer<>(
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            KafkaBroker.servers(),
+            ConsumerConfig.GROUP_ID_CONFIG,
+            group,
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest"),
+        new StringDeserializer(),
+        new StringDeserializer());
+  }
+}

@@ -1,0 +1,136 @@
+package dev.idem.spring.kafka;
+
+import dev.idem.spring.messaging.IdempotentListener;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Kafka listeners whose effect is one row in the table {@code test.table} per record body. A body
+ * starting with {@code fail-once} fails its first attempt after writing; one starting with {@code
+ * stall} waits, after writing, until {@link #STALLED} is counted down. {@code
+ * test.crash=after-commit} makes them stop for good once their transaction committed, before the
+ * offset is committed: a crash test kills the process there.
+ */
+public class KafkaTestListeners {
+
+  /** Released by a test to let the {@code stall} bodies go on. */
+  static volatile CountDownLatch stalled = new CountDownLatch(1);
+
+  private final JdbcTemplate jdbc;
+  private final String table;
+  private final String crash;
+
+  private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicBoolean allInTransaction = new AtomicBoolean(true);
+  private final Queue<List<String>> batches = new ConcurrentLinkedQueue<>();
+  private final Queue<String> failedOnce = new ConcurrentLinkedQueue<>();
+
+  public KafkaTestListeners(
+      JdbcTemplate jdbc,
+      @Value("${test.table}") String table,
+      @Value("${test.crash:none}") String crash) {
+    this.jdbc = jdbc;
+    this.table = table;
+    this.crash = crash;
+  }
+
+  // Accessors, not fields: the bean is a proxy (for the listener advice) whose own fields are
+  // unset.
+
+  /** How often a listener body ran in this process. */
+  public int calls() {
+    return calls.get();
+  }
+
+  /** The batches the batch listener was called with, in order. */
+  public List<List<String>> batches() {
+    return List.copyOf(batches);
+  }
+
+  /** False once a body ran without a Spring transaction. */
+  public boolean allInTransaction() {
+    return allInTransaction.get();
+  }
+
+  @IdempotentListener("effects")
+  @KafkaListener(id = "effects", topics = "${test.topic}", groupId = "${test.group}")
+  public void apply(String body) throws InterruptedException {
+    effect(body);
+  }
+
+  @IdempotentListener(value = "keyed", key = "key")
+  @KafkaListener(id = "keyed", topics = "${test.keyed-topic}", groupId = "${test.group}")
+  public void applyKeyed(String body) throws InterruptedException {
+    effect(body);
+  }
+
+  @IdempotentListener(value = "manual", key = "payload")
+  @KafkaListener(
+      id = "manual",
+      topics = "${test.manual-topic}",
+      groupId = "${test.group}",
+      containerFactory = "manualFactory")
+  public void applyWithAck(String body, Acknowledgment ack) throws InterruptedException {
+    effect(body);
+    ack.acknowledge();
+  }
+
+  @IdempotentListener("batch")
+  @KafkaListener(
+      id = "batch",
+      topics = "${test.batch-topic}",
+      groupId = "${test.group}",
+      containerFactory = "batchFactory")
+  public void applyAll(List<String> bodies) throws InterruptedException {
+    batches.add(List.copyOf(bodies));
+    for (String body : bodies) {
+      effect(body);
+    }
+  }
+
+  private void effect(String body) throws InterruptedException {
+    calls.incrementAndGet();
+    if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+      allInTransaction.set(false);
+    }
+    jdbc.update("INSERT INTO " + table + " (body) VALUES (?)", body);
+    if (body.startsWith("fail-once") && !failedOnce.contains(body)) {
+      failedOnce.add(body);
+      throw new IllegalStateException("the first attempt of " + body + " fails");
+    }
+    if (body.startsWith("stall")) {
+      say("STALLED " + body);
+      stalled.await(2, TimeUnit.MINUTES);
+    }
+    if (crash.equals("after-commit")) {
+      TransactionSynchronizationManager.registerSynchronization(
+          new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+              say("COMMITTED " + body);
+              try {
+                new CountDownLatch(1).await(); // committed, offset not committed: killed here
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          });
+    }
+  }
+
+  private static void say(String line) {
+    System.out.println(line);
+    System.out.flush();
+  }
+}
