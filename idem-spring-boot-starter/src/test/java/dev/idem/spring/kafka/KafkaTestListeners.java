@@ -90,6 +90,7 @@ public class KafkaTestListeners {
   @KafkaListener(
       id = "batch",
       topics = "${test.batch-topic}",
+      autoStartup = "${test.batch-auto-startup:true}",
       groupId = "${test.group}",
       containerFactory = "batchFactory")
   public void applyAll(List<String> bodies) throws InterruptedException {

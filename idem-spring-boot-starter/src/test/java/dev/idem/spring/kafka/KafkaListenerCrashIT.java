@@ -1,0 +1,126 @@
+package dev.idem.spring.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.ExecutionOutcome;
+import dev.idem.spring.messaging.EffectsTable;
+import dev.idem.spring.messaging.OutcomeLog;
+import dev.idem.testsupport.ChildJvm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
+
+/**
+ * A consumer loses its records between the effect's commit and the offset's: killed with SIGKILL in
+ * a child JVM, or thrown out of its group by a rebalance in the middle of a batch. The records go
+ * to a second consumer of the group, whose effects are counted. PostgreSQL for the effects and the
+ * JDBC store; the broker is the tests' in-process one.
+ */
+class KafkaListenerCrashIT {
+
+  private static final Duration STARTUP = Duration.ofSeconds(120);
+  private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+  private EffectsTable effects;
+  private final Map<String, Object> properties = new HashMap<>();
+  private final List<ConfigurableApplicationContext> consumers = new ArrayList<>();
+
+  @BeforeEach
+  void topics() {
+    effects = new EffectsTable();
+    properties.put("spring.kafka.bootstrap-servers", KafkaBroker.servers());
+    properties.put("test.table", effects.name);
+    properties.put("test.group", "crash-" + UUID.randomUUID());
+    properties.put("test.topic", KafkaBroker.topic("crash", 1));
+    properties.put("test.keyed-topic", KafkaBroker.topic("crash-keyed", 1));
+    properties.put("test.manual-topic", KafkaBroker.topic("crash-manual", 1));
+    properties.put("test.batch-topic", KafkaBroker.topic("crash-batch", 1));
+    KafkaTestListeners.stalled = new CountDownLatch(1);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    KafkaTestListeners.stalled.countDown();
+    try {
+      consumers.forEach(ConfigurableApplicationContext::close);
+    } finally {
+      effects.close();
+    }
+  }
+
+  private ConfigurableApplicationContext startConsumer(Map<String, Object> extra) {
+    Map<String, Object> all = new HashMap<>(properties);
+    all.putAll(extra);
+    ConfigurableApplicationContext consumer = KafkaTestApplication.start(all);
+    consumers.add(consumer);
+    return consumer;
+  }
+
+  @Test
+  void aConsumerKilledAfterTheCommitButBeforeTheOffsetCommitLeavesARedeliveryWithoutAnEffect()
+      throws Exception {
+    String id = UUID.randomUUID().toString();
+    List<String> args = new ArrayList<>();
+    properties.forEach((name, value) -> args.add("--" + name + "=" + value));
+    args.add("--test.crash=after-commit");
+    try (ChildJvm child =
+        ChildJvm.start(CrashingKafkaConsumer.class, args.toArray(String[]::new))) {
+      child.awaitLine("READY", STARTUP);
+      KafkaBroker.send((String) properties.get("test.topic"), null, id, id);
+      child.awaitLine("COMMITTED " + id, PATIENCE);
+      assertThat(effects.rows(id)).isEqualTo(1);
+      assertThat(child.kill()).isNotZero();
+    }
+
+    ConfigurableApplicationContext second = startConsumer(Map.of());
+    OutcomeLog outcomes = second.getBean(OutcomeLog.class);
+    await().atMost(PATIENCE).until(() -> outcomes.count(id, ExecutionOutcome.REPLAYED) == 1);
+
+    assertThat(second.getBean(KafkaTestListeners.class).calls()).isZero();
+    assertThat(effects.rows(id)).isEqualTo(1);
+  }
+
+  @Test
+  void aRebalanceInTheMiddleOfABatchLeavesEachRecordWithOneEffect() throws Exception {
+    // the first consumer stalls in the middle of its batch for longer than its poll interval, so
+    // the group takes its partition away and hands the uncommitted batch to the second consumer
+    ConfigurableApplicationContext first =
+        startConsumer(Map.of("spring.kafka.consumer.properties.max.poll.interval.ms", "3000"));
+    KafkaTestListeners firstListeners = first.getBean(KafkaTestListeners.class);
+    // started now, as its start-up (the store's schema statements) would wait for the stalled
+    // transaction; its batch listener joins the group later
+    ConfigurableApplicationContext second =
+        startConsumer(Map.of("test.batch-auto-startup", "false"));
+    MessageListenerContainer secondBatch =
+        second.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("batch");
+    String suffix = UUID.randomUUID().toString();
+    List<String> batch = List.of("a-" + suffix, "stall-" + suffix, "c-" + suffix);
+    KafkaBroker.sendAll((String) properties.get("test.batch-topic"), batch);
+    await().atMost(PATIENCE).until(() -> firstListeners.calls() == 2);
+
+    secondBatch.start();
+    await().atMost(PATIENCE).until(() -> !secondBatch.getAssignedPartitions().isEmpty());
+    KafkaTestListeners.stalled.countDown();
+
+    for (String body : batch) {
+      await().atMost(PATIENCE).until(() -> effects.rows(body) == 1);
+    }
+    OutcomeLog secondOutcomes = second.getBean(OutcomeLog.class);
+    await()
+        .atMost(PATIENCE)
+        .until(() -> secondOutcomes.count(batch.get(2), ExecutionOutcome.REPLAYED) == 1);
+    assertThat(second.getBean(KafkaTestListeners.class).calls()).isZero();
+    assertThat(effects.rows()).isEqualTo(3);
+  }
+}
