@@ -329,6 +329,22 @@ public class IdemProperties {
 
   /** {@code @IdempotentListener} support for one broker's listeners. */
   public static class Listeners {
+
+    /** Where a broker's listeners keep their records. */
+    public enum Store {
+      /** The store of {@code idem.store}, which the HTTP filter and {@code @Idempotent} use. */
+      DEFAULT,
+      /**
+       * A JDBC store on the application's DataSource (table {@code idem.jdbc.table}), written in
+       * the listener's transaction whatever {@code idem.store} says: the inbox, for effects in the
+       * same database.
+       */
+      JDBC
+    }
+
+    /** Where this broker's listeners keep their records. */
+    private Store store = Store.DEFAULT;
+
     /** Whether this broker's {@code @IdempotentListener} methods are advised. */
     private boolean enabled = true;
 
@@ -344,6 +360,14 @@ public class IdemProperties {
 
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
+    }
+
+    public Store getStore() {
+      return store;
+    }
+
+    public void setStore(Store store) {
+      this.store = store;
     }
 
     public Duration getRetention() {

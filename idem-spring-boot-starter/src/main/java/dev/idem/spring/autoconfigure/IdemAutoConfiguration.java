@@ -10,6 +10,7 @@ import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.autoconfigure.internal.Engines;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -57,15 +58,8 @@ public class IdemAutoConfiguration {
       IdemPolicies policies,
       ObjectProvider<IdempotencyListener> listeners,
       ObjectProvider<IdempotencyStoreDecorator> decorators) {
-    IdempotencyStore used = store;
-    for (IdempotencyStoreDecorator decorator :
-        (Iterable<IdempotencyStoreDecorator>) decorators.orderedStream()::iterator) {
-      used = decorator.decorate(used);
-    }
-    return Idempotency.builder(used)
-        .defaults(policies.defaults())
-        .listener(IdempotencyListener.all(listeners.orderedStream().toList()))
-        .build();
+    return Engines.build(
+        store, policies, listeners.orderedStream().toList(), decorators.orderedStream().toList());
   }
 
   @Bean

@@ -33,6 +33,7 @@ class IdemAmqpAutoConfigurationTest {
   /** A listener bean; no container consumes for it in these tests. */
   public static class Listener {
     @IdempotentListener("orders")
+    @RabbitListener(queues = "orders")
     public void onMessage(String body) {}
 
     public void notAdvised(String body) {}
@@ -57,6 +58,7 @@ class IdemAmqpAutoConfigurationTest {
   public static class TransactionalListener {
     @Transactional
     @IdempotentListener("orders")
+    @RabbitListener(queues = "orders")
     public void onMessage(String body) {}
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ExecutionOutcome;
+import dev.idem.core.IdempotencyStore;
 import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * {@code @IdempotentListener} on {@code @KafkaListener} methods, on a real Kafka broker (KRaft, in
@@ -175,6 +177,40 @@ class KafkaListenerIT {
     assertThat(outcomes.count(a, ExecutionOutcome.EXECUTED)).isEqualTo(1);
     assertThat(deadLetters(topic("test.batch-topic") + "-dlt")).containsExactly(poison);
     assertThat(effects.rows()).isEqualTo(2);
+  }
+
+  @Test
+  void withTheListenerStoreOnJdbcTheRecordCommitsWithTheEffectWhileTheApplicationUsesRedis()
+      throws Exception {
+    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("idem.store", "redis");
+    properties.put("idem.kafka.store", "jdbc");
+    ConfigurableApplicationContext consumer = startConsumer();
+    OutcomeLog outcomes = consumer.getBean(OutcomeLog.class);
+    String body = "fail-once-" + UUID.randomUUID();
+
+    KafkaBroker.send(topic("test.topic"), null, body, body);
+    KafkaBroker.send(topic("test.topic"), null, body, body);
+
+    await().atMost(PATIENCE).until(() -> outcomes.count(body, ExecutionOutcome.REPLAYED) == 1);
+    assertThat(consumer.getBean(IdempotencyStore.class).getClass().getSimpleName())
+        .contains("Redis");
+    assertThat(effects.rows(body)).isEqualTo(1);
+    assertThat(consumer.getBean(KafkaTestListeners.class).allInTransaction()).isTrue();
+    assertThat(
+            consumer
+                .getBean(JdbcTemplate.class)
+                .queryForObject(
+                    "SELECT state FROM idem_kafka_it_records WHERE scope = ? AND key_value = ?",
+                    String.class,
+                    "consumer:effects",
+                    body))
+        .isEqualTo("COMPLETED");
+  }
+
+  private static String redisHost() {
+    String url = System.getenv("IDEM_REDIS_URL");
+    return url == null || url.isBlank() ? "127.0.0.1" : java.net.URI.create(url).getHost();
   }
 
   private long committedOffset(String topic) {

@@ -4,11 +4,14 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
+import io.lettuce.core.RedisClient;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -72,6 +75,13 @@ public class KafkaTestApplication {
   @Bean
   JdbcTemplate jdbcTemplate(DataSource dataSource) {
     return new JdbcTemplate(dataSource);
+  }
+
+  /** A Lettuce client for the Redis store, when a test names its server. */
+  @Bean(destroyMethod = "shutdown")
+  @ConditionalOnProperty(name = "test.redis-url")
+  RedisClient redisClient(@Value("${test.redis-url}") String url) {
+    return RedisClient.create(url);
   }
 
   @Bean

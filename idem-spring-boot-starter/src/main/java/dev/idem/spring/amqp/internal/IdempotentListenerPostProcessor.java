@@ -1,5 +1,6 @@
 package dev.idem.spring.amqp.internal;
 
+import dev.idem.spring.IdemProperties;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.Arrays;
@@ -7,8 +8,11 @@ import org.aopalliance.aop.Advice;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
 
@@ -21,9 +25,12 @@ import org.springframework.core.Ordered;
  * listener endpoints are registered on the proxy rather than on the bare bean.
  */
 public final class IdempotentListenerPostProcessor
-    extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+    extends AbstractBeanFactoryAwareAdvisingPostProcessor
+    implements SmartInitializingSingleton, DisposableBean {
 
   private final DeliveryBinder binder = new DeliveryBinder();
+  private ListenerEngine engine;
+  private volatile boolean used;
 
   public IdempotentListenerPostProcessor() {
     setBeforeExistingAdvisors(true);
@@ -34,7 +41,9 @@ public final class IdempotentListenerPostProcessor
   @Override
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
-    ListenerEngine engine = new ListenerEngine((ConfigurableListableBeanFactory) beanFactory);
+    engine =
+        new ListenerEngine(
+            (ConfigurableListableBeanFactory) beanFactory, IdemProperties::getAmqp, "idem.amqp");
     this.advisor =
         new DefaultPointcutAdvisor(
             ListenerMethods.of(RabbitListener.class),
@@ -49,6 +58,23 @@ public final class IdempotentListenerPostProcessor
       extended[extended.length - 1] = binder;
       factory.setAdviceChain(extended);
     }
+    ListenerMethods.checkBrokers(AopUtils.getTargetClass(bean));
+    if (isEligible(bean, beanName)) {
+      used = true;
+    }
     return super.postProcessAfterInitialization(bean, beanName);
+  }
+
+  /** With listeners to advise, builds what they need now, so that a failure stops the start. */
+  @Override
+  public void afterSingletonsInstantiated() {
+    if (used) {
+      engine.start();
+    }
+  }
+
+  @Override
+  public void destroy() {
+    engine.close();
   }
 }

@@ -35,9 +35,19 @@ public final class StoreFactory {
 
   /** The JDBC store on the application's DataSource. */
   public static IdempotencyStore jdbc(IdemProperties properties, ListableBeanFactory beans) {
+    return jdbc(properties, beans, "idem.store");
+  }
+
+  /**
+   * The JDBC store on the application's DataSource, which {@code property} asked for.
+   *
+   * @throws StoreUnavailableException when the application has no DataSource
+   */
+  public static IdempotencyStore jdbc(
+      IdemProperties properties, ListableBeanFactory beans, String property) {
     if (!JdbcStores.dataSourceExists(beans)) {
       throw new StoreUnavailableException(
-          "idem.store is jdbc, but the application has no DataSource.",
+          property + " is jdbc, but the application has no DataSource.",
           "Add org.springframework.boot:spring-boot-starter-jdbc with your database's driver and"
               + " set spring.datasource.url, or define a DataSource bean.");
     }

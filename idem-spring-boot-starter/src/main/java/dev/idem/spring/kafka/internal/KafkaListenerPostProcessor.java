@@ -1,5 +1,6 @@
 package dev.idem.spring.kafka.internal;
 
+import dev.idem.spring.IdemProperties;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import org.springframework.aop.Pointcut;
@@ -7,6 +8,8 @@ import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvis
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -27,12 +30,14 @@ import org.springframework.util.ReflectionUtils;
  * <p>It runs before Spring Kafka's {@code KafkaListenerAnnotationBeanPostProcessor}, so that the
  * listener endpoints are registered on the proxy rather than on the bare bean.
  */
-public final class KafkaListenerPostProcessor
-    extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+    implements SmartInitializingSingleton, DisposableBean {
 
   private final RecordBinder binder = new RecordBinder();
   private final Pointcut pointcut = ListenerMethods.of(KafkaListener.class);
+  private ListenerEngine engine;
   private KafkaListenerAdvice advice;
+  private volatile boolean used;
 
   public KafkaListenerPostProcessor() {
     setBeforeExistingAdvisors(true);
@@ -43,9 +48,10 @@ public final class KafkaListenerPostProcessor
   @Override
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
-    advice =
-        new KafkaListenerAdvice(
-            binder, new ListenerEngine((ConfigurableListableBeanFactory) beanFactory));
+    engine =
+        new ListenerEngine(
+            (ConfigurableListableBeanFactory) beanFactory, IdemProperties::getKafka, "idem.kafka");
+    advice = new KafkaListenerAdvice(binder, engine);
     this.advisor = new DefaultPointcutAdvisor(pointcut, advice);
   }
 
@@ -63,6 +69,23 @@ public final class KafkaListenerPostProcessor
     Class<?> type = AopUtils.getTargetClass(bean);
     ReflectionUtils.doWithMethods(
         type, advice::register, method -> pointcut.getMethodMatcher().matches(method, type));
+    ListenerMethods.checkBrokers(AopUtils.getTargetClass(bean));
+    if (isEligible(bean, beanName)) {
+      used = true;
+    }
     return super.postProcessAfterInitialization(bean, beanName);
+  }
+
+  /** With listeners to advise, builds what they need now, so that a failure stops the start. */
+  @Override
+  public void afterSingletonsInstantiated() {
+    if (used) {
+      engine.start();
+    }
+  }
+
+  @Override
+  public void destroy() {
+    engine.close();
   }
 }

@@ -2,14 +2,17 @@ package dev.idem.spring.messaging.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
-import java.time.Duration;
+import dev.idem.spring.autoconfigure.internal.Engines;
+import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -29,16 +32,28 @@ public final class ListenerEngine {
   }
 
   private final ConfigurableListableBeanFactory beanFactory;
+  private final Function<IdemProperties, IdemProperties.Listeners> settings;
+  private final String broker;
   private volatile Beans beans;
 
   private record Beans(
       Idempotency idempotency,
       IdemPolicies policies,
       IdemProperties properties,
-      TransactionTemplate transactions) {}
+      TransactionTemplate transactions,
+      boolean own) {}
 
-  public ListenerEngine(ConfigurableListableBeanFactory beanFactory) {
+  /**
+   * @param settings picks the broker's own properties
+   * @param broker their prefix, {@code idem.amqp} or {@code idem.kafka}, for messages
+   */
+  public ListenerEngine(
+      ConfigurableListableBeanFactory beanFactory,
+      Function<IdemProperties, IdemProperties.Listeners> settings,
+      String broker) {
     this.beanFactory = beanFactory;
+    this.settings = settings;
+    this.broker = broker;
   }
 
   public ConfigurableListableBeanFactory beanFactory() {
@@ -50,12 +65,12 @@ public final class ListenerEngine {
    * retention ({@code idem.amqp.retention}, {@code idem.kafka.retention}) unless the policy names
    * one of its own.
    */
-  public IdempotentConsumer consumer(String group, Function<IdemProperties, Duration> retention) {
+  public IdempotentConsumer consumer(String group) {
     Beans b = beans();
     IdempotencyConfig.Builder config = IdempotencyConfig.from(b.policies().forOperation(group));
     IdemProperties.Policy own = b.properties().getPolicies().get(group);
     if (own == null || own.getRetention() == null) {
-      config.retention(retention.apply(b.properties()));
+      config.retention(settings.apply(b.properties()).getRetention());
     }
     return new IdempotentConsumer(b.idempotency(), group, config.build());
   }
@@ -107,17 +122,47 @@ public final class ListenerEngine {
     return b;
   }
 
+  /**
+   * Looks up the beans now rather than at the first message, so that a listener store that cannot
+   * be built stops the application's start.
+   */
+  public void start() {
+    beans();
+  }
+
+  /** Closes the engine this made for the listeners, if it made one. */
+  public void close() {
+    Beans b = beans;
+    if (b != null && b.own()) {
+      b.idempotency().close();
+    }
+  }
+
   private Beans lookUp() {
-    Idempotency idempotency = beanFactory.getBean(Idempotency.class);
     IdemProperties properties = beanFactory.getBean(IdemProperties.class);
+    IdemPolicies policies = beanFactory.getBean(IdemPolicies.class);
+    Idempotency idempotency = beanFactory.getBean(Idempotency.class);
+    boolean own = false;
+    if (settings.apply(properties).getStore() == IdemProperties.Listeners.Store.JDBC
+        && !joinsTransactions(idempotency.store())) {
+      idempotency =
+          Engines.build(
+              StoreFactory.jdbc(properties, beanFactory, broker + ".store"),
+              policies,
+              beanFactory.getBeanProvider(IdempotencyListener.class).orderedStream().toList(),
+              beanFactory
+                  .getBeanProvider(IdempotencyStoreDecorator.class)
+                  .orderedStream()
+                  .toList());
+      own = true;
+    }
     TransactionTemplate transactions = null;
     PlatformTransactionManager manager =
         beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
     if (manager != null && joinsTransactions(idempotency.store())) {
       transactions = new TransactionTemplate(manager);
     }
-    return new Beans(
-        idempotency, beanFactory.getBean(IdemPolicies.class), properties, transactions);
+    return new Beans(idempotency, policies, properties, transactions, own);
   }
 
   /** Only a store that can write in the caller's transaction gains from one around the listener. */

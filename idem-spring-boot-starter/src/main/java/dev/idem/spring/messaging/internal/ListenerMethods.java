@@ -3,10 +3,13 @@ package dev.idem.spring.messaging.internal;
 import dev.idem.spring.messaging.IdempotentListener;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.List;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Finds the {@code @IdempotentListener} methods of one broker: those whose method or class also
@@ -14,6 +17,12 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * gets only its own broker's advice.
  */
 public final class ListenerMethods {
+
+  /** The listener annotations whose methods the starter advises, by name: either may be absent. */
+  private static final List<String> BROKERS =
+      List.of(
+          "org.springframework.amqp.rabbit.annotation.RabbitListener",
+          "org.springframework.kafka.annotation.KafkaListener");
 
   private ListenerMethods() {}
 
@@ -28,6 +37,32 @@ public final class ListenerMethods {
                 || AnnotatedElementUtils.hasAnnotation(target.getDeclaringClass(), broker));
       }
     };
+  }
+
+  /**
+   * Refuses a bean with an {@code @IdempotentListener} method that no supported broker calls: it
+   * would run unguarded.
+   *
+   * @throws IllegalStateException naming the method
+   */
+  public static void checkBrokers(Class<?> type) {
+    ReflectionUtils.doWithMethods(
+        type,
+        method -> {
+          if (annotation(method) != null
+              && BROKERS.stream()
+                  .noneMatch(
+                      broker ->
+                          MergedAnnotations.from(method).isPresent(broker)
+                              || MergedAnnotations.from(method.getDeclaringClass())
+                                  .isPresent(broker))) {
+            throw new IllegalStateException(
+                "@IdempotentListener "
+                    + method
+                    + " is neither a @RabbitListener nor a @KafkaListener method, so nothing"
+                    + " would guard it; Idem supports these two listener annotations");
+          }
+        });
   }
 
   /** The method's {@code @IdempotentListener}, or null. */
