@@ -29,6 +29,9 @@ import org.springframework.http.client.ClientHttpResponse;
  * Framework's {@link RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used
  * with another body) is the caller's to see. The last answer, or the last I/O failure, is what the
  * caller gets when the budget runs out. Other methods pass through untouched. Thread-safe.
+ *
+ * <p>An HTTP interface client over a {@code RestClientAdapter} of such a {@code RestClient} retries
+ * the same way; a {@code WebClient} takes {@link IdempotentExchangeRetries}, built from this.
  */
 public final class IdempotentRetries implements ClientHttpRequestInterceptor {
 

@@ -13,7 +13,8 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * The rules of the client side of a retry, in one place for every HTTP client Idem wraps: which
  * calls are guarded and under which key, which answers and failures are retried, how long to wait
  * before the next attempt and the budget of attempts and time. The clients only run them ({@link
- * IdempotentRetries} on Spring's {@code RetryTemplate}). Immutable.
+ * IdempotentRetries} on Spring's {@code RetryTemplate}, {@link IdempotentExchangeRetries} on
+ * Reactor). Immutable.
  */
 final class RetryRules {
 

@@ -59,6 +59,11 @@ final class ScriptedServer implements AutoCloseable {
     proxy.loseReplies(1);
   }
 
+  /** While on, the bytes of every connection are held back, not lost, until it is turned off. */
+  void hold(boolean on) {
+    proxy.hold(on);
+  }
+
   /** The {@code Idempotency-Key} of every request in arrival order, {@code "none"} for none. */
   List<String> keysSeen() {
     return keysSeen;
