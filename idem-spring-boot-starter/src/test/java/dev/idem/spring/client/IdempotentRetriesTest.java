@@ -7,9 +7,14 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.support.RestClientAdapter;
+import org.springframework.web.service.annotation.PostExchange;
+import org.springframework.web.service.invoker.HttpServiceProxyFactory;
 
 /**
  * {@link IdempotentRetries} against a real HTTP server that answers from a script: which answers it
@@ -143,6 +148,34 @@ class IdempotentRetriesTest {
         .isInstanceOf(HttpServerErrorException.ServiceUnavailable.class)
         .hasMessageContaining("answer 503 #4");
     assertThat(server.keysSeen()).hasSize(4);
+  }
+
+  /** An HTTP interface, as a caller of the shop would declare it. */
+  interface Orders {
+    @PostExchange("/orders")
+    String place(@RequestBody String order);
+
+    @PostExchange("/orders")
+    String place(@RequestHeader("Idempotency-Key") String key, @RequestBody String order);
+  }
+
+  @Test
+  void anHttpInterfaceClientOverTheRestClientRetriesUnderOneKey() {
+    Orders orders =
+        HttpServiceProxyFactory.builderFor(RestClientAdapter.create(client))
+            .build()
+            .createClient(Orders.class);
+    server.then(503);
+    server.then(409, 0);
+    server.then(201);
+    server.then(502);
+
+    assertThat(orders.place("{}")).isEqualTo("answer 201 #3");
+    assertThat(orders.place("form-7", "{}")).isEqualTo("answer 200 #5");
+
+    assertThat(server.keysSeen()).hasSize(5).doesNotContain("none");
+    assertThat(server.keysSeen().subList(0, 3)).containsOnly(server.keysSeen().get(0));
+    assertThat(server.keysSeen().subList(3, 5)).containsOnly("form-7");
   }
 
   @Test
