@@ -23,8 +23,8 @@ public final class Ledger {
    * @param key the {@code Idempotency-Key}
    * @param orderNo for an order, the number the shop derives from user and key; for a payment, the
    *     order paid
-   * @param answers completed answers (not 409 in progress, not 5xx, not connection errors), in the
-   *     order they arrived
+   * @param answers completed answers (not 409 in progress, not 5xx or 429, not connection errors),
+   *     in the order they arrived
    */
   public record KeyRecord(
       Operation operation, String user, String key, String orderNo, List<Answer> answers) {}

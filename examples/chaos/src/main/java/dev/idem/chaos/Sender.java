@@ -1,5 +1,6 @@
 package dev.idem.chaos;
 
+import dev.idem.spring.client.IdempotentRetries;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,24 +11,28 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.BufferingClientHttpRequestFactory;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
 
 /**
- * Sends the tool's requests the way a careful client behind a load balancer would: on no answer
- * (connection refused, cut or timed out) it tries the next instance; on a 409 {@code in-progress}
- * it waits a little and asks again; on a 5xx, the 504 {@code gateway-timeout} and the 503 {@code
- * wallet-busy} included, it retries with the same key (the shop stores no 5xx, so the key is still
- * free). Every attempt and its latency go to the {@link Ledger} and the {@link Timeline}; only a
- * completed answer comes back.
+ * Sends the tool's requests the way a careful client behind a load balancer would: by the rules of
+ * Idem's own client ({@link IdempotentRetries}: the call's key kept across its retries; an I/O
+ * failure, a 5xx, 409 and 429 retried as {@code Retry-After} says or with jittered backoff, within
+ * {@link #MAX_ATTEMPTS} attempts and {@link #GIVE_UP}; other 4xx answered at once), each attempt
+ * going to an instance that is up (on no answer, the next one). Every attempt and its latency go to
+ * the {@link Ledger} and the {@link Timeline} ({@link Attempts}); only a completed answer comes
+ * back.
  */
 final class Sender {
 
+  /** Attempts of one operation, the first included. */
+  static final int MAX_ATTEMPTS = 10;
+
   /** How long one operation may keep retrying before it is given up. */
-  private static final long GIVE_UP_NANOS = Duration.ofSeconds(45).toNanos();
-
-  private static final int MAX_SERVER_ERRORS = 4;
-
-  /** How long an instance that gave no answer is passed over. */
-  private static final long DOWN_NANOS = Duration.ofSeconds(1).toNanos();
+  static final Duration GIVE_UP = Duration.ofSeconds(45);
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -36,16 +41,35 @@ final class Sender {
           .build();
   private final List<URI> endpoints;
   private final Ledger ledger;
-  private final Timeline timeline;
   private final long startNanos;
-  private final long[] downUntil;
+  private final RestClient client;
 
   Sender(List<URI> endpoints, Ledger ledger, Timeline timeline, long startNanos) {
+    this(endpoints, ledger, timeline, startNanos, retries().build());
+  }
+
+  Sender(
+      List<URI> endpoints,
+      Ledger ledger,
+      Timeline timeline,
+      long startNanos,
+      IdempotentRetries retries) {
     this.endpoints = List.copyOf(endpoints);
     this.ledger = ledger;
-    this.timeline = timeline;
     this.startNanos = startNanos;
-    this.downUntil = new long[endpoints.size()];
+    JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(http);
+    requests.setReadTimeout(Duration.ofSeconds(20));
+    this.client =
+        RestClient.builder()
+            .requestFactory(new BufferingClientHttpRequestFactory(requests))
+            .requestInterceptor(retries)
+            .requestInterceptor(new Attempts(endpoints, ledger, timeline, this::now))
+            .build();
+  }
+
+  /** The tool's budget on Idem's rules: {@link #MAX_ATTEMPTS} within {@link #GIVE_UP}. */
+  static IdempotentRetries.Builder retries() {
+    return IdempotentRetries.builder().maxAttempts(MAX_ATTEMPTS).timeout(GIVE_UP);
   }
 
   /** Milliseconds since the start of the load. */
@@ -85,88 +109,44 @@ final class Sender {
       int instance,
       String secret)
       throws InterruptedException {
-    long began = System.nanoTime();
-    int target = up(Math.floorMod(instance, endpoints.size()));
-    int serverErrors = 0;
-    while (System.nanoTime() - began < GIVE_UP_NANOS) {
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(endpoints.get(target).resolve(path))
-              .timeout(Duration.ofSeconds(20))
-              .header("Content-Type", "application/json")
-              .POST(HttpRequest.BodyPublishers.ofString(body));
-      if (user != null) {
-        request.header("Authorization", basic(user, user));
-      }
-      if (key != null) {
-        request.header("Idempotency-Key", key);
-      }
-      if (secret != null) {
-        request.header("X-Gateway-Secret", secret);
-      }
-      long start = now();
-      long t0 = System.nanoTime();
-      ledger.request();
-      HttpResponse<String> response;
-      try {
-        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      } catch (IOException e) {
-        timeline.record(now(), (System.nanoTime() - t0) / 1000);
-        ledger.connectionError();
-        markDown(target);
-        target = up((target + 1) % endpoints.size());
-        Thread.sleep(100);
-        continue;
-      }
-      timeline.record(now(), (System.nanoTime() - t0) / 1000);
-      Answer answer = new Answer(response.statusCode(), response.body(), start, now());
-      if (answer.status() == 409 && answer.body().contains("urn:idem:problem:in-progress")) {
-        ledger.inProgress();
-        Thread.sleep(200);
-        continue;
-      }
-      if (answer.status() == 504 && answer.body().contains("gateway-timeout")) {
-        ledger.gatewayTimeout();
-        continue;
-      }
-      if (answer.status() == 503 && answer.body().contains("wallet-busy")) {
-        ledger.walletBusy();
-        Thread.sleep(1000); // its Retry-After
-        continue;
-      }
-      if (answer.status() >= 500) {
-        ledger.serverError(operation, answer);
-        if (++serverErrors >= MAX_SERVER_ERRORS) {
-          return Optional.empty();
-        }
-        Thread.sleep(250L * serverErrors);
-        continue;
-      }
-      return Optional.of(answer);
+    int home = Math.floorMod(instance, endpoints.size());
+    Attempts.Call call = new Attempts.Call(operation, home);
+    boolean answered = true;
+    try {
+      client
+          .post()
+          .uri(endpoints.get(home).resolve(path)) // each attempt's instance is Attempts' choice
+          .attribute(Attempts.CALL, call)
+          .contentType(MediaType.APPLICATION_JSON)
+          .headers(
+              h -> {
+                if (user != null) {
+                  h.set("Authorization", basic(user, user));
+                }
+                if (key != null) {
+                  h.set(IdempotentRetries.HEADER, key);
+                }
+                if (secret != null) {
+                  h.set("X-Gateway-Secret", secret);
+                }
+              })
+          .body(body)
+          .exchange((request, response) -> response.getStatusCode(), true);
+    } catch (RestClientException e) {
+      answered = false; // no answer until the budget ran out
     }
-    return Optional.empty();
-  }
-
-  /**
-   * The first instance from {@code preferred} on that has not failed to answer in the last second,
-   * like a load balancer taking a dead backend out for a while; {@code preferred} if all have.
-   */
-  private int up(int preferred) {
-    long now = System.nanoTime();
-    synchronized (downUntil) {
-      for (int i = 0; i < downUntil.length; i++) {
-        int candidate = (preferred + i) % downUntil.length;
-        if (downUntil[candidate] - now <= 0) {
-          return candidate;
-        }
-      }
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted while waiting to retry");
     }
-    return preferred;
-  }
-
-  private void markDown(int instance) {
-    synchronized (downUntil) {
-      downUntil[instance] = System.nanoTime() + DOWN_NANOS;
+    if (!answered) {
+      return Optional.empty();
     }
+    Answer last = call.last();
+    // The budget ran out on an answer that asked for a retry: given up, not completed.
+    if (last == null || last.status() >= 500 || last.status() == 429 || Attempts.inProgress(last)) {
+      return Optional.empty();
+    }
+    return Optional.of(last);
   }
 
   /** A GET as {@code user} on {@code instance}: status and body, or empty on no answer. */

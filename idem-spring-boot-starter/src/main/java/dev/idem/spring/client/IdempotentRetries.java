@@ -1,23 +1,19 @@
 package dev.idem.spring.client;
 
+import dev.idem.spring.client.RetryRules.RetryableAnswer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.springframework.core.retry.RetryException;
-import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * The client side of a retry, for a {@code RestClient} ({@code
@@ -33,28 +29,19 @@ import org.springframework.util.backoff.ExponentialBackOff;
  * Framework's {@link RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used
  * with another body) is the caller's to see. The last answer, or the last I/O failure, is what the
  * caller gets when the budget runs out. Other methods pass through untouched. Thread-safe.
+ *
+ * <p>An HTTP interface client over a {@code RestClientAdapter} of such a {@code RestClient} retries
+ * the same way; a {@code WebClient} takes {@link IdempotentExchangeRetries}, built from this.
  */
 public final class IdempotentRetries implements ClientHttpRequestInterceptor {
 
   /** The header that carries the key. */
   public static final String HEADER = "Idempotency-Key";
 
-  private static final Set<HttpMethod> GUARDED = Set.of(HttpMethod.POST, HttpMethod.PATCH);
+  private final RetryRules rules;
 
-  private final int maxAttempts;
-  private final Duration firstDelay;
-  private final Duration maxDelay;
-  private final Duration maxRetryAfter;
-  private final Duration timeout;
-  private final Supplier<String> keys;
-
-  private IdempotentRetries(Builder b) {
-    this.maxAttempts = b.maxAttempts;
-    this.firstDelay = b.firstDelay;
-    this.maxDelay = b.maxDelay;
-    this.maxRetryAfter = b.maxRetryAfter;
-    this.timeout = b.timeout;
-    this.keys = b.keys;
+  private IdempotentRetries(RetryRules rules) {
+    this.rules = rules;
   }
 
   /** Four attempts, from 100 ms doubling to 2 s, Retry-After up to 10 s, 30 s in all. */
@@ -62,6 +49,7 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     return builder().build();
   }
 
+  /** A builder starting from the defaults of {@link #ofDefaults()}. */
   public static Builder builder() {
     return new Builder();
   }
@@ -69,15 +57,13 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
   @Override
   public ClientHttpResponse intercept(
       HttpRequest request, byte[] body, ClientHttpRequestExecution execution) throws IOException {
-    if (!GUARDED.contains(request.getMethod())) {
+    if (!rules.guards(request.getMethod())) {
       return execution.execute(request, body);
     }
-    if (!request.getHeaders().containsHeader(HEADER)) {
-      request.getHeaders().set(HEADER, keys.get());
-    }
+    rules.key(request.getHeaders());
     AtomicReference<Duration> retryAfter = new AtomicReference<>();
     AtomicReference<ClientHttpResponse> previous = new AtomicReference<>();
-    RetryTemplate retries = new RetryTemplate(policy(retryAfter));
+    RetryTemplate retries = new RetryTemplate(rules.policy(retryAfter, IOException.class));
     try {
       return retries.execute(
           () -> {
@@ -86,12 +72,14 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
               gone.close();
             }
             ClientHttpResponse response = execution.execute(request, body);
-            if (!retryable(response.getStatusCode().value())) {
+            RetryableAnswer retry =
+                rules.retryable(
+                    response.getStatusCode().value(), response.getHeaders(), retryAfter);
+            if (retry == null) {
               return response;
             }
             previous.set(response);
-            retryAfter.set(retryAfter(response).orElse(null));
-            throw new RetryableAnswer(response.getStatusCode().value());
+            throw retry;
           });
     } catch (RetryException e) {
       ClientHttpResponse last = previous.get();
@@ -109,43 +97,9 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     }
   }
 
-  private RetryPolicy policy(AtomicReference<Duration> retryAfter) {
-    ExponentialBackOff backOff = new ExponentialBackOff(firstDelay.toMillis(), 2.0);
-    backOff.setMaxInterval(maxDelay.toMillis());
-    backOff.setJitter(firstDelay.toMillis() / 2);
-    backOff.setMaxAttempts(maxAttempts - 1);
-    return RetryPolicy.builder()
-        .timeout(timeout)
-        .predicate(e -> e instanceof IOException || e instanceof RetryableAnswer)
-        .backOff(new RetryAfterBackOff(backOff, retryAfter, maxRetryAfter))
-        .build();
-  }
-
-  private static boolean retryable(int status) {
-    return status >= 500 || status == 409 || status == 429;
-  }
-
-  // Retry-After in seconds; the HTTP-date form is rare from APIs and falls back to the backoff.
-  private static Optional<Duration> retryAfter(ClientHttpResponse response) {
-    String value = response.getHeaders().getFirst("Retry-After");
-    if (value == null) {
-      return Optional.empty();
-    }
-    try {
-      long seconds = Long.parseLong(value.trim());
-      return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
-    } catch (NumberFormatException e) {
-      return Optional.empty();
-    }
-  }
-
-  /** A retryable answer, thrown inside the template to ask for another attempt. */
-  private static final class RetryableAnswer extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RetryableAnswer(int status) {
-      super("retryable answer " + status, null, false, false);
-    }
+  /** The rules this interceptor runs, for a client of another kind to run the same. */
+  RetryRules rules() {
+    return rules;
   }
 
   /** The budget and the keys; see {@link #ofDefaults()} for the defaults. */
@@ -193,8 +147,10 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
       return this;
     }
 
+    /** The interceptor, with the rules set so far. */
     public IdempotentRetries build() {
-      return new IdempotentRetries(this);
+      return new IdempotentRetries(
+          new RetryRules(maxAttempts, firstDelay, maxDelay, maxRetryAfter, timeout, keys));
     }
 
     private static Duration positive(Duration d, String name) {

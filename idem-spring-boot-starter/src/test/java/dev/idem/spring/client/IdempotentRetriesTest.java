@@ -3,91 +3,80 @@ package dev.idem.spring.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.support.RestClientAdapter;
+import org.springframework.web.service.annotation.PostExchange;
+import org.springframework.web.service.invoker.HttpServiceProxyFactory;
 
 /**
  * {@link IdempotentRetries} against a real HTTP server that answers from a script: which answers it
- * retries, under which key, after how long, and what the caller gets.
+ * retries, under which key, when, and what the caller gets.
  */
 class IdempotentRetriesTest {
 
-  private final Deque<int[]> script = new ArrayDeque<>(); // {status, retryAfterSeconds or -1}
-  private final List<String> keysSeen = new CopyOnWriteArrayList<>();
-  private final List<Long> arrivals = new CopyOnWriteArrayList<>();
-  private HttpServer server;
-  private RestClient client;
+  private final ScriptedServer server = new ScriptedServer();
+  private final RestClient client =
+      client(IdempotentRetries.builder().delay(Duration.ofMillis(10), Duration.ofMillis(50)));
 
-  @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/", this::answer);
-    server.start();
-    client =
-        RestClient.builder()
-            .baseUrl("http://127.0.0.1:" + server.getAddress().getPort())
-            .requestFactory(new JdkClientHttpRequestFactory())
-            .requestInterceptor(
-                IdempotentRetries.builder()
-                    .delay(Duration.ofMillis(10), Duration.ofMillis(50))
-                    .build())
-            .build();
-  }
+  /**
+   * A client whose backoff alone (10 s at least) would run past its 3 s budget: it retries only
+   * when the server's {@code Retry-After} asks for a shorter wait.
+   */
+  private final RestClient patient =
+      client(
+          IdempotentRetries.builder()
+              .delay(Duration.ofSeconds(10), Duration.ofSeconds(10))
+              .timeout(Duration.ofSeconds(3)));
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    server.close();
   }
 
-  private void answer(HttpExchange exchange) throws IOException {
-    arrivals.add(System.nanoTime());
-    String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-    keysSeen.add(key == null ? "none" : key);
-    int[] next = script.isEmpty() ? new int[] {200, -1} : script.poll();
-    if (next[1] >= 0) {
-      exchange.getResponseHeaders().set("Retry-After", Integer.toString(next[1]));
-    }
-    byte[] body = ("answer " + next[0] + " #" + keysSeen.size()).getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(next[0], body.length);
-    exchange.getResponseBody().write(body);
-    exchange.close();
+  private RestClient client(IdempotentRetries.Builder retries) {
+    return RestClient.builder()
+        .baseUrl(server.url())
+        .requestFactory(new JdkClientHttpRequestFactory())
+        .requestInterceptor(retries.build())
+        .build();
   }
 
-  private void then(int status, int retryAfter) {
-    script.add(new int[] {status, retryAfter});
+  private String post(RestClient client) {
+    return client.post().uri("/orders").body("{}").retrieve().body(String.class);
   }
 
   @Test
   void aCallRetriedAfter5xxAnd409And429KeepsItsOneKeyAndGetsTheLastAnswer() {
-    then(503, -1);
-    then(409, -1);
-    then(429, -1);
-    then(201, -1);
+    server.then(503);
+    server.then(409);
+    server.then(429);
+    server.then(201);
 
-    String answer = client.post().uri("/orders").body("{}").retrieve().body(String.class);
+    assertThat(post(client)).isEqualTo("answer 201 #4");
+    assertThat(server.keysSeen()).hasSize(4).doesNotContain("none");
+    assertThat(server.keysSeen()).containsOnly(server.keysSeen().get(0));
+  }
 
-    assertThat(answer).isEqualTo("answer 201 #4");
-    assertThat(keysSeen).hasSize(4).doesNotContain("none");
-    assertThat(keysSeen).containsOnly(keysSeen.get(0));
+  @Test
+  void aLostReplyIsRetriedUnderTheSameKey() {
+    server.loseNextReply();
+
+    assertThat(post(client)).isEqualTo("answer 200 #2");
+    assertThat(server.keysSeen()).hasSize(2).doesNotContain("none");
+    assertThat(server.keysSeen()).containsOnly(server.keysSeen().get(0));
   }
 
   @Test
   void theCallersOwnKeyIsKept() {
-    then(502, -1);
+    server.then(502);
 
     client
         .post()
@@ -97,60 +86,105 @@ class IdempotentRetriesTest {
         .retrieve()
         .toBodilessEntity();
 
-    assertThat(keysSeen).containsExactly("form-7", "form-7");
+    assertThat(server.keysSeen()).containsExactly("form-7", "form-7");
   }
 
   @Test
   void everyCallHasAKeyOfItsOwn() {
-    client.post().uri("/orders").body("{}").retrieve().toBodilessEntity();
-    client.post().uri("/orders").body("{}").retrieve().toBodilessEntity();
+    post(client);
+    post(client);
 
-    assertThat(keysSeen).hasSize(2).doesNotHaveDuplicates();
+    assertThat(server.keysSeen()).hasSize(2).doesNotHaveDuplicates();
   }
 
   @Test
   void otherClientErrorsAreAnsweredAtOnceAnd422ReachesTheCaller() {
-    then(422, -1);
-    assertThatThrownBy(() -> client.post().uri("/orders").body("{}").retrieve().toBodilessEntity())
+    server.then(422);
+    assertThatThrownBy(() -> post(client))
         .isInstanceOf(HttpClientErrorException.UnprocessableContent.class);
-    then(400, -1);
-    assertThatThrownBy(() -> client.post().uri("/orders").body("{}").retrieve().toBodilessEntity())
-        .isInstanceOf(HttpClientErrorException.BadRequest.class);
+    server.then(400);
+    assertThatThrownBy(() -> post(client)).isInstanceOf(HttpClientErrorException.BadRequest.class);
 
-    assertThat(keysSeen).hasSize(2);
+    assertThat(server.keysSeen()).hasSize(2);
   }
 
   @Test
-  void retryAfterIsHonoured() {
-    then(503, 1);
+  void aConflictIsRetriedAsSoonAsRetryAfterSays() {
+    server.then(409, 0);
 
-    client.post().uri("/orders").body("{}").retrieve().toBodilessEntity();
+    assertThat(post(patient)).isEqualTo("answer 200 #2");
+  }
 
-    assertThat(arrivals).hasSize(2);
-    // the backoff alone would have waited 10 to 15 ms; the server asked for a second
-    assertThat(Duration.ofNanos(arrivals.get(1) - arrivals.get(0)))
-        .isGreaterThanOrEqualTo(Duration.ofMillis(900));
+  @Test
+  void withoutRetryAfterTheBackoffDecidesAndMayRunPastTheBudget() {
+    server.then(409);
+
+    assertThatThrownBy(() -> post(patient))
+        .isInstanceOf(HttpClientErrorException.Conflict.class)
+        .hasMessageContaining("answer 409 #1");
+    assertThat(server.keysSeen()).hasSize(1);
+  }
+
+  @Test
+  void aRetryAfterLongerThanTheCapIsCutToIt() {
+    RestClient capped =
+        client(
+            IdempotentRetries.builder()
+                .delay(Duration.ofSeconds(10), Duration.ofSeconds(10))
+                .maxRetryAfter(Duration.ofMillis(1))
+                .timeout(Duration.ofSeconds(3)));
+    server.then(503, 60);
+
+    assertThat(post(capped)).isEqualTo("answer 200 #2");
   }
 
   @Test
   void whenTheBudgetRunsOutTheCallerGetsTheLastAnswer() {
     for (int i = 0; i < 6; i++) {
-      then(503, -1);
+      server.then(503);
     }
 
-    assertThatThrownBy(() -> client.post().uri("/orders").body("{}").retrieve().toBodilessEntity())
-        .hasMessageContaining("503");
+    assertThatThrownBy(() -> post(client))
+        .isInstanceOf(HttpServerErrorException.ServiceUnavailable.class)
+        .hasMessageContaining("answer 503 #4");
+    assertThat(server.keysSeen()).hasSize(4);
+  }
 
-    assertThat(keysSeen).hasSize(4);
+  /** An HTTP interface, as a caller of the shop would declare it. */
+  interface Orders {
+    @PostExchange("/orders")
+    String place(@RequestBody String order);
+
+    @PostExchange("/orders")
+    String place(@RequestHeader("Idempotency-Key") String key, @RequestBody String order);
+  }
+
+  @Test
+  void anHttpInterfaceClientOverTheRestClientRetriesUnderOneKey() {
+    Orders orders =
+        HttpServiceProxyFactory.builderFor(RestClientAdapter.create(client))
+            .build()
+            .createClient(Orders.class);
+    server.then(503);
+    server.then(409, 0);
+    server.then(201);
+    server.then(502);
+
+    assertThat(orders.place("{}")).isEqualTo("answer 201 #3");
+    assertThat(orders.place("form-7", "{}")).isEqualTo("answer 200 #5");
+
+    assertThat(server.keysSeen()).hasSize(5).doesNotContain("none");
+    assertThat(server.keysSeen().subList(0, 3)).containsOnly(server.keysSeen().get(0));
+    assertThat(server.keysSeen().subList(3, 5)).containsOnly("form-7");
   }
 
   @Test
   void otherMethodsPassThroughWithoutAKeyOrARetry() {
-    then(503, -1);
+    server.then(503);
 
     assertThatThrownBy(() -> client.get().uri("/orders").retrieve().toBodilessEntity())
         .hasMessageContaining("503");
 
-    assertThat(keysSeen).containsExactly("none");
+    assertThat(server.keysSeen()).containsExactly("none");
   }
 }
