@@ -20,11 +20,11 @@ import org.springframework.web.client.RestClientException;
 /**
  * Sends the tool's requests the way a careful client behind a load balancer would: by the rules of
  * Idem's own client ({@link IdempotentRetries}: the call's key kept across its retries; an I/O
- * failure, a 5xx, 409 and 429 retried as {@code Retry-After} says or with jittered backoff, within
- * {@link #MAX_ATTEMPTS} attempts and {@link #GIVE_UP}; other 4xx answered at once), each attempt
- * going to an instance that is up (on no answer, the next one). Every attempt and its latency go to
- * the {@link Ledger} and the {@link Timeline} ({@link Attempts}); only a completed answer comes
- * back.
+ * failure, a 5xx, 429 and a 409 with Retry-After retried as {@code Retry-After} says or with
+ * jittered backoff, within {@link #MAX_ATTEMPTS} attempts and {@link #GIVE_UP}; other 4xx answered
+ * at once), each attempt going to an instance that is up (on no answer, the next one). Every
+ * attempt and its latency go to the {@link Ledger} and the {@link Timeline} ({@link Attempts});
+ * only a completed answer comes back.
  */
 final class Sender {
 

@@ -19,10 +19,11 @@ import reactor.util.retry.Retry;
  * WebClient.builder().filter(IdempotentExchangeRetries.ofDefaults())}), by the same rules as {@link
  * IdempotentRetries}: each POST or PATCH call gets one {@code Idempotency-Key} (the caller's or a
  * fresh one) and keeps it across its retries; an I/O failure ({@link WebClientRequestException}:
- * refused, reset, timed out, a reply lost), a 5xx, 409 and 429 are retried, waiting as {@code
- * Retry-After} says (capped) or with jittered backoff, within the same budget of attempts and time;
- * any other 4xx, 422 included, is the caller's at once, and when the budget runs out the caller
- * gets the last answer or the last failure. Other methods pass through.
+ * refused, reset, timed out, a reply lost), a 5xx, 429 and a 409 with {@code Retry-After} (a
+ * request still running) are retried, waiting as {@code Retry-After} says (capped) or with jittered
+ * backoff, within the same budget of attempts and time; any other 4xx, 422 included, is the
+ * caller's at once, and when the budget runs out the caller gets the last answer or the last
+ * failure. Other methods pass through.
  *
  * <p>It never blocks: the waits are Reactor delays, on Reactor's parallel scheduler. The body of an
  * answer that is retried is released before the next attempt. Each attempt writes the request body

@@ -23,7 +23,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * effect once and every attempt gets its first answer.
  *
  * <p>It retries what a retry can mend: an I/O failure (connect or read timeout, reset, a lost
- * reply), a 5xx answer, 409 (the first attempt is still running) and 429 (too many at once),
+ * reply), a 5xx answer, 429 (too many at once) and a 409 with {@code Retry-After} (the first
+ * attempt is still running; a 409 without it is a conflict of the business, the caller's at once),
  * waiting as the server's {@code Retry-After} says (up to {@link Builder#maxRetryAfter}) or else
  * with exponential, jittered backoff, within a bounded number of attempts and total time (Spring
  * Framework's {@link RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used

@@ -56,14 +56,20 @@ final class RetryRules {
 
   /**
    * The failure that asks for another attempt when an answer with {@code status} is one to retry
-   * (5xx, 409, 429), its {@code Retry-After} noted in {@code retryAfter} for the next wait; null
-   * when the answer is the caller's.
+   * (5xx, 429, and a 409 that says when to come back), its {@code Retry-After} noted in {@code
+   * retryAfter} for the next wait; null when the answer is the caller's.
+   *
+   * <p>A 409 with {@code Retry-After} is a request still running (the server's in-progress answer
+   * always has one); a 409 without it is a conflict of the business (an order already paid), which
+   * asking again does not change.
    */
   RetryableAnswer retryable(int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
-    if (status < 500 && status != 409 && status != 429) {
+    Duration wait = retryAfter(headers);
+    boolean retried = status >= 500 || status == 429 || (status == 409 && wait != null);
+    if (!retried) {
       return null;
     }
-    retryAfter.set(retryAfter(headers));
+    retryAfter.set(wait);
     return new RetryableAnswer(status);
   }
 

@@ -49,7 +49,7 @@ class IdempotentExchangeRetriesTest {
   @Test
   void aCallRetriedAfter5xxAnd409And429KeepsItsOneKeyAndGetsTheLastAnswer() {
     server.then(503);
-    server.then(409);
+    server.then(409, 0);
     server.then(429);
     server.then(201);
 
@@ -112,9 +112,20 @@ class IdempotentExchangeRetriesTest {
 
   @Test
   void withoutRetryAfterTheBackoffDecidesAndMayRunPastTheBudget() {
-    server.then(409);
+    server.then(503);
 
     assertThatThrownBy(() -> post(patient))
+        .isInstanceOfSatisfying(
+            WebClientResponseException.ServiceUnavailable.class,
+            e -> assertThat(e.getResponseBodyAsString()).isEqualTo("answer 503 #1"));
+    assertThat(server.keysSeen()).hasSize(1);
+  }
+
+  @Test
+  void aConflictWithoutRetryAfterIsTheCallersAtOnce() {
+    server.then(409);
+
+    assertThatThrownBy(() -> post(client))
         .isInstanceOfSatisfying(
             WebClientResponseException.Conflict.class,
             e -> assertThat(e.getResponseBodyAsString()).isEqualTo("answer 409 #1"));

@@ -56,7 +56,7 @@ class IdempotentRetriesTest {
   @Test
   void aCallRetriedAfter5xxAnd409And429KeepsItsOneKeyAndGetsTheLastAnswer() {
     server.then(503);
-    server.then(409);
+    server.then(409, 0);
     server.then(429);
     server.then(201);
 
@@ -117,9 +117,19 @@ class IdempotentRetriesTest {
 
   @Test
   void withoutRetryAfterTheBackoffDecidesAndMayRunPastTheBudget() {
-    server.then(409);
+    server.then(503);
 
     assertThatThrownBy(() -> post(patient))
+        .isInstanceOf(HttpServerErrorException.ServiceUnavailable.class)
+        .hasMessageContaining("answer 503 #1");
+    assertThat(server.keysSeen()).hasSize(1);
+  }
+
+  @Test
+  void aConflictWithoutRetryAfterIsTheCallersAtOnce() {
+    server.then(409);
+
+    assertThatThrownBy(() -> post(client))
         .isInstanceOf(HttpClientErrorException.Conflict.class)
         .hasMessageContaining("answer 409 #1");
     assertThat(server.keysSeen()).hasSize(1);
