@@ -1,6 +1,7 @@
 package dev.idem.jdbc;
 
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyListener;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import java.sql.Connection;
@@ -38,10 +39,29 @@ public final class JdbcInbox implements AutoCloseable {
    * @param consumerGroup names the consumer; each group processes a message once
    */
   public JdbcInbox(DataSource dataSource, JdbcStoreConfig.Builder config, String consumerGroup) {
+    this(dataSource, config, consumerGroup, null);
+  }
+
+  /**
+   * As {@link #JdbcInbox(DataSource, JdbcStoreConfig.Builder, String)}, telling {@code listener}
+   * how each delivery ended ({@link dev.idem.core.ExecutionOutcome#EXECUTED} when the handler ran,
+   * {@code REPLAYED} for a duplicate), for meters and tests.
+   *
+   * @param listener hears every delivery's outcome; null for none
+   */
+  public JdbcInbox(
+      DataSource dataSource,
+      JdbcStoreConfig.Builder config,
+      String consumerGroup,
+      IdempotencyListener listener) {
     this.transactions = new JdbcTransactions(dataSource);
     JdbcIdempotencyStore store =
         new JdbcIdempotencyStore(dataSource, config.joinTransactions(transactions).build());
-    this.idempotency = Idempotency.builder(store).build();
+    Idempotency.Builder engine = Idempotency.builder(store);
+    if (listener != null) {
+      engine.listener(listener);
+    }
+    this.idempotency = engine.build();
     this.consumer = new IdempotentConsumer(idempotency, consumerGroup);
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
@@ -426,6 +427,21 @@ abstract class JoinModeTests {
           .isEqualTo(IdempotentConsumer.Delivery.DUPLICATE);
       assertThat(orders(effect)).isEqualTo(1);
     }
+  }
+
+  @Test
+  void anInboxTellsItsListenerHowEachDeliveryEnded() throws Exception {
+    List<ExecutionOutcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
+    JdbcSchema.createIfMissing(ds, config.build());
+    try (JdbcInbox inbox =
+        new JdbcInbox(ds, config, "heard-" + scope, (key, outcome) -> outcomes.add(outcome))) {
+      String id = "msg-" + UUID.randomUUID();
+      IdempotencyKey effect = IdempotencyKey.of(scope, id);
+      inbox.receive(id, c -> insertOrder(c, effect, "inbox"));
+      inbox.receive(id, c -> insertOrder(c, effect, "inbox"));
+    }
+    assertThat(outcomes).containsExactly(ExecutionOutcome.EXECUTED, ExecutionOutcome.REPLAYED);
   }
 
   @Test

@@ -7,6 +7,8 @@ import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcInbox;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.shop.messaging.LoyaltyConsumer;
+import dev.idem.shop.messaging.LoyaltyDeliveries;
+import dev.idem.shop.messaging.LoyaltyPoints;
 import dev.idem.shop.messaging.Message;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import java.math.BigDecimal;
@@ -47,7 +49,8 @@ abstract class InboxUpgradeTests {
     }
 
     migrate("latest");
-    LoyaltyConsumer consumer = new LoyaltyConsumer(dataSource(), json);
+    LoyaltyConsumer consumer =
+        new LoyaltyConsumer(dataSource(), new LoyaltyPoints(json), new LoyaltyDeliveries());
     try {
       assertThat(consumer.accept(before)).isEqualTo(Delivery.DUPLICATE);
       assertThat(consumer.accept(message("PAY-after-upgrade", "ORD-after")))

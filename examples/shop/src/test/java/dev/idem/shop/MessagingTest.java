@@ -3,8 +3,8 @@ package dev.idem.shop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idem.core.consumer.IdempotentConsumer.Delivery;
-import dev.idem.shop.messaging.LoyaltyConsumer;
+import dev.idem.core.ExecutionOutcome;
+import dev.idem.shop.messaging.LoyaltyDeliveries;
 import dev.idem.shop.messaging.Message;
 import dev.idem.shop.messaging.MessageBus;
 import java.time.Duration;
@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 class MessagingTest extends EndToEnd {
 
   @Autowired MessageBus bus;
-  @Autowired LoyaltyConsumer loyalty;
+  @Autowired LoyaltyDeliveries loyalty;
 
   @Test
   void aPaymentEventDeliveredAgainGivesItsPointsOnce() {
@@ -31,9 +31,9 @@ class MessagingTest extends EndToEnd {
     AtomicInteger duplicates = new AtomicInteger();
     AtomicInteger processed = new AtomicInteger();
     loyalty.observe(
-        (id, delivery) -> {
+        (id, outcome) -> {
           if (id.equals(sent.id())) {
-            (delivery == Delivery.DUPLICATE ? duplicates : processed).incrementAndGet();
+            (outcome == ExecutionOutcome.REPLAYED ? duplicates : processed).incrementAndGet();
           }
         });
 

@@ -10,8 +10,9 @@ import org.springframework.context.annotation.Profile;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The loyalty consumer, and on the embedded default the in-process bus that feeds it (profile
- * services: RabbitMQ, see {@code dev.idem.shop.services.RabbitConfig}).
+ * The loyalty effect, and on the embedded default the in-process bus with the inbox consumer that
+ * applies it (profile services: a listener on RabbitMQ, see {@code
+ * dev.idem.shop.services.RabbitConfig}).
  */
 @Configuration
 class MessagingConfig {
@@ -19,8 +20,21 @@ class MessagingConfig {
   private static final Logger log = LoggerFactory.getLogger(MessagingConfig.class);
 
   @Bean
-  LoyaltyConsumer loyaltyConsumer(DataSource dataSource, JsonMapper json) throws SQLException {
-    return new LoyaltyConsumer(dataSource, json);
+  LoyaltyPoints loyaltyPoints(JsonMapper json) {
+    return new LoyaltyPoints(json);
+  }
+
+  @Bean
+  LoyaltyDeliveries loyaltyDeliveries() {
+    return new LoyaltyDeliveries();
+  }
+
+  @Bean
+  @Profile("!services")
+  LoyaltyConsumer loyaltyConsumer(
+      DataSource dataSource, LoyaltyPoints points, LoyaltyDeliveries deliveries)
+      throws SQLException {
+    return new LoyaltyConsumer(dataSource, points, deliveries);
   }
 
   @Bean

@@ -1,10 +1,10 @@
 package dev.idem.shop.services;
 
-import dev.idem.shop.messaging.LoyaltyConsumer;
-import dev.idem.shop.messaging.Message;
+import dev.idem.shop.messaging.LoyaltyPoints;
 import dev.idem.shop.messaging.MessageBus;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import dev.idem.shop.messaging.UnreadableMessageException;
+import dev.idem.spring.messaging.IdempotentListener;
 import java.nio.charset.StandardCharsets;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.BindingBuilder;
@@ -21,13 +21,16 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Profile services: the outbox relays to a RabbitMQ topic exchange, and the loyalty consumer
  * listens on a durable queue. The message id is the event id; the listener acknowledges after the
- * inbox transaction committed, and a failure (the database) sends the message back to the queue. A
- * message that can never be applied (no id, not the event) is rejected without requeue and goes to
- * the dead-letter queue {@code <queue>.dlq} through the direct exchange {@code <queue>.dlx}.
+ * transaction of the points and the dedup record committed, and a failure (the database) sends the
+ * message back to the queue. A message that can never be applied (no id, not the event) is rejected
+ * without requeue and goes to the dead-letter queue {@code <queue>.dlq} through the direct exchange
+ * {@code <queue>.dlx}.
  */
 @Configuration
 @Profile("services")
@@ -76,29 +79,46 @@ class RabbitConfig {
   }
 
   @Bean
-  LoyaltyListener loyaltyListener(LoyaltyConsumer loyalty) {
-    return new LoyaltyListener(loyalty);
+  LoyaltyListener loyaltyListener(LoyaltyPoints points, JdbcTemplate jdbc) {
+    return new LoyaltyListener(points, jdbc);
   }
 
-  /** Hands each delivery to the idempotent consumer. */
-  static final class LoyaltyListener {
-    private final LoyaltyConsumer loyalty;
+  /**
+   * Applies each delivery once per message id: the starter's listener advice claims the id in a
+   * transaction on the shop's database ({@code idem.amqp.store: jdbc}, while Redis keeps the HTTP
+   * keys), the points are written in it, and the message is acknowledged after it committed.
+   */
+  public static class LoyaltyListener {
+    private final LoyaltyPoints points;
+    private final JdbcTemplate jdbc;
 
-    LoyaltyListener(LoyaltyConsumer loyalty) {
-      this.loyalty = loyalty;
+    LoyaltyListener(LoyaltyPoints points, JdbcTemplate jdbc) {
+      this.points = points;
+      this.jdbc = jdbc;
     }
 
+    /** Public, and the class not final: the bean is proxied for the advice. */
+    @IdempotentListener(LoyaltyPoints.GROUP)
     @RabbitListener(queues = "${shop.rabbit.queue}")
-    void onMessage(org.springframework.amqp.core.Message delivery) {
+    public void onMessage(org.springframework.amqp.core.Message delivery) {
+      MessageProperties properties = delivery.getMessageProperties();
+      if (!PaymentSucceeded.TOPIC.equals(properties.getReceivedRoutingKey())) {
+        return;
+      }
+      PaymentSucceeded event;
       try {
-        loyalty.accept(
-            new Message(
-                delivery.getMessageProperties().getMessageId(),
-                delivery.getMessageProperties().getReceivedRoutingKey(),
-                new String(delivery.getBody(), StandardCharsets.UTF_8)));
+        event =
+            points.read(
+                properties.getMessageId(), new String(delivery.getBody(), StandardCharsets.UTF_8));
       } catch (UnreadableMessageException e) {
         throw new AmqpRejectAndDontRequeueException(e.getMessage(), e);
       }
+      jdbc.execute(
+          (ConnectionCallback<Void>)
+              c -> {
+                points.add(c, event);
+                return null;
+              });
     }
   }
 }

@@ -55,7 +55,8 @@ public final class StoreFactory {
         JdbcStores.create(
             beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
     log.info(
-        "Idem stores its records in the table {} of the application's DataSource",
+        "Idem stores its records{} in the table {} of the application's DataSource",
+        property.equals("idem.store") ? "" : " (" + property + ")",
         properties.getJdbc().getTable());
     warnIfMissing(beans, SPRING_DATA_REDIS, REDIS_STORE, "dev.idem:idem-redis", "Redis");
     return store;

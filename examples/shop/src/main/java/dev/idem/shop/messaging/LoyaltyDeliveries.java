@@ -1,0 +1,32 @@
+package dev.idem.shop.messaging;
+
+import dev.idem.core.ExecutionOutcome;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyListener;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+
+/**
+ * Hears how each delivery to the loyalty consumer ended, whichever engine handled it (the inbox of
+ * the embedded default, the listener advice over RabbitMQ): {@code EXECUTED} when the points were
+ * written (or the attempt failed), {@code REPLAYED} for a duplicate. For tests and demonstrations.
+ */
+public class LoyaltyDeliveries implements IdempotencyListener {
+
+  private static final String SCOPE = "consumer:" + LoyaltyPoints.GROUP;
+
+  private final List<BiConsumer<String, ExecutionOutcome>> observers = new CopyOnWriteArrayList<>();
+
+  @Override
+  public void onOutcome(IdempotencyKey key, ExecutionOutcome outcome) {
+    if (SCOPE.equals(key.scope())) {
+      observers.forEach(o -> o.accept(key.value(), outcome));
+    }
+  }
+
+  /** Calls {@code observer} with the message id and the outcome of every delivery from now on. */
+  public void observe(BiConsumer<String, ExecutionOutcome> observer) {
+    observers.add(observer);
+  }
+}
