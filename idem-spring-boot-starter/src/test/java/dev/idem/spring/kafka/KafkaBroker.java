@@ -27,6 +27,7 @@ final class KafkaBroker {
     if (broker == null) {
       quiet("org.apache.kafka");
       quiet("kafka");
+      quiet("state.change.logger");
       EmbeddedKafkaKraftBroker started = new EmbeddedKafkaKraftBroker(1, 1);
       // a consumer that joins an empty group need not wait for others to join too
       started.brokerProperty("group.initial.rebalance.delay.ms", "0");

@@ -92,6 +92,44 @@ class KafkaListenerCrashIT {
   }
 
   @Test
+  void aClaimLeftByAConsumerKilledMidWorkIsWaitedOutAndTakenOverRatherThanFailed()
+      throws Exception {
+    // the Redis store: the claim outlives the killed consumer until its lease (15 s) runs out,
+    // longer than the group takes to hand the partition to the second consumer
+    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("idem.store", "redis");
+    properties.put("idem.policies.effects.lease", "15s");
+    String id = UUID.randomUUID().toString();
+    try (ChildJvm child = startChild("before-effect")) {
+      KafkaBroker.send((String) properties.get("test.topic"), null, id, id);
+      child.awaitLine("CLAIMED " + id, PATIENCE);
+      assertThat(child.kill()).isNotZero();
+    }
+
+    ConfigurableApplicationContext second = startConsumer(Map.of());
+    OutcomeLog outcomes = second.getBean(OutcomeLog.class);
+    // without the wait, the error handler's three quick attempts meet the live claim and the
+    // record goes to the dead-letter topic unapplied
+    await().atMost(PATIENCE).until(() -> effects.rows(id) == 1);
+    assertThat(outcomes.count(id, ExecutionOutcome.IN_PROGRESS)).isZero();
+    assertThat(second.getBean(KafkaTestListeners.class).calls()).isEqualTo(1);
+  }
+
+  private ChildJvm startChild(String crash) throws Exception {
+    List<String> args = new ArrayList<>();
+    properties.forEach((name, value) -> args.add("--" + name + "=" + value));
+    args.add("--test.crash=" + crash);
+    ChildJvm child = ChildJvm.start(CrashingKafkaConsumer.class, args.toArray(String[]::new));
+    child.awaitLine("READY", STARTUP);
+    return child;
+  }
+
+  private static String redisHost() {
+    String url = System.getenv("IDEM_REDIS_URL");
+    return url == null || url.isBlank() ? "127.0.0.1" : java.net.URI.create(url).getHost();
+  }
+
+  @Test
   void aRebalanceInTheMiddleOfABatchLeavesEachRecordWithOneEffect() throws Exception {
     // the first consumer stalls in the middle of its batch for longer than its poll interval, so
     // the group takes its partition away and hands the uncommitted batch to the second consumer

@@ -101,6 +101,10 @@ public class KafkaTestListeners {
   }
 
   private void effect(String body) throws InterruptedException {
+    if (crash.equals("before-effect")) {
+      say("CLAIMED " + body);
+      new CountDownLatch(1).await(); // claimed, nothing written: killed here
+    }
     calls.incrementAndGet();
     if (!TransactionSynchronizationManager.isActualTransactionActive()) {
       allInTransaction.set(false);

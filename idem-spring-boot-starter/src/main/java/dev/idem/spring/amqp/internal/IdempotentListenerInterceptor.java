@@ -99,7 +99,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     String group = ListenerMethods.group(target, engine);
     return new Listener(
         group,
-        engine.consumer(group),
+        engine.consumer(group, false),
         new MessageIdSource(target, ListenerMethods.annotation(target).key(), engine.beanFactory()),
         manualAck(target));
   }

@@ -143,7 +143,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       // a claim that fails (another copy in flight, the store down) fails the whole call: the
       // claims made so far are released and the error handler redelivers every record
       consumers
-          .computeIfAbsent(listener.group(), g -> engine.consumer(g))
+          .computeIfAbsent(listener.group(), g -> engine.consumer(g, true))
           .process(
               ids.get(i),
               Fingerprint.NONE,

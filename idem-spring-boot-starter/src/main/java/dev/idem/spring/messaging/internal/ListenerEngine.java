@@ -13,6 +13,7 @@ import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.autoconfigure.internal.Engines;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -30,6 +31,9 @@ public final class ListenerEngine {
   public interface Body<T> {
     T call() throws Exception;
   }
+
+  /** How much longer than a lease a copy waits, so that its last claim comes after the lease. */
+  private static final Duration TAKE_OVER_MARGIN = Duration.ofSeconds(5);
 
   private final ConfigurableListableBeanFactory beanFactory;
   private final Function<IdemProperties, IdemProperties.Listeners> settings;
@@ -64,13 +68,22 @@ public final class ListenerEngine {
    * The consumer of {@code group}: its policy ({@code idem.policies.<group>}), with the broker's
    * retention ({@code idem.amqp.retention}, {@code idem.kafka.retention}) unless the policy names
    * one of its own.
+   *
+   * @param waitsOutCopies whether a copy in flight elsewhere is waited for, up to its lease and
+   *     then taken over, unless the policy names a wait of its own: for a broker that hands a
+   *     partition's records to one consumer in turn, where failing the record would only spend the
+   *     error handler's retries while a dead consumer's claim runs out
    */
-  public IdempotentConsumer consumer(String group) {
+  public IdempotentConsumer consumer(String group, boolean waitsOutCopies) {
     Beans b = beans();
-    IdempotencyConfig.Builder config = IdempotencyConfig.from(b.policies().forOperation(group));
+    IdempotencyConfig policy = b.policies().forOperation(group);
+    IdempotencyConfig.Builder config = IdempotencyConfig.from(policy);
     IdemProperties.Policy own = b.properties().getPolicies().get(group);
     if (own == null || own.getRetention() == null) {
       config.retention(settings.apply(b.properties()).getRetention());
+    }
+    if (waitsOutCopies && (own == null || own.getWait() == null)) {
+      config.waitInProgress(policy.lease().plus(TAKE_OVER_MARGIN));
     }
     return new IdempotentConsumer(b.idempotency(), group, config.build());
   }
