@@ -55,6 +55,10 @@ public class IdemProperties {
   /** The Redis store. */
   @NestedConfigurationProperty private final IdemRedisProperties redis = new IdemRedisProperties();
 
+  /** The retries of the application's HTTP clients. */
+  @NestedConfigurationProperty
+  private final IdemClientProperties client = new IdemClientProperties();
+
   /** {@code @IdempotentListener} on Spring AMQP listeners. */
   private final Listeners amqp = new Listeners();
 
@@ -122,6 +126,10 @@ public class IdemProperties {
     public void setMaxBytes(DataSize maxBytes) {
       this.maxBytes = maxBytes;
     }
+  }
+
+  public IdemClientProperties getClient() {
+    return client;
   }
 
   public Listeners getAmqp() {
