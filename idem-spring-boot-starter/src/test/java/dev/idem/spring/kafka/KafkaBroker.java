@@ -31,6 +31,9 @@ final class KafkaBroker {
       EmbeddedKafkaKraftBroker started = new EmbeddedKafkaKraftBroker(1, 1);
       // a consumer that joins an empty group need not wait for others to join too
       started.brokerProperty("group.initial.rebalance.delay.ms", "0");
+      // one broker: transactions' own log cannot have the three replicas it asks for by default
+      started.brokerProperty("transaction.state.log.replication.factor", "1");
+      started.brokerProperty("transaction.state.log.min.isr", "1");
       started.afterPropertiesSet();
       Runtime.getRuntime().addShutdownHook(new Thread(started::destroy));
       broker = started;
@@ -65,6 +68,35 @@ final class KafkaBroker {
           .add("message-id", messageId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
     producer().send(record).get();
+  }
+
+  /** The values of every committed record of {@code topic}, as a read-committed consumer sees. */
+  static List<String> committedValues(String topic, int expected) {
+    List<String> values = new java.util.ArrayList<>();
+    try (var reader =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+            Map.of(
+                "bootstrap.servers",
+                servers(),
+                "group.id",
+                "reader-" + UUID.randomUUID(),
+                "auto.offset.reset",
+                "earliest",
+                "isolation.level",
+                "read_committed"),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      reader.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      // read until the expected count is there, then one more poll for any record beyond it
+      boolean extra = false;
+      while (System.nanoTime() < deadline && !extra) {
+        boolean enough = values.size() >= expected;
+        reader.poll(Duration.ofMillis(500)).forEach(r -> values.add(r.value()));
+        extra = enough;
+      }
+    }
+    return values;
   }
 
   /** Sends several records with their bodies as message ids, in one go. */

@@ -115,6 +115,38 @@ class KafkaListenerCrashIT {
     assertThat(second.getBean(KafkaTestListeners.class).calls()).isEqualTo(1);
   }
 
+  @Test
+  void readProcessWriteInAKafkaTransactionSendsEachMessageOnOnceAcrossACrashAndAResend()
+      throws Exception {
+    String output = KafkaBroker.topic("output", 1);
+    properties.put("test.forward", "true");
+    properties.put("test.forward-topic", KafkaBroker.topic("forward", 1));
+    properties.put("test.output-topic", output);
+    // the container runs each call in a Kafka transaction that also commits the offset
+    properties.put("spring.kafka.producer.transaction-id-prefix", "it-" + UUID.randomUUID());
+    properties.put("spring.kafka.producer.properties.transaction.timeout.ms", "10000");
+    properties.put("spring.kafka.consumer.isolation-level", "read_committed");
+    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("idem.store", "redis");
+    properties.put("idem.policies.forward.lease", "15s");
+    String id = UUID.randomUUID().toString();
+    try (ChildJvm child = startChild("before-kafka-commit")) {
+      KafkaBroker.send((String) properties.get("test.forward-topic"), null, id, id);
+      child.awaitLine("SENT " + id, PATIENCE);
+      assertThat(child.kill()).isNotZero();
+    }
+
+    ConfigurableApplicationContext second = startConsumer(Map.of());
+    OutcomeLog outcomes = second.getBean(OutcomeLog.class);
+    await().atMost(PATIENCE).until(() -> outcomes.count(id, ExecutionOutcome.EXECUTED) == 1);
+    // the producer sends the same message again: answered from the record, nothing sent on
+    KafkaBroker.send((String) properties.get("test.forward-topic"), null, id, id);
+    await().atMost(PATIENCE).until(() -> outcomes.count(id, ExecutionOutcome.REPLAYED) == 1);
+
+    // the killed consumer's send was aborted with its transaction: one record reached the output
+    assertThat(KafkaBroker.committedValues(output, 1)).containsExactly(id);
+  }
+
   private ChildJvm startChild(String crash) throws Exception {
     List<String> args = new ArrayList<>();
     properties.forEach((name, value) -> args.add("--" + name + "=" + value));

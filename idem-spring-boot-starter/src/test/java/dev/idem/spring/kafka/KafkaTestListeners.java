@@ -8,19 +8,23 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Kafka listeners whose effect is one row in the table {@code test.table} per record body. A body
- * starting with {@code fail-once} fails its first attempt after writing; one starting with {@code
- * stall} waits, after writing, until {@link #STALLED} is counted down. {@code
- * test.crash=after-commit} makes them stop for good once their transaction committed, before the
- * offset is committed: a crash test kills the process there.
+ * Kafka listeners whose effect is one row in the table {@code test.table} per record body, and one
+ * that sends each body on to another topic ({@code forward}, off unless {@code test.forward}). A
+ * body starting with {@code fail-once} fails its first attempt after writing; one starting with
+ * {@code stall} waits, after writing, until {@link #stalled} is counted down. {@code test.crash}
+ * makes them stop for good where a crash test kills the process: {@code before-effect} once the
+ * message id is claimed, {@code after-commit} once their transaction committed (before the offset
+ * is), {@code before-kafka-commit} once the forwarded record is sent in the Kafka transaction.
  */
 public class KafkaTestListeners {
 
@@ -30,6 +34,8 @@ public class KafkaTestListeners {
   private final JdbcTemplate jdbc;
   private final String table;
   private final String crash;
+  private final String output;
+  private final ObjectProvider<KafkaTemplate<Object, Object>> forwarding;
 
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicBoolean allInTransaction = new AtomicBoolean(true);
@@ -39,10 +45,14 @@ public class KafkaTestListeners {
   public KafkaTestListeners(
       JdbcTemplate jdbc,
       @Value("${test.table}") String table,
-      @Value("${test.crash:none}") String crash) {
+      @Value("${test.crash:none}") String crash,
+      @Value("${test.output-topic:output-unused}") String output,
+      ObjectProvider<KafkaTemplate<Object, Object>> forwarding) {
     this.jdbc = jdbc;
     this.table = table;
     this.crash = crash;
+    this.output = output;
+    this.forwarding = forwarding;
   }
 
   // Accessors, not fields: the bean is a proxy (for the listener advice) whose own fields are
@@ -84,6 +94,34 @@ public class KafkaTestListeners {
   public void applyWithAck(String body, Acknowledgment ack) throws InterruptedException {
     effect(body);
     ack.acknowledge();
+  }
+
+  /**
+   * Read-process-write: sends each body on to {@code test.output-topic}, in the Kafka transaction.
+   */
+  @IdempotentListener("forward")
+  @KafkaListener(
+      id = "forward",
+      topics = "${test.forward-topic:forward-unused}",
+      groupId = "${test.group}",
+      autoStartup = "${test.forward:false}")
+  public void forward(String body) throws Exception {
+    calls.incrementAndGet();
+    forwarding.getObject().send(output, body).get();
+    if (crash.equals("before-kafka-commit")) {
+      TransactionSynchronizationManager.registerSynchronization(
+          new TransactionSynchronization() {
+            @Override
+            public void beforeCommit(boolean readOnly) {
+              say("SENT " + body);
+              try {
+                new CountDownLatch(1).await(); // sent, the transaction not committed: killed here
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+          });
+    }
   }
 
   @IdempotentListener("batch")

@@ -3,6 +3,8 @@ package dev.idem.spring.kafka.internal;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
@@ -18,6 +20,8 @@ import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -32,6 +36,8 @@ import org.springframework.util.ReflectionUtils;
  */
 public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
     implements SmartInitializingSingleton, DisposableBean {
+
+  private static final Logger log = LoggerFactory.getLogger(KafkaListenerPostProcessor.class);
 
   private final RecordBinder binder = new RecordBinder();
   private final Pointcut pointcut = ListenerMethods.of(KafkaListener.class);
@@ -58,7 +64,11 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   @Override
   @SuppressWarnings({"unchecked", "rawtypes"})
   public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof KafkaAwareTransactionManager<?, ?>) {
+      synchronize(bean);
+    }
     if (bean instanceof AbstractKafkaListenerContainerFactory factory) {
+      synchronize(factory.getContainerProperties().getKafkaAwareTransactionManager());
       RecordInterceptor records = factory.getRecordInterceptor();
       factory.setRecordInterceptor(
           records == null ? binder : new CompositeRecordInterceptor(records, binder));
@@ -74,6 +84,26 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
       used = true;
     }
     return super.postProcessAfterInitialization(bean, beanName);
+  }
+
+  /**
+   * Makes a container's transaction manager tell synchronizations when it ends: the advice
+   * completes a record only after the Kafka transaction (that also commits the offset) committed,
+   * and releases it when it rolled back. Spring Kafka's {@code KafkaTransactionManager} tells none
+   * by default, and a record completed before a commit that never comes would make the redelivery a
+   * duplicate whose effect was aborted.
+   */
+  private static void synchronize(Object manager) {
+    if (manager instanceof AbstractPlatformTransactionManager m
+        && m.getTransactionSynchronization()
+            == AbstractPlatformTransactionManager.SYNCHRONIZATION_NEVER) {
+      m.setTransactionSynchronization(
+          AbstractPlatformTransactionManager.SYNCHRONIZATION_ON_ACTUAL_TRANSACTION);
+      log.info(
+          "@IdempotentListener: {} now synchronizes its transactions, so that a record is"
+              + " completed only after the Kafka transaction committed",
+          m.getClass().getSimpleName());
+    }
   }
 
   /** With listeners to advise, builds what they need now, so that a failure stops the start. */
