@@ -280,6 +280,28 @@ class IdempotentMethodTest {
                     .hasMessageContaining("KeylessJobs.noKey needs a key expression"));
   }
 
+  @Test
+  void anAsynchronousOrReactiveMethodFailsTheStartupRatherThanRunUnguarded() {
+    runner
+        .withBean(LaterJobs.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("LaterJobs.later returns CompletableFuture"));
+  }
+
+  /** A bean whose annotated method does its work after it returned. */
+  static class LaterJobs {
+    @Idempotent(key = "#key")
+    public java.util.concurrent.CompletableFuture<String> later(String key) {
+      return java.util.concurrent.CompletableFuture.supplyAsync(() -> key);
+    }
+  }
+
   /** A bean whose annotated method names no key. */
   static class KeylessJobs {
     @Idempotent(key = "")

@@ -7,6 +7,7 @@ import dev.idem.spring.Idempotent;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.springframework.core.GenericTypeResolver;
@@ -91,6 +92,7 @@ public record MethodPlan(
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
         requireKey(operation, idempotent);
+        requireResultNow(operation, specific);
         IdemPolicies.checkAnnotation(operation, idempotent, placeholders);
       }
     }
@@ -109,10 +111,41 @@ public record MethodPlan(
         : idempotent.operation();
   }
 
+  /**
+   * Types of a result that is not there yet when the method returns, by name: some may be absent.
+   */
+  private static final List<String> LATER =
+      List.of(
+          "java.util.concurrent.Future",
+          "java.util.concurrent.CompletionStage",
+          "org.reactivestreams.Publisher");
+
   private static void requireKey(String operation, Idempotent idempotent) {
     if (idempotent.key().isBlank()) {
       throw new IllegalStateException(
           "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
+    }
+  }
+
+  /**
+   * Refuses a method that hands back its work to be done later (a future, a reactive publisher):
+   * the claim would end when the method returns, and the work would run after it, unguarded.
+   */
+  private static void requireResultNow(String operation, Method method) {
+    Class<?> returned = method.getReturnType();
+    for (String later : LATER) {
+      if (ClassUtils.isPresent(later, method.getDeclaringClass().getClassLoader())
+          && ClassUtils.resolveClassName(later, method.getDeclaringClass().getClassLoader())
+              .isAssignableFrom(returned)) {
+        throw new IllegalStateException(
+            "@Idempotent on "
+                + operation
+                + " returns "
+                + returned.getSimpleName()
+                + ", whose work runs after the method returned, outside the claim: it would run"
+                + " unguarded. Return the result itself; asynchronous and reactive methods are not"
+                + " supported");
+      }
     }
   }
 
