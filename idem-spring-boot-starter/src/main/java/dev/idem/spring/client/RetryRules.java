@@ -65,7 +65,8 @@ final class RetryRules {
    */
   RetryableAnswer retryable(int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
     Duration wait = retryAfter(headers);
-    boolean retried = status >= 500 || status == 429 || (status == 409 && wait != null);
+    boolean comeBack = headers.getFirst("Retry-After") != null; // a date too: the backoff waits
+    boolean retried = status >= 500 || status == 429 || (status == 409 && comeBack);
     if (!retried) {
       return null;
     }

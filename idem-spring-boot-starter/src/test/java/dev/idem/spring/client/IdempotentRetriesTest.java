@@ -126,6 +126,13 @@ class IdempotentRetriesTest {
   }
 
   @Test
+  void aConflictWhoseRetryAfterIsADateIsRetriedByTheBackoff() {
+    server.then(409, ScriptedServer.DATE);
+
+    assertThat(post(client)).isEqualTo("answer 200 #2");
+  }
+
+  @Test
   void aConflictWithoutRetryAfterIsTheCallersAtOnce() {
     server.then(409);
 

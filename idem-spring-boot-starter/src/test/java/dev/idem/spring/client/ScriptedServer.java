@@ -46,6 +46,9 @@ final class ScriptedServer implements AutoCloseable {
     script.add(new int[] {status, retryAfter});
   }
 
+  /** A {@code retryAfter} that sends the header as an HTTP date. */
+  static final int DATE = -2;
+
   /** Queues the next answer, without {@code Retry-After}. */
   void then(int status) {
     then(status, -1);
@@ -79,6 +82,8 @@ final class ScriptedServer implements AutoCloseable {
     }
     if (next[1] >= 0) {
       exchange.getResponseHeaders().set("Retry-After", Integer.toString(next[1]));
+    } else if (next[1] == DATE) {
+      exchange.getResponseHeaders().set("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT");
     }
     byte[] body = ("answer " + next[0] + " #" + keysSeen.size()).getBytes(StandardCharsets.UTF_8);
     exchange.sendResponseHeaders(next[0], body.length);
