@@ -1,5 +1,6 @@
 /**
- * Idempotent Spring AMQP listeners: {@link dev.idem.spring.amqp.IdempotentListener} on a
- * {@code @RabbitListener} method applies each message once per consumer group and message id.
+ * Idempotent message listeners: {@link dev.idem.spring.messaging.IdempotentListener} on a Spring
+ * AMQP {@code @RabbitListener} or Spring Kafka {@code @KafkaListener} method applies each message
+ * once per consumer group and message id.
  */
 package dev.idem.spring.messaging;

@@ -43,6 +43,16 @@ class IdemKafkaAutoConfigurationTest {
     public void onBatch(ConsumerRecords<String, String> records) {}
   }
 
+  /** A batch listener with a list of headers beside its payloads. */
+  public static class HeaderListListener {
+    @IdempotentListener("orders")
+    @KafkaListener(topics = "orders", batch = "true")
+    public void onBatch(
+        List<String> bodies,
+        @org.springframework.messaging.handler.annotation.Header("kafka_receivedMessageKey")
+            List<String> keys) {}
+  }
+
   /** A listener without a broker's listener annotation: nothing would guard it. */
   public static class UnboundListener {
     @IdempotentListener("orders")
@@ -94,6 +104,18 @@ class IdemKafkaAutoConfigurationTest {
                     .getFailure()
                     .rootCause()
                     .hasMessageContaining("takes ConsumerRecords"));
+  }
+
+  @Test
+  void aBatchListenerWithAListOfHeadersIsRefusedAtStartUp() {
+    runner
+        .withBean(HeaderListListener.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("takes a list of headers"));
   }
 
   @Test

@@ -9,7 +9,6 @@ import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -54,11 +53,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
   public Object invoke(MethodInvocation invocation) throws Throwable {
     Delivery delivery = binder.current();
     if (delivery == null) {
-      throw new IllegalStateException(
-          "@IdempotentListener "
-              + invocation.getMethod()
-              + " was called outside a listener container made by a container factory bean;"
-              + " it needs the AMQP message being delivered");
+      throw ListenerMethods.outsideContainer(
+          invocation.getMethod(), "the AMQP message being delivered");
     }
     Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
     String id = messageId(listener, delivery.message(), invocation.getArguments());
@@ -73,7 +69,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
                           id,
                           Fingerprint.NONE,
                           ctx -> {
-                            result[0] = proceed(invocation);
+                            result[0] = ListenerMethods.proceed(invocation);
                             return null;
                           },
                           engine.deferral()));
@@ -151,16 +147,6 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
               "message for consumer group " + listener.group() + " has no id"));
     }
     return id;
-  }
-
-  private static Object proceed(MethodInvocation invocation) throws Exception {
-    try {
-      return invocation.proceed();
-    } catch (Exception | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new UndeclaredThrowableException(t);
-    }
   }
 
   /** Acknowledges when the transaction around this call commits, or now if there is none. */

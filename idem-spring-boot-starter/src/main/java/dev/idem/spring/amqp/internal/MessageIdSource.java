@@ -1,17 +1,12 @@
 package dev.idem.spring.amqp.internal;
 
 import com.rabbitmq.client.Channel;
+import dev.idem.spring.messaging.internal.MessageKey;
 import java.lang.reflect.Method;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.expression.Expression;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 
@@ -21,28 +16,21 @@ import org.springframework.messaging.handler.annotation.Headers;
  */
 final class MessageIdSource {
 
-  private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
-
-  private final Method method;
-  private final Expression expression;
+  private final MessageKey key;
   private final int payloadIndex;
-  private final BeanFactory beanFactory;
 
   /**
    * @param expression the key expression; empty for the {@code message-id} property
    * @throws org.springframework.expression.ParseException when the expression does not parse
    */
   MessageIdSource(Method method, String expression, BeanFactory beanFactory) {
-    this.method = method;
-    this.expression =
-        expression.isEmpty() ? null : new SpelExpressionParser().parseExpression(expression);
+    this.key = new MessageKey(method, expression, beanFactory);
     this.payloadIndex = payloadIndex(method);
-    this.beanFactory = beanFactory;
   }
 
   /** A description for logs: the expression, or {@code message-id}. */
   String describe() {
-    return expression == null ? "message-id" : "key '" + expression.getExpressionString() + "'";
+    return key.describe("message-id");
   }
 
   /**
@@ -51,16 +39,11 @@ final class MessageIdSource {
    * @throws org.springframework.expression.EvaluationException when the expression fails
    */
   String idOf(Message message, Object[] args) {
-    if (expression == null) {
+    if (key.isDefault()) {
       return message.getMessageProperties().getMessageId();
     }
     Object payload = payloadIndex < 0 ? null : payloadOf(args[payloadIndex]);
-    MethodBasedEvaluationContext context =
-        new MethodBasedEvaluationContext(
-            new ListenerMessage(message, payload), method, args, NAMES);
-    context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-    Object value = expression.getValue(context);
-    return value == null ? null : value.toString();
+    return key.evaluate(new ListenerMessage(message, payload), args);
   }
 
   private static Object payloadOf(Object arg) {

@@ -8,7 +8,6 @@ import dev.idem.spring.kafka.internal.RecordBinder.Delivery;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.lang.reflect.Method;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -63,11 +62,8 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   public Object invoke(MethodInvocation invocation) throws Throwable {
     Delivery delivery = binder.current();
     if (delivery == null) {
-      throw new IllegalStateException(
-          "@IdempotentListener "
-              + invocation.getMethod()
-              + " was called outside a listener container made by a container factory bean;"
-              + " it needs the Kafka records being delivered");
+      throw ListenerMethods.outsideContainer(
+          invocation.getMethod(), "the Kafka records being delivered");
     }
     Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
     Object[] args = invocation.getArguments();
@@ -118,7 +114,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
         if (batch != null) {
           args[listener.method().payloadIndex()] = fresh;
         }
-        result = proceed(invocation);
+        result = ListenerMethods.proceed(invocation);
       }
       succeeded = true;
       return result;
@@ -216,15 +212,5 @@ final class KafkaListenerAdvice implements MethodInterceptor {
 
   private static String coordinates(ConsumerRecord<?, ?> record) {
     return record.topic() + "-" + record.partition() + "@" + record.offset();
-  }
-
-  private static Object proceed(MethodInvocation invocation) throws Exception {
-    try {
-      return invocation.proceed();
-    } catch (Exception | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new UndeclaredThrowableException(t);
-    }
   }
 }

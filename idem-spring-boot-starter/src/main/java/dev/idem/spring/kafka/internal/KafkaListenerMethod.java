@@ -1,5 +1,6 @@
 package dev.idem.spring.kafka.internal;
 
+import dev.idem.spring.messaging.internal.MessageKey;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -7,13 +8,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.expression.Expression;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.handler.annotation.Header;
@@ -29,25 +24,20 @@ final class KafkaListenerMethod {
   /** The header that carries a record's message id unless the annotation's key says otherwise. */
   static final String ID_HEADER = "message-id";
 
-  private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
-
   private final Method method;
-  private final Expression expression;
+  private final MessageKey key;
   private final int payloadIndex;
   private final int ackIndex;
-  private final BeanFactory beanFactory;
 
   /**
    * @param expression the key expression; empty for the {@value #ID_HEADER} header
    * @throws IllegalStateException when the method takes {@code ConsumerRecords}, which the advice
-   *     cannot filter
+   *     cannot filter, or a list of headers, which it would not filter
    * @throws org.springframework.expression.ParseException when the expression does not parse
    */
   KafkaListenerMethod(Method method, String expression, BeanFactory beanFactory) {
     this.method = method;
-    this.expression =
-        expression.isEmpty() ? null : new SpelExpressionParser().parseExpression(expression);
-    this.beanFactory = beanFactory;
+    this.key = new MessageKey(method, expression, beanFactory);
     int payload = -1;
     int ack = -1;
     Class<?>[] types = method.getParameterTypes();
@@ -60,6 +50,15 @@ final class KafkaListenerMethod {
                 + " advice can pass on without the records processed before");
       }
       MergedAnnotations annotations = MergedAnnotations.from(method.getParameters()[i]);
+      if (java.util.Collection.class.isAssignableFrom(types[i])
+          && annotations.isPresent(Header.class)) {
+        throw new IllegalStateException(
+            "@IdempotentListener "
+                + method
+                + " takes a list of headers; the advice passes on only the records not processed"
+                + " before, and that list would no longer match them: read the headers from a"
+                + " List of ConsumerRecord or Message instead");
+      }
       if (Acknowledgment.class.isAssignableFrom(types[i])) {
         ack = i;
       } else if (payload < 0
@@ -75,9 +74,7 @@ final class KafkaListenerMethod {
 
   /** A description for logs: the expression, or the header. */
   String describe() {
-    return expression == null
-        ? "header '" + ID_HEADER + "'"
-        : "key '" + expression.getExpressionString() + "'";
+    return key.describe("header '" + ID_HEADER + "'");
   }
 
   /** The argument's index that receives the payload (or the batch), or -1. */
@@ -133,15 +130,11 @@ final class KafkaListenerMethod {
    * @throws org.springframework.expression.EvaluationException when the expression fails
    */
   String idOf(ConsumerRecord<?, ?> record, Object payload, Object[] args) {
-    if (expression == null) {
+    if (key.isDefault()) {
       org.apache.kafka.common.header.Header header = record.headers().lastHeader(ID_HEADER);
       byte[] value = header == null ? null : header.value();
       return value == null ? null : new String(value, StandardCharsets.UTF_8);
     }
-    MethodBasedEvaluationContext context =
-        new MethodBasedEvaluationContext(new KafkaRecordRoot(record, payload), method, args, NAMES);
-    context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-    Object value = expression.getValue(context);
-    return value == null ? null : value.toString();
+    return key.evaluate(new KafkaRecordRoot(record, payload), args);
   }
 }

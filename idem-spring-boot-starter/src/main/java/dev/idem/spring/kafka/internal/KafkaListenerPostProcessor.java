@@ -3,6 +3,8 @@ package dev.idem.spring.kafka.internal;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.Pointcut;
@@ -44,6 +46,7 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   private ListenerEngine engine;
   private KafkaListenerAdvice advice;
   private volatile boolean used;
+  private final List<Object> transactionManagers = new CopyOnWriteArrayList<>();
 
   public KafkaListenerPostProcessor() {
     setBeforeExistingAdvisors(true);
@@ -65,10 +68,13 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   @SuppressWarnings({"unchecked", "rawtypes"})
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof KafkaAwareTransactionManager<?, ?>) {
-      synchronize(bean);
+      transactionManagers.add(bean);
+    }
+    if (bean instanceof AbstractKafkaListenerContainerFactory factory
+        && factory.getContainerProperties().getKafkaAwareTransactionManager() != null) {
+      transactionManagers.add(factory.getContainerProperties().getKafkaAwareTransactionManager());
     }
     if (bean instanceof AbstractKafkaListenerContainerFactory factory) {
-      synchronize(factory.getContainerProperties().getKafkaAwareTransactionManager());
       RecordInterceptor records = factory.getRecordInterceptor();
       factory.setRecordInterceptor(
           records == null ? binder : new CompositeRecordInterceptor(records, binder));
@@ -111,6 +117,7 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   public void afterSingletonsInstantiated() {
     if (used) {
       engine.start();
+      transactionManagers.forEach(KafkaListenerPostProcessor::synchronize);
     }
   }
 

@@ -3,7 +3,9 @@ package dev.idem.spring.messaging.internal;
 import dev.idem.spring.messaging.IdempotentListener;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
+import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -85,5 +87,29 @@ public final class ListenerMethods {
       throw new IllegalStateException("@IdempotentListener on " + method + " names no group");
     }
     return group;
+  }
+
+  /**
+   * Runs the advised method, passing on what it throws; a checked exception its signature does not
+   * declare comes as an {@link UndeclaredThrowableException}.
+   */
+  public static Object proceed(MethodInvocation invocation) throws Exception {
+    try {
+      return invocation.proceed();
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new UndeclaredThrowableException(t);
+    }
+  }
+
+  /** The failure of an advised method called outside a listener container, which it needs. */
+  public static IllegalStateException outsideContainer(Method method, String what) {
+    return new IllegalStateException(
+        "@IdempotentListener "
+            + method
+            + " was called outside a listener container made by a container factory bean;"
+            + " it needs "
+            + what);
   }
 }
