@@ -143,6 +143,80 @@ class IdemKafkaAutoConfigurationTest {
                     .hasMessageContaining("idem.kafka.store is jdbc, but the application has no"));
   }
 
+  /** An H2 database, its transaction manager, and a second manager of nothing in particular. */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class TwoTransactionManagers {
+    @org.springframework.context.annotation.Bean
+    javax.sql.DataSource dataSource() {
+      return new org.springframework.jdbc.datasource.DriverManagerDataSource(
+          "jdbc:h2:mem:kafka-tm-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+    }
+
+    @org.springframework.context.annotation.Bean
+    org.springframework.transaction.PlatformTransactionManager otherTransactionManager() {
+      return new OtherTransactionManager();
+    }
+  }
+
+  /** A transaction manager of some other resource (Kafka's, say); never used. */
+  static class OtherTransactionManager
+      extends org.springframework.transaction.support.AbstractPlatformTransactionManager {
+    @Override
+    protected Object doGetTransaction() {
+      return new Object();
+    }
+
+    @Override
+    protected void doBegin(
+        Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
+
+    @Override
+    protected void doCommit(
+        org.springframework.transaction.support.DefaultTransactionStatus status) {}
+
+    @Override
+    protected void doRollback(
+        org.springframework.transaction.support.DefaultTransactionStatus status) {}
+  }
+
+  /** The H2 database's own transaction manager. */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class DataSourceTransactionManagerOfIt {
+    @org.springframework.context.annotation.Bean
+    org.springframework.transaction.PlatformTransactionManager transactionManager(
+        javax.sql.DataSource dataSource) {
+      return new org.springframework.jdbc.datasource.DataSourceTransactionManager(dataSource);
+    }
+  }
+
+  @Test
+  void aListenerStoreOnJdbcFindsTheDataSourcesTransactionManagerBesideAnother() {
+    runner
+        .withBean(Listener.class)
+        .withUserConfiguration(TwoTransactionManagers.class, DataSourceTransactionManagerOfIt.class)
+        .withPropertyValues(
+            "idem.kafka.store=jdbc", "idem.store=memory", "idem.jdbc.initialize-schema=always")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
+  void aListenerStoreOnJdbcWithoutATransactionManagerOfTheDataSourceIsRefusedAtStartUp() {
+    runner
+        .withBean(Listener.class)
+        .withUserConfiguration(TwoTransactionManagers.class)
+        .withBean(
+            "secondOther",
+            org.springframework.transaction.PlatformTransactionManager.class,
+            OtherTransactionManager::new)
+        .withPropertyValues(
+            "idem.kafka.store=jdbc", "idem.store=memory", "idem.jdbc.initialize-schema=always")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasMessageContaining("idem.kafka.store is jdbc, but no transaction manager"));
+  }
+
   @Test
   void offWithTheProperty() {
     runner

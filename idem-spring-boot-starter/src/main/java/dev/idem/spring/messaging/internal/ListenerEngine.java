@@ -13,12 +13,17 @@ import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.autoconfigure.internal.Engines;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * The beans the listener advice works with, looked up at the first message rather than when the
@@ -170,12 +175,51 @@ public final class ListenerEngine {
       own = true;
     }
     TransactionTemplate transactions = null;
-    PlatformTransactionManager manager =
-        beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
-    if (manager != null && joinsTransactions(idempotency.store())) {
-      transactions = new TransactionTemplate(manager);
+    if (joinsTransactions(idempotency.store())) {
+      PlatformTransactionManager manager = transactionManager();
+      if (manager != null) {
+        transactions = new TransactionTemplate(manager);
+      } else if (own) {
+        throw new IllegalStateException(
+            broker
+                + ".store is jdbc, but no transaction manager of the application's DataSource was"
+                + " found (one PlatformTransactionManager, or one whose resource is that"
+                + " DataSource): the dedup records could not commit with the listeners' writes");
+      }
     }
     return new Beans(idempotency, policies, properties, transactions, own);
+  }
+
+  /**
+   * The application's only transaction manager, or else the one whose resource is its DataSource
+   * (beside a Kafka transaction manager, say); null when neither is found.
+   */
+  private PlatformTransactionManager transactionManager() {
+    PlatformTransactionManager only =
+        beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
+    if (only != null) {
+      return only;
+    }
+    DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
+    List<PlatformTransactionManager> ofDataSource =
+        beanFactory.getBeansOfType(PlatformTransactionManager.class).values().stream()
+            .filter(m -> dataSource != null && manages(m, dataSource))
+            .toList();
+    return ofDataSource.size() == 1 ? ofDataSource.get(0) : null;
+  }
+
+  /**
+   * Whether {@code manager}'s transactions hold connections of {@code dataSource}: a DataSource's
+   * own manager, or one (JPA's, Hibernate's) that exposes its connections as well.
+   */
+  private static boolean manages(PlatformTransactionManager manager, DataSource dataSource) {
+    if (manager instanceof ResourceTransactionManager r && r.getResourceFactory() == dataSource) {
+      return true;
+    }
+    Method getter = ReflectionUtils.findMethod(manager.getClass(), "getDataSource");
+    return getter != null
+        && getter.getParameterCount() == 0
+        && ReflectionUtils.invokeMethod(getter, manager) == dataSource;
   }
 
   /** Only a store that can write in the caller's transaction gains from one around the listener. */
