@@ -1,6 +1,7 @@
 package dev.idem.spring.kafka;
 
 import dev.idem.spring.messaging.IdempotentListener;
+import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -13,6 +14,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -92,6 +94,11 @@ public class KafkaTestListeners {
       groupId = "${test.group}",
       containerFactory = "manualFactory")
   public void applyWithAck(String body, Acknowledgment ack) throws InterruptedException {
+    if (body.startsWith("nack-once") && !failedOnce.contains(body)) {
+      failedOnce.add(body); // cannot apply it now: asks for it again, writing nothing
+      ack.nack(Duration.ZERO);
+      return;
+    }
     effect(body);
     ack.acknowledge();
   }
@@ -133,7 +140,12 @@ public class KafkaTestListeners {
       containerFactory = "batchFactory")
   public void applyAll(List<String> bodies) throws InterruptedException {
     batches.add(List.copyOf(bodies));
-    for (String body : bodies) {
+    for (int i = 0; i < bodies.size(); i++) {
+      String body = bodies.get(i);
+      if (body.startsWith("fail-at-once") && !failedOnce.contains(body)) {
+        failedOnce.add(body); // the records before it are written, in the same transaction
+        throw new BatchListenerFailedException("cannot apply " + body + " now", i);
+      }
       effect(body);
     }
   }

@@ -22,8 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationException;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The advice around {@code @IdempotentListener} methods of Kafka listeners. Each record's message
@@ -88,53 +90,107 @@ final class KafkaListenerAdvice implements MethodInterceptor {
     // a batch with a record without an id: the records before it are handled, then the error
     // handler is told which record failed, so that it commits those and deals with that one
     List<?> handled = batch == null ? null : batch.subList(0, ids.size());
-    Object result = engine.inTransaction(() -> run(invocation, listener, ids, handled));
+    Object result =
+        engine.inTransaction(() -> run(invocation, listener, ids, handled, records.size()));
     if (refused != null) {
       throw refused;
     }
     return result;
   }
 
+  /** A claim held until the call ends, and the place of its record in the container's batch. */
+  private record Held(int position, PendingOutcome outcome) {}
+
+  /** The batch elements whose claim succeeded, and each one's place in the container's batch. */
+  private record Claims(List<Object> fresh, int[] positions) {}
+
   private Object run(
-      MethodInvocation invocation, Listener listener, List<String> ids, List<?> batch)
+      MethodInvocation invocation, Listener listener, List<String> ids, List<?> batch, int total)
       throws Exception {
-    List<PendingOutcome> held = new ArrayList<>();
+    List<Held> held = new ArrayList<>();
     boolean succeeded = false;
+    int releasedFrom = -1;
     try {
-      List<Object> fresh = claim(listener, ids, batch, held);
-      Object result = null;
+      Claims claims = claim(listener, ids, batch, held);
       Object[] args = invocation.getArguments();
-      if (fresh.isEmpty()) {
+      HeldAcknowledgment ack = hold(listener, args, claims.positions(), ids.size(), total);
+      Object result = null;
+      if (claims.fresh().isEmpty()) {
         log.debug("{} message(s) were processed before by group {}", ids.size(), listener.group());
-        int ack = listener.method().ackIndex();
-        if (ack >= 0 && args[ack] instanceof Acknowledgment acknowledgment) {
-          acknowledgment.acknowledge();
+        if (ack != null) {
+          ack.acknowledge();
         }
       } else {
         if (batch != null) {
-          args[listener.method().payloadIndex()] = fresh;
+          args[listener.method().payloadIndex()] = claims.fresh();
         }
-        result = ListenerMethods.proceed(invocation);
+        try {
+          result = ListenerMethods.proceed(invocation);
+        } catch (BatchListenerFailedException e) {
+          if (batch == null) {
+            throw e;
+          }
+          int position = positionOf(e, claims.positions());
+          if (position < 0) {
+            // not the error handler's cue to commit the records before it: they come again too
+            throw new KafkaException(
+                "the batch listener failed at a record and its writes roll back: the whole batch"
+                    + " comes again",
+                e.getCause() != null ? e.getCause() : new IllegalStateException(e.getMessage()));
+          }
+          // the records before the failed one are done, the rest come again
+          succeeded = true;
+          releasedFrom = position;
+          throw new BatchListenerFailedException(e.getMessage(), e.getCause(), position);
+        }
       }
       succeeded = true;
+      releasedFrom = ack == null ? -1 : ack.nackedAt();
       return result;
     } finally {
-      settle(held, succeeded);
+      settle(held, succeeded, releasedFrom);
     }
+  }
+
+  /**
+   * The failed record's place in the container's batch, or -1 when the whole batch must come again:
+   * the listener's writes roll back with a transaction around it, the records before included.
+   */
+  private static int positionOf(BatchListenerFailedException e, int[] positions) {
+    if (TransactionSynchronizationManager.isActualTransactionActive()) {
+      return -1;
+    }
+    int index = e.getIndex();
+    return index >= 0 && index < positions.length ? positions[index] : -1;
+  }
+
+  /**
+   * Hands the listener an acknowledgment that speaks in its own list's positions, if it takes one.
+   */
+  private static HeldAcknowledgment hold(
+      Listener listener, Object[] args, int[] positions, int handled, int total) {
+    int index = listener.method().ackIndex();
+    if (index < 0 || !(args[index] instanceof Acknowledgment container)) {
+      return null;
+    }
+    HeldAcknowledgment ack = new HeldAcknowledgment(container, positions, handled, total);
+    args[index] = ack;
+    return ack;
   }
 
   /**
    * Claims every distinct id; returns the batch elements whose claim succeeded (for a record
    * listener, a one-element list when it did), and adds each claim's held outcome to {@code held}.
    */
-  private List<Object> claim(
-      Listener listener, List<String> ids, List<?> batch, List<PendingOutcome> held) {
+  private Claims claim(Listener listener, List<String> ids, List<?> batch, List<Held> held) {
     List<Object> fresh = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < ids.size(); i++) {
       if (!seen.add(ids.get(i))) {
         continue; // the same message twice in one batch: the first copy stands for both
       }
+      int position = i;
       Object element = batch == null ? Boolean.TRUE : batch.get(i);
       // a claim that fails (another copy in flight, the store down) fails the whole call: the
       // claims made so far are released and the error handler redelivers every record
@@ -145,26 +201,28 @@ final class KafkaListenerAdvice implements MethodInterceptor {
               Fingerprint.NONE,
               ctx -> {
                 fresh.add(element);
+                positions.add(position);
                 return null;
               },
-              held::add);
+              outcome -> held.add(new Held(position, outcome)));
     }
-    return fresh;
+    return new Claims(fresh, positions.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /**
    * Completes the held claims when the method returned (after the transaction, when the store does
-   * not write in it), or releases them when it threw.
+   * not write in it), or releases them when it threw; those from {@code releasedFrom} on (a nack, a
+   * failed record of a batch) are released either way.
    */
-  private void settle(List<PendingOutcome> held, boolean succeeded) {
+  private void settle(List<Held> held, boolean succeeded, int releasedFrom) {
     Consumer<PendingOutcome> deferral = succeeded ? engine.deferral() : null;
-    for (PendingOutcome outcome : held) {
-      if (!succeeded) {
-        outcome.release();
+    for (Held h : held) {
+      if (!succeeded || (releasedFrom >= 0 && h.position() >= releasedFrom)) {
+        h.outcome().release();
       } else if (deferral != null) {
-        deferral.accept(outcome);
+        deferral.accept(h.outcome());
       } else {
-        outcome.complete();
+        h.outcome().complete();
       }
     }
   }
