@@ -99,6 +99,19 @@ final class KafkaBroker {
     return values;
   }
 
+  /** The offset {@code group} committed on partition 0 of {@code topic}, or -1 for none. */
+  static long committedOffset(String group, String topic) {
+    try (var reader =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+            Map.of("bootstrap.servers", servers(), "group.id", group),
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.StringDeserializer())) {
+      var partition = new org.apache.kafka.common.TopicPartition(topic, 0);
+      var committed = reader.committed(java.util.Set.of(partition)).get(partition);
+      return committed == null ? -1 : committed.offset();
+    }
+  }
+
   /** Sends several records with their bodies as message ids, in one go. */
   static void sendAll(String topic, List<String> bodies) throws Exception {
     for (String body : bodies) {

@@ -242,11 +242,7 @@ class KafkaListenerIT {
   }
 
   private long committedOffset(String topic) {
-    try (KafkaConsumer<String, String> reader = reader((String) properties.get("test.group"))) {
-      var partition = new org.apache.kafka.common.TopicPartition(topic, 0);
-      var committed = reader.committed(java.util.Set.of(partition)).get(partition);
-      return committed == null ? -1 : committed.offset();
-    }
+    return KafkaBroker.committedOffset((String) properties.get("test.group"), topic);
   }
 
   private List<String> deadLetters(String topic) {
