@@ -39,13 +39,7 @@ class KafkaListenerCrashIT {
   @BeforeEach
   void topics() {
     effects = new EffectsTable();
-    properties.put("spring.kafka.bootstrap-servers", KafkaBroker.servers());
-    properties.put("test.table", effects.name);
-    properties.put("test.group", "crash-" + UUID.randomUUID());
-    properties.put("test.topic", KafkaBroker.topic("crash", 1));
-    properties.put("test.keyed-topic", KafkaBroker.topic("crash-keyed", 1));
-    properties.put("test.manual-topic", KafkaBroker.topic("crash-manual", 1));
-    properties.put("test.batch-topic", KafkaBroker.topic("crash-batch", 1));
+    properties.putAll(KafkaTestApplication.freshTopics("crash", effects));
     KafkaTestListeners.stalled = new CountDownLatch(1);
   }
 
@@ -96,7 +90,7 @@ class KafkaListenerCrashIT {
       throws Exception {
     // the Redis store: the claim outlives the killed consumer until its lease (15 s) runs out,
     // longer than the group takes to hand the partition to the second consumer
-    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
     properties.put("idem.store", "redis");
     properties.put("idem.policies.effects.lease", "15s");
     String id = UUID.randomUUID().toString();
@@ -126,7 +120,7 @@ class KafkaListenerCrashIT {
     properties.put("spring.kafka.producer.transaction-id-prefix", "it-" + UUID.randomUUID());
     properties.put("spring.kafka.producer.properties.transaction.timeout.ms", "10000");
     properties.put("spring.kafka.consumer.isolation-level", "read_committed");
-    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
     properties.put("idem.store", "redis");
     properties.put("idem.policies.forward.lease", "15s");
     String id = UUID.randomUUID().toString();
@@ -154,11 +148,6 @@ class KafkaListenerCrashIT {
     ChildJvm child = ChildJvm.start(CrashingKafkaConsumer.class, args.toArray(String[]::new));
     child.awaitLine("READY", STARTUP);
     return child;
-  }
-
-  private static String redisHost() {
-    String url = System.getenv("IDEM_REDIS_URL");
-    return url == null || url.isBlank() ? "127.0.0.1" : java.net.URI.create(url).getHost();
   }
 
   @Test

@@ -40,13 +40,7 @@ class KafkaListenerIT {
   @BeforeEach
   void topics() {
     effects = new EffectsTable();
-    properties.put("spring.kafka.bootstrap-servers", KafkaBroker.servers());
-    properties.put("test.table", effects.name);
-    properties.put("test.group", "it-" + UUID.randomUUID());
-    properties.put("test.topic", KafkaBroker.topic("effects", 1));
-    properties.put("test.keyed-topic", KafkaBroker.topic("keyed", 1));
-    properties.put("test.manual-topic", KafkaBroker.topic("manual", 1));
-    properties.put("test.batch-topic", KafkaBroker.topic("batch", 1));
+    properties.putAll(KafkaTestApplication.freshTopics("it", effects));
   }
 
   @AfterEach
@@ -210,7 +204,7 @@ class KafkaListenerIT {
   @Test
   void withTheListenerStoreOnJdbcTheRecordCommitsWithTheEffectWhileTheApplicationUsesRedis()
       throws Exception {
-    properties.put("test.redis-url", "redis://" + redisHost() + ":6379");
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
     properties.put("idem.store", "redis");
     properties.put("idem.kafka.store", "jdbc");
     ConfigurableApplicationContext consumer = startConsumer();
@@ -234,11 +228,6 @@ class KafkaListenerIT {
                     "consumer:effects",
                     body))
         .isEqualTo("COMPLETED");
-  }
-
-  private static String redisHost() {
-    String url = System.getenv("IDEM_REDIS_URL");
-    return url == null || url.isBlank() ? "127.0.0.1" : java.net.URI.create(url).getHost();
   }
 
   private long committedOffset(String topic) {

@@ -59,6 +59,28 @@ public class KafkaTestApplication {
         .run(args);
   }
 
+  /**
+   * The properties of a consumer on fresh topics (named after {@code prefix}), a fresh consumer
+   * group and {@code effects}' table.
+   */
+  static Map<String, Object> freshTopics(String prefix, EffectsTable effects) {
+    Map<String, Object> properties = new java.util.HashMap<>();
+    properties.put("spring.kafka.bootstrap-servers", KafkaBroker.servers());
+    properties.put("test.table", effects.name);
+    properties.put("test.group", prefix + "-" + java.util.UUID.randomUUID());
+    properties.put("test.topic", KafkaBroker.topic(prefix + "-effects", 1));
+    properties.put("test.keyed-topic", KafkaBroker.topic(prefix + "-keyed", 1));
+    properties.put("test.manual-topic", KafkaBroker.topic(prefix + "-manual", 1));
+    properties.put("test.batch-topic", KafkaBroker.topic(prefix + "-batch", 1));
+    return properties;
+  }
+
+  /** The Redis the tests' Redis store uses: {@code IDEM_REDIS_URL}, else the local server. */
+  static String redisUrl() {
+    String url = System.getenv("IDEM_REDIS_URL");
+    return url == null || url.isBlank() ? "redis://127.0.0.1:6379" : url;
+  }
+
   @Bean(destroyMethod = "close")
   DataSource dataSource() {
     HikariConfig config = new HikariConfig();
