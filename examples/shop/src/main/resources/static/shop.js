@@ -172,11 +172,15 @@ async function act(name, path, body) {
     await send('POST', path, body, keyFor(name, body), undefined, name);
   } catch (e) {
     // logged by send; the intent keeps its key for the next click
+  }
+  // The button stays disabled until the page shows the answer: by then a paid order has no pay
+  // buttons, so the second half of a slow double click finds nothing to send.
+  try {
+    await refresh();
   } finally {
     busy.delete(name);
     redrawButtons();
   }
-  await refresh();
 }
 
 function redrawButtons() {
@@ -274,8 +278,15 @@ async function refreshProducts() {
   intentKey('order');
 }
 
+// The orders as last drawn: an unchanged list is not drawn again, so a button is not replaced
+// under the pointer of someone about to click it.
+let drawnOrders = '';
+
 async function refreshOrders() {
   const { json } = await call('GET', '/api/orders');
+  const drawn = JSON.stringify(json);
+  if (drawn === drawnOrders) return;
+  drawnOrders = drawn;
   const body = $('orders').querySelector('tbody');
   body.innerHTML = '';
   for (const o of json) {

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoSuchElementException;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -277,14 +279,19 @@ class ShopPageIT extends EndToEnd {
             });
   }
 
-  // Once, with the mouse, as a person does: the two clicks of one double click.
+  // Once, with the mouse, as a person does: the two clicks of one double click. A button the page
+  // redrew between finding it and clicking it is found again: the pointer's move onto a stale
+  // button fails before either click is sent.
   private void doubleClick(By button) {
-    WebElement found =
-        await()
-            .atMost(Duration.ofSeconds(20))
-            .ignoreExceptions()
-            .until(() -> browser.findElement(button), WebElement::isDisplayed);
-    new Actions(browser).doubleClick(found).perform();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptionsInstanceOf(StaleElementReferenceException.class)
+        .ignoreExceptionsInstanceOf(NoSuchElementException.class)
+        .until(
+            () -> {
+              new Actions(browser).doubleClick(browser.findElement(button)).perform();
+              return true;
+            });
   }
 
   private String storage(String item) {
