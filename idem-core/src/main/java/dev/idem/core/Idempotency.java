@@ -3,6 +3,8 @@ package dev.idem.core;
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -150,6 +152,53 @@ public final class Idempotency implements AutoCloseable {
   }
 
   /**
+   * As {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig)}, for work that ends after it returns. No thread waits for the work: the
+   * claim runs on {@code storeCalls}, and so does the store call that settles the outcome once the
+   * work's stage ends. A duplicate under WAIT holds one of its threads while it waits. Cancelling
+   * the returned future does not stop the work, whose outcome is still stored for the retry.
+   * Listeners are told of the call on a {@code storeCalls} thread: {@link
+   * IdempotencyListener#onStart} spans the claim.
+   *
+   * @param storeCalls runs the store's calls, which may block; never an event loop's thread
+   * @return completes with the value, or exceptionally with what the work or the engine threw (as
+   *     the blocking call documents), wrapped in a {@link java.util.concurrent.CompletionException}
+   *     when the claim failed
+   */
+  public <T> CompletableFuture<Executed<T>> executeAsync(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      AsyncWork<T> work,
+      IdempotencyConfig config,
+      Executor storeCalls) {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(work, "work");
+    Objects.requireNonNull(storeCalls, "storeCalls");
+    ClaimRequest request =
+        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap());
+    return CompletableFuture.supplyAsync(() -> begin(request, codec, config), storeCalls)
+        .thenCompose(run -> run.run(work, storeCalls));
+  }
+
+  private <T> AsyncRun<T> begin(
+      ClaimRequest request, ResultCodec<T> codec, IdempotencyConfig config) {
+    Runnable end = start(request.key());
+    try {
+      ClaimResult result = claim(request, config);
+      if (result == null) {
+        return AsyncRun.unguarded(request.key());
+      }
+      if (result instanceof ClaimResult.Claimed claimed) {
+        return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, null));
+      }
+      return AsyncRun.answered(answer(result, request, codec, config, true));
+    } finally {
+      ended(end, request.key());
+    }
+  }
+
+  /**
    * The claim loop shared by keys and tokens.
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
@@ -169,11 +218,15 @@ public final class Idempotency implements AutoCloseable {
     try {
       return claimAndRun(request, codec, work, config, replayUsed, deferral);
     } finally {
-      try {
-        end.run();
-      } catch (RuntimeException e) {
-        log.warn("idempotency listener failed at the end of {}", request.key(), e);
-      }
+      ended(end, request.key());
+    }
+  }
+
+  private static void ended(Runnable end, IdempotencyKey key) {
+    try {
+      end.run();
+    } catch (RuntimeException e) {
+      log.warn("idempotency listener failed at the end of {}", key, e);
     }
   }
 
@@ -194,18 +247,36 @@ public final class Idempotency implements AutoCloseable {
       boolean replayUsed,
       Consumer<PendingOutcome> deferral)
       throws E {
+    ClaimResult result = claim(request, config);
+    if (result == null) {
+      return new Executed<>(work.run(new UnguardedContext(request.key())), false);
+    }
+    if (result instanceof ClaimResult.Claimed claimed) {
+      return leasedRun.run(claimed.lease(), codec, work, config, deferral);
+    }
+    return answer(result, request, codec, config, replayUsed);
+  }
+
+  /**
+   * Claims the key; under WAIT, a claim that finds the key in progress waits to be woken and claims
+   * again, until the config's limit.
+   *
+   * @return the store's answer, or null when the store failed and the config fails open
+   * @throws IdempotencyStoreException the store failed and the config fails closed
+   */
+  private ClaimResult claim(ClaimRequest request, IdempotencyConfig config) {
     boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
     long deadline = System.nanoTime() + config.maxWait().toNanos();
     for (int round = 0; ; round++) {
-      ClaimResult result;
       try (DuplicateWaiter.Ticket ticket =
           waits ? waiter.subscribe(request.key(), config.lease()) : null) {
-        result = store.claim(request);
+        ClaimResult result = store.claim(request);
         long remaining = deadline - System.nanoTime();
         if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
           ticket.await(remaining, round);
           continue;
         }
+        return result;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw inProgress(request, config);
@@ -213,25 +284,24 @@ public final class Idempotency implements AutoCloseable {
         if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
           throw e;
         }
-        return storeFailedAtClaim(request, codec, work, config, e);
+        storeFailedAtClaim(request, config, e);
+        return null;
       }
-      return handle(result, request, codec, work, config, replayUsed, deferral);
     }
   }
 
-  private <T, E extends Exception> Executed<T> handle(
+  /**
+   * The answer to a claim that did not take the key: the stored value, or the refusal.
+   *
+   * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
+   */
+  private <T> Executed<T> answer(
       ClaimResult result,
       ClaimRequest request,
       ResultCodec<T> codec,
-      Work<T, E> work,
       IdempotencyConfig config,
-      boolean replayUsed,
-      Consumer<PendingOutcome> deferral)
-      throws E {
+      boolean replayUsed) {
     IdempotencyKey key = request.key();
-    if (result instanceof ClaimResult.Claimed claimed) {
-      return leasedRun.run(claimed.lease(), codec, work, config, deferral);
-    }
     if (result instanceof ClaimResult.Completed completed) {
       if (!replayUsed) {
         report(key, ExecutionOutcome.IN_PROGRESS);
@@ -264,13 +334,9 @@ public final class Idempotency implements AutoCloseable {
     return new RequestInProgressException(request.key(), config.retryAfter());
   }
 
-  private <T, E extends Exception> Executed<T> storeFailedAtClaim(
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      RuntimeException failure)
-      throws E {
+  /** Reports a store that failed at claim; throws unless the config fails open. */
+  private void storeFailedAtClaim(
+      ClaimRequest request, IdempotencyConfig config, RuntimeException failure) {
     report(request.key(), ExecutionOutcome.STORE_ERROR);
     if (!config.failOpen()) {
       throw failure instanceof IdempotencyStoreException s
@@ -278,7 +344,6 @@ public final class Idempotency implements AutoCloseable {
           : new IdempotencyStoreException("idempotency store failed at claim", failure);
     }
     log.warn("store failed; running {} without deduplication (fail open)", request.key(), failure);
-    return new Executed<>(work.run(new UnguardedContext(request.key())), false);
   }
 
   private void report(IdempotencyKey key, ExecutionOutcome outcome) {

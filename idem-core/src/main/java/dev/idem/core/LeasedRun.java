@@ -56,39 +56,103 @@ final class LeasedRun {
       IdempotencyConfig config,
       Consumer<PendingOutcome> deferral)
       throws E {
-    RunningLease running = new RunningLease(lease);
-    LeaseWatchdog.Watch watch = startWatchdog(running, config);
-    boolean joined = deferral == null && store.joinsCurrentTransaction();
+    Owned<T> owned = start(lease, codec, config, deferral);
     T value;
     try (MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
-      value = work.run(running);
+      value = work.run(owned.context());
     } catch (Exception | Error failure) {
-      settleFailure(running, watch, failure, codec, config, joined, deferral);
-      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+      owned.failed(failure);
       throw failure;
     }
-    Outcome outcome;
-    Duration retention;
-    try {
-      retention = codec.retention(value, config.retention());
-      // a value kept for no time is an answer not to store: the caller gets it, the key is freed
-      outcome = kept(retention) ? Outcome.success(codec.encode(value)) : null;
-    } catch (RuntimeException e) {
-      if (deferral == null && !joined) {
+    return owned.returned(value);
+  }
+
+  /** Takes ownership of a claimed lease, watchdog on, for work whose end the caller reports. */
+  <T> Owned<T> start(
+      Lease lease,
+      ResultCodec<T> codec,
+      IdempotencyConfig config,
+      Consumer<PendingOutcome> deferral) {
+    RunningLease running = new RunningLease(lease);
+    boolean joined = deferral == null && store.joinsCurrentTransaction();
+    return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
+  }
+
+  /** A claimed key whose work runs; told once how the work ended, it settles the outcome. */
+  final class Owned<T> {
+    private final RunningLease running;
+    private final LeaseWatchdog.Watch watch;
+    private final ResultCodec<T> codec;
+    private final IdempotencyConfig config;
+    private final boolean joined;
+    private final Consumer<PendingOutcome> deferral;
+
+    private Owned(
+        RunningLease running,
+        LeaseWatchdog.Watch watch,
+        ResultCodec<T> codec,
+        IdempotencyConfig config,
+        boolean joined,
+        Consumer<PendingOutcome> deferral) {
+      this.running = running;
+      this.watch = watch;
+      this.codec = codec;
+      this.config = config;
+      this.joined = joined;
+      this.deferral = deferral;
+    }
+
+    ExecutionContext context() {
+      return running;
+    }
+
+    /** The work failed: the failure is stored, held or frees the key; the caller rethrows it. */
+    void failed(Throwable failure) {
+      settleFailure(running, watch, failure, codec, config, joined, deferral);
+      report.accept(running.key(), ExecutionOutcome.EXECUTED);
+    }
+
+    /**
+     * The work returned {@code value}: it is stored (or held), and handed back.
+     *
+     * @throws LeaseLostException another owner took the lease over before the value was stored
+     */
+    Executed<T> returned(T value) {
+      Outcome outcome;
+      Duration retention;
+      try {
+        retention = codec.retention(value, config.retention());
+        // a value kept for no time is an answer not to store: the caller gets it, the key is freed
+        outcome = kept(retention) ? Outcome.success(codec.encode(value)) : null;
+      } catch (RuntimeException e) {
+        if (deferral == null && !joined) {
+          stopWatch(watch);
+          release(running);
+        } else {
+          settleFailure(running, watch, e, codec, config, joined, deferral);
+        }
+        throw e;
+      }
+      if (outcome == null && deferral == null) {
         stopWatch(watch);
         release(running);
+      } else if (deferral != null) {
+        hold(outcome, retention);
       } else {
-        settleFailure(running, watch, e, codec, config, joined, deferral);
+        stopWatch(watch);
+        if (!storeOutcome(running, outcome, retention, config)) {
+          report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+          throw new LeaseLostException(
+              "the lease on "
+                  + running.key()
+                  + " was taken over before the result could be stored");
+        }
       }
-      throw e;
-    }
-    if (outcome == null && deferral == null) {
-      stopWatch(watch);
-      release(running);
-      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
+      report.accept(running.key(), ExecutionOutcome.EXECUTED);
       return new Executed<>(value, false);
     }
-    if (deferral != null) {
+
+    private void hold(Outcome outcome, Duration retention) {
       try {
         deferral.accept(new Held(running, watch, outcome, retention, config));
       } catch (RuntimeException | Error e) {
@@ -97,17 +161,7 @@ final class LeasedRun {
         release(running);
         throw e;
       }
-      report.accept(lease.key(), ExecutionOutcome.EXECUTED);
-      return new Executed<>(value, false);
     }
-    stopWatch(watch);
-    if (!storeOutcome(running, outcome, retention, config)) {
-      report.accept(lease.key(), ExecutionOutcome.LEASE_LOST);
-      throw new LeaseLostException(
-          "the lease on " + lease.key() + " was taken over before the result could be stored");
-    }
-    report.accept(lease.key(), ExecutionOutcome.EXECUTED);
-    return new Executed<>(value, false);
   }
 
   /**

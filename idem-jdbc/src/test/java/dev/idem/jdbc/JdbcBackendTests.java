@@ -4,6 +4,7 @@ import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.lock.LockProvider;
 import dev.idem.core.state.StateStore;
+import dev.idem.testsupport.AsyncEngineContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
@@ -89,6 +90,14 @@ abstract class JdbcBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+  }
+
+  @Nested
+  class AsyncEngine extends AsyncEngineContract {
     @Override
     protected IdempotencyStore store() {
       return plain();

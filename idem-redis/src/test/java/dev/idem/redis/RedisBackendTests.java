@@ -2,6 +2,7 @@ package dev.idem.redis;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.testsupport.AsyncEngineContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
@@ -50,6 +51,14 @@ abstract class RedisBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class AsyncEngine extends AsyncEngineContract {
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();
