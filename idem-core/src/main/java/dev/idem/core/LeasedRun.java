@@ -123,7 +123,7 @@ final class LeasedRun {
       try {
         retention = codec.retention(value, config.retention());
         // a value kept for no time is an answer not to store: the caller gets it, the key is freed
-        outcome = kept(retention) ? Outcome.success(codec.encode(value)) : null;
+        outcome = kept(retention) ? encoded(value) : null;
       } catch (RuntimeException e) {
         if (deferral == null && !joined) {
           stopWatch(watch);
@@ -150,6 +150,19 @@ final class LeasedRun {
       }
       report.accept(running.key(), ExecutionOutcome.EXECUTED);
       return new Executed<>(value, false);
+    }
+
+    /** The value as stored; one the codec finds too large keeps the key with the unstored mark. */
+    private Outcome encoded(T value) {
+      try {
+        return Outcome.success(codec.encode(value));
+      } catch (OutcomeTooLargeException tooLarge) {
+        log.warn(
+            "the result of {} is not kept ({}); repeats get OutcomeNotReplayableException",
+            running.key(),
+            tooLarge.getMessage());
+        return Outcome.unstored(tooLarge);
+      }
     }
 
     private void hold(Outcome outcome, Duration retention) {

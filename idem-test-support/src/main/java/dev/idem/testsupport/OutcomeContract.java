@@ -196,6 +196,34 @@ public abstract class OutcomeContract extends EngineContractSupport {
   }
 
   @Test
+  void aResultTheCodecRefusesAsTooLargeKeepsTheKeyAsTheStoreDoes() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+    ResultCodec<String> bounded =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            throw new OutcomeTooLargeException(
+                "outcome of " + value.length() + " elements is over the limit of 3 elements",
+                value.length(),
+                3);
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+          }
+        };
+    Work<String, RuntimeException> work = ctx -> "ran " + runs.incrementAndGet();
+    assertThat(engine.execute(key, Fingerprint.NONE, bounded, work)).isEqualTo("ran 1");
+    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, bounded, work))
+        .isInstanceOf(OutcomeNotReplayableException.class)
+        .hasMessageContaining("over the limit of 3 elements");
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
   void aDeferralThatCannotTakeTheOutcomeFreesTheKey() {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();
