@@ -1,6 +1,8 @@
 package dev.idem.spring;
 
+import dev.idem.core.AsyncWork;
 import dev.idem.core.Work;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,6 +16,25 @@ public final class InFlightWork {
   /** How many works are running now. */
   public int count() {
     return running.get();
+  }
+
+  /** {@code work}, counted from its start until its stage ends. */
+  public <T> AsyncWork<T> trackAsync(AsyncWork<T> work) {
+    return context -> {
+      running.incrementAndGet();
+      CompletionStage<T> stage;
+      try {
+        stage = work.start(context);
+      } catch (Exception | Error e) {
+        running.decrementAndGet();
+        throw e;
+      }
+      if (stage == null) {
+        running.decrementAndGet();
+        return null;
+      }
+      return stage.whenComplete((value, failure) -> running.decrementAndGet());
+    };
   }
 
   /** {@code work}, counted while it runs. */

@@ -9,7 +9,9 @@ import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
+import dev.idem.spring.aop.internal.ResultShape;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -48,6 +50,10 @@ import tools.jackson.databind.ObjectMapper;
  * commits, the key freed after it rolls back, so that a retry runs again instead of replaying an
  * answer whose effects were rolled back. Until then a duplicate finds the key in progress. With the
  * JDBC store in join mode the record is written in the transaction itself.
+ *
+ * <p>A method returning a {@code CompletableFuture}, a {@code Mono} or a {@code Flux} is called
+ * only once its key is claimed, and its outcome is settled when its result ends ({@link
+ * LaterResults}); for those a bad key is the result's failure, not a throw.
  */
 public class IdempotentMethodInterceptor implements MethodInterceptor {
 
@@ -62,6 +68,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
   private final IdempotentCallerResolver callers;
   private final BeanFactory beanFactory;
   private final InFlightWork inFlight;
+  private final LaterResults later;
   private final SpelExpressionParser parser = new SpelExpressionParser();
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
@@ -70,6 +77,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
    * @param callers names the caller, or null for none
    * @param beanFactory lets expressions reference beans ({@code @clock.instant()}), or null
    * @param inFlight counts the methods running under a claimed key
+   * @param later runs the methods whose result ends later (a future, a {@code Mono}, a {@code
+   *     Flux})
    */
   public IdempotentMethodInterceptor(
       Idempotency idempotency,
@@ -77,13 +86,15 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
       ObjectMapper mapper,
       IdempotentCallerResolver callers,
       BeanFactory beanFactory,
-      InFlightWork inFlight) {
+      InFlightWork inFlight,
+      LaterResults later) {
     this.idempotency = idempotency;
     this.policies = policies;
     this.mapper = mapper;
     this.callers = callers;
     this.beanFactory = beanFactory;
     this.inFlight = inFlight;
+    this.later = later;
   }
 
   @Override
@@ -98,13 +109,26 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
             k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
     Object[] arguments = invocation.getArguments();
     EvaluationContext context = context(plan, target, arguments);
-    String value = keyValue(plan, context);
+    String value;
+    IdempotencyKey key;
+    Fingerprint fingerprint;
+    try {
+      value = keyValue(plan, context);
+      key = value == null ? null : IdempotencyKey.of(scope(plan, arguments), value);
+      fingerprint = value == null ? null : fingerprint(plan, context);
+    } catch (RuntimeException e) {
+      if (plan.shape() == ResultShape.NOW) {
+        throw e;
+      }
+      return later.failed(plan, e);
+    }
     if (value == null) {
       return invocation.proceed();
     }
-    IdempotencyKey key = IdempotencyKey.of(scope(plan, arguments), value);
+    if (plan.shape() != ResultShape.NOW) {
+      return later.call(plan, key, fingerprint, () -> proceed(invocation));
+    }
     Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
-    Fingerprint fingerprint = fingerprint(plan, context);
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
     if (deferral == null) {

@@ -1,12 +1,15 @@
 package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.Idempotency;
+import dev.idem.spring.IdemAsyncProperties;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.aop.IdempotentMethodInterceptor;
 import dev.idem.spring.aop.IdempotentMethodPostProcessor;
 import dev.idem.spring.aop.internal.JsonMissingCheck;
+import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.autoconfigure.internal.ReactiveControllersCheck;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.BeanFactory;
@@ -51,14 +54,18 @@ public class IdemAopAutoConfiguration {
         ObjectProvider<JsonMapper> mapper,
         ObjectProvider<IdempotentCallerResolver> callers,
         BeanFactory beanFactory,
-        ObjectProvider<InFlightWork> inFlight) {
+        ObjectProvider<InFlightWork> inFlight,
+        StoreCallExecutor storeCalls,
+        IdemAsyncProperties async) {
+      InFlightWork counted = inFlight.getIfAvailable(InFlightWork::new);
       return new IdempotentMethodInterceptor(
           idempotency,
           policies,
           mapper.getIfUnique(() -> JsonMapper.builder().build()),
           callers.getIfUnique(),
           beanFactory,
-          inFlight.getIfAvailable(InFlightWork::new));
+          counted,
+          new LaterResults(idempotency, storeCalls, counted, async.getMaxElements()));
     }
 
     /** Static, as every post-processor: it must not need this configuration to be created first. */

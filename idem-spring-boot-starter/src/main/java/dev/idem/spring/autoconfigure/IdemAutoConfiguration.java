@@ -5,11 +5,13 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.TokenService;
+import dev.idem.spring.IdemAsyncProperties;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.autoconfigure.internal.Engines;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,9 +24,10 @@ import org.springframework.core.env.Environment;
 /**
  * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code idem.store}
  * (see {@link IdemStoreConfigurations}), {@link Idempotency} (on the store as wrapped by every
- * {@link IdempotencyStoreDecorator}), {@link TokenService} and the {@link InFlightWork} counter.
- * Each one backs off when the application defines its own. Runs after the DataSource and Redis
- * configurations so that automatic store selection sees their beans.
+ * {@link IdempotencyStoreDecorator}), {@link TokenService}, the {@link InFlightWork} counter and
+ * the {@link StoreCallExecutor} of asynchronous calls. Each one backs off when the application
+ * defines its own. Runs after the DataSource and Redis configurations so that automatic store
+ * selection sees their beans.
  */
 @AutoConfiguration(
     afterName = {
@@ -33,7 +36,7 @@ import org.springframework.core.env.Environment;
       "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
       "org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration"
     })
-@EnableConfigurationProperties(IdemProperties.class)
+@EnableConfigurationProperties({IdemProperties.class, IdemAsyncProperties.class})
 @Import({
   IdemStoreConfigurations.Redis.class,
   IdemStoreConfigurations.Jdbc.class,
@@ -66,6 +69,13 @@ public class IdemAutoConfiguration {
   @ConditionalOnMissingBean
   public InFlightWork idemInFlightWork() {
     return new InFlightWork();
+  }
+
+  /** The threads of the store's calls for futures and reactive results, from {@code idem.async}. */
+  @Bean
+  @ConditionalOnMissingBean
+  public StoreCallExecutor idemStoreCallExecutor(IdemAsyncProperties async) {
+    return new StoreCallExecutor(async.getThreads(), async.getQueueCapacity());
   }
 
   @Bean

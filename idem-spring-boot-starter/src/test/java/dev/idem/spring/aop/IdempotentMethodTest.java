@@ -280,28 +280,6 @@ class IdempotentMethodTest {
                     .hasMessageContaining("KeylessJobs.noKey needs a key expression"));
   }
 
-  @Test
-  void anAsynchronousOrReactiveMethodFailsTheStartupRatherThanRunUnguarded() {
-    runner
-        .withBean(LaterJobs.class)
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("LaterJobs.later returns CompletableFuture"));
-  }
-
-  /** A bean whose annotated method does its work after it returned. */
-  static class LaterJobs {
-    @Idempotent(key = "#key")
-    public java.util.concurrent.CompletableFuture<String> later(String key) {
-      return java.util.concurrent.CompletableFuture.supplyAsync(() -> key);
-    }
-  }
-
   /** A bean whose annotated method names no key. */
   static class KeylessJobs {
     @Idempotent(key = "")
@@ -345,7 +323,7 @@ class IdempotentMethodTest {
         .withBean(
             IdempotentMethodInterceptor.class,
             () ->
-                new IdempotentMethodInterceptor(null, null, null, null, null, null) {
+                new IdempotentMethodInterceptor(null, null, null, null, null, null, null) {
                   @Override
                   public Object invoke(MethodInvocation invocation) throws Throwable {
                     seen.incrementAndGet();

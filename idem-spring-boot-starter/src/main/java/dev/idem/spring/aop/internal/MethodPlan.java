@@ -4,13 +4,12 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.ResultCodec;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
-import org.springframework.core.GenericTypeResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
@@ -30,7 +29,8 @@ import tools.jackson.databind.ObjectMapper;
  * @param fingerprint the parsed fingerprint expression, or null for {@code Fingerprint.NONE}
  * @param ignoredFields JSON paths left out of the fingerprint
  * @param config the engine config of the operation
- * @param codec stores and reads back the return value
+ * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
+ * @param codec stores and reads back the result
  */
 public record MethodPlan(
     Method method,
@@ -40,7 +40,11 @@ public record MethodPlan(
     Expression fingerprint,
     Set<String> ignoredFields,
     IdempotencyConfig config,
+    ResultShape shape,
     ResultCodec<Object> codec) {
+
+  private static final String TRANSACTIONAL =
+      "org.springframework.transaction.annotation.Transactional";
 
   /**
    * Plans {@code method} as called on {@code targetClass}.
@@ -64,6 +68,7 @@ public record MethodPlan(
             : parser.parseExpression(idempotent.fingerprint());
     Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
     ignored.addAll(Set.of(idempotent.ignoreFields()));
+    ResultShape shape = ResultShape.of(operation, specific);
     return new MethodPlan(
         specific,
         operation,
@@ -72,7 +77,8 @@ public record MethodPlan(
         fingerprint,
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
-        codec(specific, userClass, mapper));
+        shape,
+        codec(shape.storedType(specific, userClass), mapper));
   }
 
   /**
@@ -92,7 +98,7 @@ public record MethodPlan(
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
         requireKey(operation, idempotent);
-        requireResultNow(operation, specific);
+        requireFollowedResult(operation, specific, userClass);
         IdemPolicies.checkAnnotation(operation, idempotent, placeholders);
       }
     }
@@ -111,15 +117,6 @@ public record MethodPlan(
         : idempotent.operation();
   }
 
-  /**
-   * Types of a result that is not there yet when the method returns, by name: some may be absent.
-   */
-  private static final List<String> LATER =
-      List.of(
-          "java.util.concurrent.Future",
-          "java.util.concurrent.CompletionStage",
-          "org.reactivestreams.Publisher");
-
   private static void requireKey(String operation, Idempotent idempotent) {
     if (idempotent.key().isBlank()) {
       throw new IllegalStateException(
@@ -128,34 +125,36 @@ public record MethodPlan(
   }
 
   /**
-   * Refuses a method that hands back its work to be done later (a future, a reactive publisher):
-   * the claim would end when the method returns, and the work would run after it, unguarded.
+   * Refuses a result the advice cannot follow to its end, and a reactive one in a transaction: a
+   * reactive transaction commits after the publisher the advice sees has ended, so a stored answer
+   * could outlive effects that were rolled back.
    */
-  private static void requireResultNow(String operation, Method method) {
-    Class<?> returned = method.getReturnType();
-    for (String later : LATER) {
-      if (ClassUtils.isPresent(later, method.getDeclaringClass().getClassLoader())
-          && ClassUtils.resolveClassName(later, method.getDeclaringClass().getClassLoader())
-              .isAssignableFrom(returned)) {
+  private static void requireFollowedResult(String operation, Method method, Class<?> userClass) {
+    ResultShape shape = ResultShape.of(operation, method);
+    if ((shape == ResultShape.MONO || shape == ResultShape.FLUX)
+        && ClassUtils.isPresent(TRANSACTIONAL, method.getDeclaringClass().getClassLoader())) {
+      Class<? extends Annotation> transactional =
+          ClassUtils.resolveClassName(TRANSACTIONAL, method.getDeclaringClass().getClassLoader())
+              .asSubclass(Annotation.class);
+      if (AnnotatedElementUtils.hasAnnotation(method, transactional)
+          || AnnotatedElementUtils.hasAnnotation(userClass, transactional)) {
         throw new IllegalStateException(
             "@Idempotent on "
                 + operation
-                + " returns "
-                + returned.getSimpleName()
-                + ", whose work runs after the method returned, outside the claim: it would run"
-                + " unguarded. Return the result itself; asynchronous and reactive methods are not"
-                + " supported");
+                + " returns a "
+                + method.getReturnType().getSimpleName()
+                + " in a @Transactional method: a reactive transaction commits after the answer is"
+                + " stored, so a rollback would leave a stored answer for effects that are gone."
+                + " Put the transaction inside the method (TransactionalOperator on the work)");
       }
     }
   }
 
   @SuppressWarnings("unchecked")
-  private static ResultCodec<Object> codec(Method method, Class<?> userClass, ObjectMapper mapper) {
-    Class<?> returned = method.getReturnType();
-    if (returned == void.class || returned == Void.class) {
+  private static ResultCodec<Object> codec(Type stored, ObjectMapper mapper) {
+    if (stored == void.class || stored == Void.class) {
       return (ResultCodec<Object>) (ResultCodec<?>) ResultCodec.none();
     }
-    Type type = GenericTypeResolver.resolveType(method.getGenericReturnType(), userClass);
-    return new JacksonResultCodec(mapper, mapper.getTypeFactory().constructType(type));
+    return new JacksonResultCodec(mapper, mapper.getTypeFactory().constructType(stored));
   }
 }
