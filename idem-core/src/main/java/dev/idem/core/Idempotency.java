@@ -41,6 +41,7 @@ public final class Idempotency implements AutoCloseable {
   private final LeaseWatchdog watchdog = new LeaseWatchdog();
   private final DuplicateWaiter waiter;
   private final LeasedRun leasedRun;
+  private final Claims claims;
 
   private Idempotency(Builder b) {
     this.store = b.store;
@@ -48,6 +49,7 @@ public final class Idempotency implements AutoCloseable {
     this.listener = b.listener;
     this.waiter = new DuplicateWaiter(store);
     this.leasedRun = new LeasedRun(store, watchdog, waiter, this::report);
+    this.claims = new Claims(store, waiter, this::report);
   }
 
   /** Starts building an engine on {@code store}. */
@@ -172,27 +174,43 @@ public final class Idempotency implements AutoCloseable {
       AsyncWork<T> work,
       IdempotencyConfig config,
       Executor storeCalls) {
+    return runAsync(
+        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
+        codec,
+        work,
+        config,
+        true,
+        storeCalls);
+  }
+
+  /** The asynchronous claim and run shared by keys and tokens. */
+  <T> CompletableFuture<Executed<T>> runAsync(
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      AsyncWork<T> work,
+      IdempotencyConfig config,
+      boolean replayUsed,
+      Executor storeCalls) {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
-    ClaimRequest request =
-        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap());
-    return CompletableFuture.supplyAsync(() -> begin(request, codec, config), storeCalls)
+    return CompletableFuture.supplyAsync(
+            () -> begin(request, codec, config, replayUsed), storeCalls)
         .thenCompose(run -> run.run(work, storeCalls));
   }
 
   private <T> AsyncRun<T> begin(
-      ClaimRequest request, ResultCodec<T> codec, IdempotencyConfig config) {
+      ClaimRequest request, ResultCodec<T> codec, IdempotencyConfig config, boolean replayUsed) {
     Runnable end = start(request.key());
     try {
-      ClaimResult result = claim(request, config);
+      ClaimResult result = claims.claim(request, config);
       if (result == null) {
         return AsyncRun.unguarded(request.key());
       }
       if (result instanceof ClaimResult.Claimed claimed) {
         return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, null));
       }
-      return AsyncRun.answered(answer(result, request, codec, config, true));
+      return AsyncRun.answered(answer(result, request, codec, config, replayUsed));
     } finally {
       ended(end, request.key());
     }
@@ -247,7 +265,7 @@ public final class Idempotency implements AutoCloseable {
       boolean replayUsed,
       Consumer<PendingOutcome> deferral)
       throws E {
-    ClaimResult result = claim(request, config);
+    ClaimResult result = claims.claim(request, config);
     if (result == null) {
       return new Executed<>(work.run(new UnguardedContext(request.key())), false);
     }
@@ -255,39 +273,6 @@ public final class Idempotency implements AutoCloseable {
       return leasedRun.run(claimed.lease(), codec, work, config, deferral);
     }
     return answer(result, request, codec, config, replayUsed);
-  }
-
-  /**
-   * Claims the key; under WAIT, a claim that finds the key in progress waits to be woken and claims
-   * again, until the config's limit.
-   *
-   * @return the store's answer, or null when the store failed and the config fails open
-   * @throws IdempotencyStoreException the store failed and the config fails closed
-   */
-  private ClaimResult claim(ClaimRequest request, IdempotencyConfig config) {
-    boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
-    long deadline = System.nanoTime() + config.maxWait().toNanos();
-    for (int round = 0; ; round++) {
-      try (DuplicateWaiter.Ticket ticket =
-          waits ? waiter.subscribe(request.key(), config.lease()) : null) {
-        ClaimResult result = store.claim(request);
-        long remaining = deadline - System.nanoTime();
-        if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
-          ticket.await(remaining, round);
-          continue;
-        }
-        return result;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw inProgress(request, config);
-      } catch (RuntimeException e) {
-        if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
-          throw e;
-        }
-        storeFailedAtClaim(request, config, e);
-        return null;
-      }
-    }
   }
 
   /**
@@ -326,24 +311,7 @@ public final class Idempotency implements AutoCloseable {
       report(key, ExecutionOutcome.UNKNOWN_TOKEN);
       throw new UnknownTokenException("token " + key.value() + " is unknown or has expired");
     }
-    throw inProgress(request, config);
-  }
-
-  private RequestInProgressException inProgress(ClaimRequest request, IdempotencyConfig config) {
-    report(request.key(), ExecutionOutcome.IN_PROGRESS);
-    return new RequestInProgressException(request.key(), config.retryAfter());
-  }
-
-  /** Reports a store that failed at claim; throws unless the config fails open. */
-  private void storeFailedAtClaim(
-      ClaimRequest request, IdempotencyConfig config, RuntimeException failure) {
-    report(request.key(), ExecutionOutcome.STORE_ERROR);
-    if (!config.failOpen()) {
-      throw failure instanceof IdempotencyStoreException s
-          ? s
-          : new IdempotencyStoreException("idempotency store failed at claim", failure);
-    }
-    log.warn("store failed; running {} without deduplication (fail open)", request.key(), failure);
+    throw claims.inProgress(request, config);
   }
 
   private void report(IdempotencyKey key, ExecutionOutcome outcome) {

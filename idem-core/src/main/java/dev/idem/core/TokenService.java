@@ -4,6 +4,8 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
 
 /**
@@ -134,12 +136,39 @@ public final class TokenService {
       IdempotencyConfig config,
       java.util.function.Consumer<PendingOutcome> deferral)
       throws E {
+    return idempotency.run(
+        request(scope, token, fingerprint, config), codec, work, config, replayUsed, deferral);
+  }
+
+  /**
+   * As {@link #executeWithStatus(String, String, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig)} for work that ends after it returns, as {@link Idempotency#executeAsync}
+   * runs it: the claim and the settlement on {@code storeCalls}. A malformed token fails the
+   * returned future.
+   */
+  public <T> CompletableFuture<Executed<T>> executeAsync(
+      String scope,
+      String token,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      AsyncWork<T> work,
+      IdempotencyConfig config,
+      Executor storeCalls) {
+    ClaimRequest request;
+    try {
+      request = request(scope, token, fingerprint, config);
+    } catch (UnknownTokenException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return idempotency.runAsync(request, codec, work, config, replayUsed, storeCalls);
+  }
+
+  private ClaimRequest request(
+      String scope, String token, Fingerprint fingerprint, IdempotencyConfig config) {
     if (token == null || !TOKEN_SHAPE.matcher(token).matches()) {
       throw new UnknownTokenException("malformed token");
     }
-    ClaimRequest request =
-        new ClaimRequest(
-            IdempotencyKey.of(scope, token), fingerprint, config.lease(), true, scopeCap);
-    return idempotency.run(request, codec, work, config, replayUsed, deferral);
+    return new ClaimRequest(
+        IdempotencyKey.of(scope, token), fingerprint, config.lease(), true, scopeCap);
   }
 }
