@@ -8,7 +8,6 @@ import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.MalformedJsonException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
@@ -20,15 +19,16 @@ import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.KeyHeader;
 import dev.idem.spring.web.internal.Problems;
 import dev.idem.spring.web.internal.Refusals;
+import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
+import dev.idem.spring.web.internal.ServletReplay;
 import dev.idem.spring.web.internal.StoredResponse;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -234,7 +234,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                   route.config(),
                   deferral);
       if (executed.replayed()) {
-        executed.value().replayTo(response);
+        ServletReplay.replay(executed.value(), response);
       } else {
         captured.commit();
       }
@@ -277,30 +277,17 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   private static Fingerprint fingerprint(HttpServletRequest request, Route route, byte[] body) {
-    // the actual path, not the template: a key reused on another order's URL is key reuse
-    String prefix = request.getMethod() + " " + pathWithinApplication(request);
-    String type = request.getContentType();
-    if (type != null && isJson(type) && body.length > 0) {
-      try {
-        return Fingerprint.ofJson(
-            prefix, new String(body, StandardCharsets.UTF_8), route.ignoredFields());
-      } catch (MalformedJsonException e) {
-        // not JSON after all: Spring MVC refuses it, or the handler reads it raw
-      }
-    }
-    return Fingerprint.of(prefix, body);
+    return RequestFingerprint.of(
+        request.getMethod(),
+        pathWithinApplication(request),
+        request.getContentType(),
+        body,
+        route.ignoredFields());
   }
 
   private static String pathWithinApplication(HttpServletRequest request) {
     String uri = request.getRequestURI();
     String context = request.getContextPath();
     return context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
-  }
-
-  private static boolean isJson(String contentType) {
-    String type = contentType.toLowerCase(java.util.Locale.ROOT);
-    int semicolon = type.indexOf(';');
-    String bare = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
-    return bare.equals("application/json") || bare.endsWith("+json");
   }
 }

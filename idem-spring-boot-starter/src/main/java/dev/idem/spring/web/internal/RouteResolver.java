@@ -1,24 +1,16 @@
 package dev.idem.spring.web.internal;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.IdempotencyConfig;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Decides whether a request is protected: its handler method carries {@link Idempotent} (on any
@@ -29,22 +21,15 @@ import org.springframework.web.util.pattern.PathPatternParser;
 public final class RouteResolver {
 
   private final ObjectProvider<RequestMappingHandlerMapping> mappings;
-  private final List<PathPattern> paths;
-  private final IdemPolicies policies;
+  private final Routes routes;
   private volatile List<RequestMappingHandlerMapping> resolved;
-  private volatile Set<String> extraMethods = Set.of();
-  // One Route per handler (and template and method), or per configured path: its config is built
-  // once, not per request.
-  private final Map<List<Object>, Route> routes = new ConcurrentHashMap<>();
-  private volatile int scopeCap = ClaimRequest.NO_CAP;
 
   public RouteResolver(
       ObjectProvider<RequestMappingHandlerMapping> mappings,
       List<String> paths,
       IdemPolicies policies) {
     this.mappings = mappings;
-    this.paths = paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
-    this.policies = policies;
+    this.routes = new Routes(paths, policies);
   }
 
   /**
@@ -57,47 +42,30 @@ public final class RouteResolver {
   public void checkHandlers() {
     Set<String> extra = new java.util.TreeSet<>();
     for (RequestMappingHandlerMapping mapping : mappings.orderedStream().toList()) {
-      extra.addAll(ProtectedRoutes.check(mapping.getHandlerMethods(), paths));
-      for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
-        Idempotent idempotent = handler.getMethodAnnotation(Idempotent.class);
-        if (idempotent != null) {
-          String operation = idempotent.operation();
-          policies.checkAnnotation(
-              operation.isEmpty() ? handler.toString() : operation, idempotent);
-        }
-      }
+      extra.addAll(ProtectedRoutes.check(mapping.getHandlerMethods(), routes.paths()));
+      routes.checkAnnotations(mapping.getHandlerMethods().values());
     }
-    extraMethods = Set.copyOf(extra);
+    routes.optIn(extra);
   }
 
   /**
-   * Caps the live records of one caller on one route ({@link ClaimRequest#scopeCap()}), on top of
-   * any cap a route's own policy sets.
+   * Caps the live records of one caller on one route; see {@link Routes#setMaxRecordsPerCaller}.
    */
   public void setMaxRecordsPerCaller(int cap) {
-    if (cap < 1) {
-      throw new IllegalArgumentException("the cap must be at least 1, was " + cap);
-    }
-    this.scopeCap = cap;
-    routes.clear();
-  }
-
-  // the cheap test first: most requests are GETs that no handler opted in for
-  private boolean mayProtect(String method) {
-    return ProtectedRoutes.DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
+    routes.setMaxRecordsPerCaller(cap);
   }
 
   /** The protected route of {@code request}, or null when the filter lets it through. */
   public Route resolve(HttpServletRequest request) {
     String method = request.getMethod();
-    if (!mayProtect(method)) {
+    if (!routes.mayProtect(method)) {
       return null;
     }
     HandlerExecutionChain chain = lookUp(request);
     HandlerMethod handler =
         chain != null && chain.getHandler() instanceof HandlerMethod found ? found : null;
     Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-    return route(
+    return routes.route(
         handler,
         method,
         pattern == null ? null : pattern.toString(),
@@ -111,62 +79,7 @@ public final class RouteResolver {
    * patterns are matched against the template.
    */
   public Route resolve(HandlerMethod handler, String method, String template) {
-    return mayProtect(method) ? route(handler, method, template, template) : null;
-  }
-
-  /**
-   * @param template the handler's route template, or null when Spring MVC did not name one
-   * @param path what {@code idem.http.paths} are matched against
-   */
-  private Route route(HandlerMethod handler, String method, String template, String path) {
-    Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
-    if (idempotent != null) {
-      if (template == null) {
-        // keyed by the client's own path, a cache would grow with every path sent
-        return annotated(idempotent, method, path);
-      }
-      return routes.computeIfAbsent(
-          List.of(handler, method, template), k -> annotated(idempotent, method, template));
-    }
-    if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
-      return null;
-    }
-    PathContainer container = PathContainer.parsePath(path);
-    for (PathPattern pattern : paths) {
-      if (pattern.matches(container)) {
-        String operation = method + " " + pattern.getPatternString();
-        return routes.computeIfAbsent(
-            List.of(operation),
-            k ->
-                new Route(
-                    operation,
-                    pattern.getPatternString(),
-                    true,
-                    capped(policies.forOperation(operation)),
-                    policies.ignoredFields(operation),
-                    policies.retryableStatuses(operation)));
-      }
-    }
-    return null;
-  }
-
-  private Route annotated(Idempotent idempotent, String httpMethod, String template) {
-    String operation =
-        idempotent.operation().isEmpty() ? httpMethod + " " + template : idempotent.operation();
-    Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
-    ignored.addAll(List.of(idempotent.ignoreFields()));
-    return new Route(
-        operation,
-        template,
-        idempotent.required(),
-        capped(policies.forAnnotation(operation, idempotent)),
-        Set.copyOf(ignored),
-        policies.retryableStatuses(operation));
-  }
-
-  private IdempotencyConfig capped(IdempotencyConfig config) {
-    int cap = Math.min(scopeCap, config.scopeCap());
-    return cap == config.scopeCap() ? config : IdempotencyConfig.from(config).scopeCap(cap).build();
+    return routes.mayProtect(method) ? routes.route(handler, method, template, template) : null;
   }
 
   private HandlerExecutionChain lookUp(HttpServletRequest request) {

@@ -1,8 +1,6 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.ResultCodec;
-import dev.idem.spring.web.IdempotencyFilter;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -34,42 +32,18 @@ public record StoredResponse(
   // 1: without omittedBytes (read as 0); 2: with it
   private static final int FORMAT = 2;
 
-  /** Sends this answer again, marked with {@code Idempotent-Replayed: true}. */
-  public void replayTo(HttpServletResponse response) throws IOException {
-    if (omittedBytes > 0) {
-      replayOmitted(response);
-      return;
-    }
-    response.setStatus(status);
-    for (Map.Entry<String, String> header : headers) {
-      response.addHeader(header.getKey(), header.getValue());
-    }
-    response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
-    if (error != null) {
-      response.sendError(status, error.isEmpty() ? null : error);
-      return;
-    }
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
-  }
-
-  private void replayOmitted(HttpServletResponse response) throws IOException {
-    for (Map.Entry<String, String> header : headers) {
-      if (!header.getKey().equalsIgnoreCase("Content-Type")) {
-        response.addHeader(header.getKey(), header.getValue());
-      }
-    }
-    response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
-    Problems.write(
-        response,
-        Problems.NOT_REPLAYABLE_STATUS,
+  /** The answer a repeat gets when the body was too large to keep: the effect happened once. */
+  public Problem notReplayable() {
+    return new Problem(
+        Problem.NOT_REPLAYABLE_STATUS,
         "not-replayable",
         "The first answer cannot be replayed",
         "the request ran once and answered "
             + status
             + " with a body of "
             + omittedBytes
-            + " bytes, over the limit of what is stored; it will not run again");
+            + " bytes, over the limit of what is stored; it will not run again",
+        null);
   }
 
   /**
