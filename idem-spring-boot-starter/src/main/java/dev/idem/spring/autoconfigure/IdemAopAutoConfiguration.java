@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -82,9 +83,13 @@ public class IdemAopAutoConfiguration {
     }
   }
 
-  /** In a WebFlux application, {@code @Idempotent} controllers are refused at startup. */
+  /**
+   * In a WebFlux application whose filter is off ({@code idem.http.enabled=false}),
+   * {@code @Idempotent} controllers are refused at startup.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  @ConditionalOnProperty(prefix = "idem.http", name = "enabled", havingValue = "false")
   static class Reactive {
 
     @Bean

@@ -10,8 +10,8 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Stops a reactive web application whose controllers carry {@link Idempotent}: the starter's {@code
- * Idempotency-Key} filter is Spring MVC's, and no advice reaches a WebFlux handler, so such a
+ * Stops a reactive web application whose controllers carry {@link Idempotent} while the WebFlux
+ * filter is off ({@code idem.http.enabled=false}): no advice reaches a WebFlux handler, so such a
  * handler would run unguarded on every repeat.
  */
 public final class ReactiveControllersCheck implements SmartInitializingSingleton {
@@ -40,9 +40,9 @@ public final class ReactiveControllersCheck implements SmartInitializingSingleto
                   + method.getDeclaringClass().getName()
                   + "."
                   + method.getName()
-                  + " cannot be honoured: this is a reactive (WebFlux) application, and the"
-                  + " Idempotency-Key filter serves Spring MVC only; move the annotation to a"
-                  + " service method the controller calls, or run on Spring MVC");
+                  + " cannot be honoured: idem.http.enabled=false turns the WebFlux"
+                  + " Idempotency-Key filter off; turn it on, or move the annotation to a"
+                  + " service method the controller calls");
         }
       }
     }

@@ -1,0 +1,48 @@
+package dev.idem.spring.webflux.internal;
+
+import dev.idem.spring.web.IdempotencyFilter;
+import dev.idem.spring.web.internal.Problem;
+import dev.idem.spring.web.internal.StoredResponse;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import reactor.core.publisher.Mono;
+
+/** Writes Idem's own answers on a WebFlux response: problems and replays. */
+public final class ReactiveAnswers {
+
+  private ReactiveAnswers() {}
+
+  /** Writes {@code problem}, with its {@code Retry-After} when it has one. */
+  public static Mono<Void> problem(ServerHttpResponse response, Problem problem) {
+    byte[] body = problem.body();
+    response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
+    HttpHeaders headers = response.getHeaders();
+    headers.setContentType(MediaType.parseMediaType(Problem.CONTENT_TYPE));
+    headers.setContentLength(body.length);
+    if (problem.retryAfter() != null) {
+      headers.set(HttpHeaders.RETRY_AFTER, problem.retryAfter());
+    }
+    return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+  }
+
+  /** Sends {@code stored} again, marked with {@code Idempotent-Replayed: true}. */
+  public static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {
+    HttpHeaders headers = response.getHeaders();
+    for (Map.Entry<String, String> header : stored.headers()) {
+      if (stored.omittedBytes() == 0 || !header.getKey().equalsIgnoreCase("Content-Type")) {
+        headers.add(header.getKey(), header.getValue());
+      }
+    }
+    headers.set(IdempotencyFilter.REPLAYED_HEADER, "true");
+    if (stored.omittedBytes() > 0) {
+      return problem(response, stored.notReplayable());
+    }
+    response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
+    byte[] body = stored.body();
+    headers.setContentLength(body.length);
+    return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * The {@code Idempotency-Key} semantics for Spring WebFlux: {@link
+ * dev.idem.spring.webflux.IdempotencyWebFilter}, the caller's scope and the token endpoint.
+ */
+package dev.idem.spring.webflux;

@@ -1,0 +1,13 @@
+package dev.idem.spring.web;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+
+/** The WebFlux conformance suite on the in-memory store. */
+class MemoryWebFluxConformanceTest extends WebFluxConformanceTests {
+
+  @Override
+  Class<? extends IdempotencyStore> expectedStore() {
+    return InMemoryIdempotencyStore.class;
+  }
+}

@@ -1,0 +1,17 @@
+package dev.idem.spring.web;
+
+import dev.idem.core.IdempotencyStore;
+import dev.idem.redis.RedisIdempotencyStore;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * The WebFlux conformance suite on Redis, picked automatically (before JDBC) from the RedisClient.
+ */
+@TestPropertySource(properties = {"test.redis=true", "test.postgres=true"})
+class RedisWebFluxConformanceIT extends WebFluxConformanceTests {
+
+  @Override
+  Class<? extends IdempotencyStore> expectedStore() {
+    return RedisIdempotencyStore.class;
+  }
+}

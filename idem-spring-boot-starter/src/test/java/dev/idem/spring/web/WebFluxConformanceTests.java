@@ -1,0 +1,304 @@
+package dev.idem.spring.web;
+
+import static dev.idem.spring.web.HttpConformanceTests.ORDER;
+import static dev.idem.spring.web.HttpConformanceTests.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.core.IdempotencyStore;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import reactor.blockhound.BlockHound;
+
+/**
+ * The rows of the HTTP table (docs/spring.md) over Spring WebFlux and real HTTP, with BlockHound
+ * installed: a request that blocks an event-loop thread anywhere (Idem, the store's client, the
+ * handlers) fails with a 500 and so fails its test. Each store runs it through a subclass.
+ */
+@SpringBootTest(
+    classes = WebFluxTestApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "spring.main.web-application-type=reactive",
+      "idem.http.max-body-bytes=2KB",
+      "idem.http.paths=/by-path/**",
+      "idem.defaults.retry-after=2s"
+    })
+abstract class WebFluxConformanceTests {
+
+  @LocalServerPort int port;
+  @Autowired WebFluxTestController controller;
+  @Autowired IdempotencyStore store;
+
+  Http http;
+  String run;
+  String key;
+
+  /** The store class this backend's subclass expects the auto-configuration to pick. */
+  abstract Class<? extends IdempotencyStore> expectedStore();
+
+  @BeforeAll
+  static void installBlockHound() {
+    BlockHound.install();
+  }
+
+  @BeforeEach
+  void setUp() {
+    http = new Http(port);
+    run = UUID.randomUUID().toString();
+    key = UUID.randomUUID().toString();
+  }
+
+  HttpResponse<String> post(String path, String body, String... headers) {
+    return send("POST", path, body, headers);
+  }
+
+  HttpResponse<String> send(String method, String path, String body, String... headers) {
+    return http.send(method, path, body, withRun(headers));
+  }
+
+  String[] withRun(String... headers) {
+    String[] all = new String[headers.length + 2];
+    all[0] = "X-Run";
+    all[1] = run;
+    System.arraycopy(headers, 0, all, 2, headers.length);
+    return all;
+  }
+
+  @Test
+  void blockHoundRefusesABlockingCallOnTheEventLoop() {
+    assertThat(post("/blocking", null).statusCode()).isEqualTo(500);
+  }
+
+  @Test
+  void theAutoConfigurationPicksTheExpectedStore() {
+    assertThat(store).isInstanceOf(expectedStore());
+  }
+
+  @Test
+  void aProtectedRouteWithoutAKeyIsRefusedWithMissingKey() {
+    assertProblem(post("/orders", ORDER), 400, "missing-key");
+    assertProblem(post("/by-path/x", "{}"), 400, "missing-key");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void invalidKeysAreRefusedWithInvalidKey() {
+    assertProblem(post("/orders", ORDER, "Idempotency-Key", "a b"), 400, "invalid-key");
+    assertProblem(post("/orders", ORDER, "Idempotency-Key", "x".repeat(256)), 400, "invalid-key");
+    assertProblem(
+        post("/orders", ORDER, "Idempotency-Key", "one", "Idempotency-Key", "two"),
+        400,
+        "invalid-key");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void replaysTheFirstResponseToARepeatWithTheAllowedHeadersOnly() {
+    HttpResponse<String> first = post("/orders", ORDER, "Idempotency-Key", key);
+    HttpResponse<String> second =
+        post("/orders", "{ \"qty\" : 2,\n \"item\" : \"tea\" }", "Idempotency-Key", key);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(second.statusCode()).isEqualTo(201);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    for (String name : List.of("Content-Type", "Location", "ETag")) {
+      assertThat(second.headers().firstValue(name)).isEqualTo(first.headers().firstValue(name));
+    }
+    assertThat(first.headers().firstValue("Set-Cookie")).isPresent();
+    assertThat(second.headers().firstValue("Set-Cookie")).isEmpty();
+    assertThat(second.headers().firstValue("X-Not-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyReusedWithAnotherPayloadIsRefusedWithKeyReuse() {
+    post("/orders", ORDER, "Idempotency-Key", key);
+    assertProblem(
+        post("/orders", "{\"item\":\"coffee\",\"qty\":2}", "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRepeatWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
+    controller.hold(run);
+    CompletableFuture<HttpResponse<String>> first;
+    try {
+      first = http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.runs(run) == 1);
+      HttpResponse<String> second = post("/slow", null, "Idempotency-Key", key);
+      assertProblem(second, 409, "in-progress");
+      assertThat(second.headers().firstValue("Retry-After")).hasValue("2");
+      assertThat(first).as("the first, held").isNotDone();
+    } finally {
+      controller.release(run);
+    }
+    assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    HttpResponse<String> after = post("/slow", null, "Idempotency-Key", key);
+    assertThat(after.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(after.body()).isEqualTo(first.get().body());
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicateUnderAWaitPolicyGetsTheFirstAnswer() throws Exception {
+    controller.hold(run);
+    CompletableFuture<HttpResponse<String>> first;
+    CompletableFuture<HttpResponse<String>> second;
+    try {
+      first = http.sendAsync("POST", "/slow-wait", null, withRun("Idempotency-Key", key));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.runs(run) == 1);
+      second = http.sendAsync("POST", "/slow-wait", null, withRun("Idempotency-Key", key));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.claims(key) >= 2);
+      assertThat(second).as("the duplicate waits").isNotDone();
+    } finally {
+      controller.release(run);
+    }
+    HttpResponse<String> waited = second.get(20, TimeUnit.SECONDS);
+    assertThat(waited.statusCode()).isEqualTo(200);
+    assertThat(waited.body()).isEqualTo(first.get(20, TimeUnit.SECONDS).body());
+    assertThat(waited.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void twoUsersWithTheSameKeyAreIndependent() {
+    HttpResponse<String> alice = post("/orders", ORDER, "Idempotency-Key", key, "X-User", "alice");
+    HttpResponse<String> bob = post("/orders", ORDER, "Idempotency-Key", key, "X-User", "bob");
+    assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(bob.body()).isNotEqualTo(alice.body());
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aRequestRefusedBeforeTheHandlerStoresNothingAndFreesTheKey() {
+    assertThat(post("/orders", "{\"item\":", "Idempotency-Key", key).statusCode()).isEqualTo(400);
+    HttpResponse<String> fixed = post("/orders", ORDER, "Idempotency-Key", key);
+    assertThat(fixed.statusCode()).isEqualTo(201);
+    assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aServerErrorIsNotStoredAndARetryRunsAgain() {
+    assertThat(post("/fail", null, "Idempotency-Key", key).statusCode()).isEqualTo(503);
+    HttpResponse<String> retry = post("/fail", null, "Idempotency-Key", key);
+    assertThat(retry.statusCode()).isEqualTo(503);
+    assertThat(retry.body()).isEqualTo("down 2");
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aClientErrorIsStoredAndReplayed() {
+    HttpResponse<String> first = post("/reject", null, "Idempotency-Key", key);
+    HttpResponse<String> second = post("/reject", null, "Idempotency-Key", key);
+    assertThat(second.statusCode()).isEqualTo(422);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestBodyOverTheLimitIsRefusedWith413() {
+    String big = "{\"item\":\"" + "x".repeat(3000) + "\",\"qty\":1}";
+    assertProblem(post("/orders", big, "Idempotency-Key", key), 413, "body-too-large");
+    assertThat(controller.runs(run)).isZero();
+  }
+
+  @Test
+  void anAnswerOverTheLimitRunsOnceAndRepeatsGetNotReplayable() {
+    HttpResponse<String> first = post("/big?size=5000", null, "Idempotency-Key", key);
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).hasSize(5000);
+    HttpResponse<String> repeat = post("/big?size=5000", null, "Idempotency-Key", key);
+    assertProblem(repeat, 410, "not-replayable");
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anAnnotatedPutIsAnOptInAndAPlainPutIsLeftAlone() {
+    HttpResponse<String> first = send("PUT", "/documents/7", null, "Idempotency-Key", key);
+    HttpResponse<String> again = send("PUT", "/documents/7", null, "Idempotency-Key", key);
+    assertThat(again.body()).isEqualTo(first.body()).isEqualTo("replaced 7 #1");
+    send("PUT", "/drafts/7", null, "Idempotency-Key", key);
+    assertThat(send("PUT", "/drafts/7", null, "Idempotency-Key", key).body())
+        .isEqualTo("draft 7 #3");
+  }
+
+  @Test
+  void aFunctionalRouteIsProtectedByItsPath() {
+    HttpResponse<String> first = post("/by-path/tea", "{}", "Idempotency-Key", key);
+    HttpResponse<String> again = post("/by-path/tea", "{}", "Idempotency-Key", key);
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anOptionalKeyLetsARequestWithoutOneThrough() {
+    assertThat(post("/optional", null).body()).isEqualTo("optional 1");
+    assertThat(post("/optional", null).body()).isEqualTo("optional 2");
+  }
+
+  @Test
+  void theHandlerSeesItsKeyAndCountsAsInFlight() {
+    assertThat(post("/key-attribute", null, "Idempotency-Key", "\"" + key + "\"").body())
+        .isEqualTo(key);
+    assertThat(post("/inflight", null, "Idempotency-Key", key).body()).isEqualTo("1");
+  }
+
+  @Test
+  void anIssuedTokenRunsOnceAndAnUnknownOneIsRefused() {
+    HttpResponse<String> issued = post("/api/tokens", null, "X-User", "carol");
+    assertThat(issued.statusCode()).isEqualTo(201);
+    String token = issued.body().replaceAll(".*\"token\":\"([^\"]+)\".*", "$1");
+
+    HttpResponse<String> first =
+        post("/orders", ORDER, "X-Idempotent-Token", token, "X-User", "carol");
+    HttpResponse<String> again =
+        post("/orders", ORDER, "X-Idempotent-Token", token, "X-User", "carol");
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(controller.runs(run)).isEqualTo(1);
+    assertProblem(
+        post("/orders", ORDER, "X-Idempotent-Token", token, "X-User", "dave"),
+        400,
+        "unknown-token");
+    assertProblem(
+        post("/orders", ORDER, "X-Idempotent-Token", "forged", "X-User", "carol"),
+        400,
+        "unknown-token");
+  }
+
+  @Test
+  void aClientThatGoesAwayMidHandlerLeavesTheEffectOnceAndItsAnswerStored() throws Exception {
+    controller.hold(run);
+    CompletableFuture<HttpResponse<String>> first =
+        http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key));
+    await().atMost(Duration.ofSeconds(20)).until(() -> controller.runs(run) == 1);
+    first.cancel(true);
+    controller.release(run);
+
+    HttpResponse<String> retry =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> post("/slow", null, "Idempotency-Key", key), r -> r.statusCode() == 200);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+}

@@ -1,0 +1,181 @@
+package dev.idem.spring.web;
+
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.InFlightWork;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The WebFlux handlers of the WebFlux conformance suite: as {@link TestController}'s, answering
+ * with {@code Mono}s and never blocking an event loop (the held ones wait on a worker).
+ */
+@RestController
+public class WebFluxTestController {
+
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+  private final InFlightWork inFlight;
+
+  public WebFluxTestController(InFlightWork inFlight) {
+    this.inFlight = inFlight;
+  }
+
+  int runs(String run) {
+    AtomicInteger count = runs.get(run);
+    return count == null ? 0 : count.get();
+  }
+
+  int claims(String keyValue) {
+    AtomicInteger count = claims.get(keyValue);
+    return count == null ? 0 : count.get();
+  }
+
+  void claimed(String keyValue) {
+    claims.computeIfAbsent(keyValue, k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  void hold(String run) {
+    holds.put(run, new CountDownLatch(1));
+  }
+
+  void release(String run) {
+    CountDownLatch held = holds.get(run);
+    if (held != null) {
+      held.countDown();
+    }
+  }
+
+  int count(String run) {
+    return runs.computeIfAbsent(run, r -> new AtomicInteger()).incrementAndGet();
+  }
+
+  @Idempotent
+  @PostMapping("/orders")
+  Mono<ResponseEntity<String>> create(
+      @RequestHeader("X-Run") String run, @RequestBody Mono<TestController.Order> order) {
+    return order.map(
+        o -> {
+          int n = count(run);
+          return ResponseEntity.status(HttpStatus.CREATED)
+              .contentType(MediaType.APPLICATION_JSON)
+              .header("Location", "/orders/" + n)
+              .header("ETag", "\"v" + n + "\"")
+              .header("Set-Cookie", "session=" + n)
+              .header("X-Not-Replayed", "x")
+              .body(
+                  "{\"n\":"
+                      + n
+                      + ",\"item\":\""
+                      + o.item()
+                      + "\",\"at\":"
+                      + System.nanoTime()
+                      + "}");
+        });
+  }
+
+  @Idempotent
+  @PutMapping("/documents/{id}")
+  Mono<String> replace(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return Mono.fromSupplier(() -> "replaced " + id + " #" + count(run));
+  }
+
+  @PutMapping("/drafts/{id}")
+  Mono<String> draft(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return Mono.fromSupplier(() -> "draft " + id + " #" + count(run));
+  }
+
+  @Idempotent
+  @PostMapping("/slow")
+  Mono<String> slow(@RequestHeader("X-Run") String run) {
+    return Mono.fromCallable(
+            () -> {
+              int n = count(run);
+              CountDownLatch held = holds.get(run);
+              if (held != null && !held.await(20, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("run " + run + " was held and never released");
+              }
+              return "slow " + n + " " + System.nanoTime();
+            })
+        .subscribeOn(Schedulers.boundedElastic());
+  }
+
+  @Idempotent(waitFor = "20s")
+  @PostMapping("/slow-wait")
+  Mono<String> slowWait(@RequestHeader("X-Run") String run) {
+    return slow(run);
+  }
+
+  @Idempotent
+  @PostMapping("/fail")
+  Mono<ResponseEntity<String>> fail(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> ResponseEntity.status(503).body("down " + count(run)));
+  }
+
+  @Idempotent
+  @PostMapping("/reject")
+  Mono<ResponseEntity<String>> reject(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(
+        () -> ResponseEntity.status(422).body("refused " + count(run) + " " + System.nanoTime()));
+  }
+
+  @Idempotent
+  @PostMapping("/big")
+  Mono<String> big(@RequestHeader("X-Run") String run, @RequestParam("size") int size) {
+    return Mono.fromSupplier(
+        () -> {
+          count(run);
+          return "b".repeat(size);
+        });
+  }
+
+  @Idempotent
+  @PostMapping("/inflight")
+  Mono<String> inFlight(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(
+        () -> {
+          count(run);
+          return Integer.toString(inFlight.count());
+        });
+  }
+
+  @Idempotent
+  @PostMapping("/key-attribute")
+  Mono<String> keyAttribute(@RequestHeader("X-Run") String run, ServerWebExchange exchange) {
+    return Mono.fromSupplier(
+        () -> {
+          count(run);
+          Object attribute = exchange.getAttribute(IdempotencyFilter.KEY_ATTRIBUTE);
+          return String.valueOf(attribute);
+        });
+  }
+
+  @Idempotent(required = false)
+  @PostMapping("/optional")
+  Mono<String> optional(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> "optional " + count(run));
+  }
+
+  /** Blocks the event loop it runs on: BlockHound must turn this into a 500. */
+  @PostMapping("/blocking")
+  Mono<String> blocking() throws InterruptedException {
+    Thread.sleep(1);
+    return Mono.just("blocked");
+  }
+}
