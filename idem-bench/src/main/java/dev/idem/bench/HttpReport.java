@@ -27,6 +27,11 @@ final class HttpReport {
   private static final String REDIS_REPLAY = "Redis, replay";
   private static final String POSTGRES_FIRST = "PostgreSQL, first call";
   private static final String POSTGRES_REPLAY = "PostgreSQL, replay";
+  private static final String WEBFLUX_BASELINE = "WebFlux, no starter, first call";
+  private static final String WEBFLUX_MEMORY_FIRST = "WebFlux, in-memory, first call";
+  private static final String WEBFLUX_MEMORY_REPLAY = "WebFlux, in-memory, replay";
+  private static final String WEBFLUX_REDIS_FIRST = "WebFlux, Redis, first call";
+  private static final String WEBFLUX_REDIS_REPLAY = "WebFlux, Redis, replay";
 
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
@@ -48,7 +53,12 @@ final class HttpReport {
           new Aim(REDIS_REPLAY, BASELINE, 0.70, false),
           new Aim(MEMORY_REPLAY, MEMORY_FIRST, 1.0, true),
           new Aim(REDIS_REPLAY, REDIS_FIRST, 1.0, true),
-          new Aim(POSTGRES_REPLAY, POSTGRES_FIRST, 1.0, true));
+          new Aim(POSTGRES_REPLAY, POSTGRES_FIRST, 1.0, true),
+          new Aim(WEBFLUX_MEMORY_FIRST, WEBFLUX_BASELINE, 0.90, false),
+          new Aim(WEBFLUX_MEMORY_REPLAY, WEBFLUX_BASELINE, Double.NaN, false),
+          new Aim(WEBFLUX_REDIS_FIRST, WEBFLUX_BASELINE, Double.NaN, false),
+          new Aim(WEBFLUX_REDIS_REPLAY, WEBFLUX_BASELINE, Double.NaN, false),
+          new Aim(WEBFLUX_BASELINE, BASELINE, Double.NaN, false));
 
   private final List<String> names;
   private final List<List<HttpLoadDriver.Result>> rounds;
@@ -148,6 +158,13 @@ final class HttpReport {
             + " is the ceiling for the starter's first calls on Redis on this machine, shown for"
             + " comparison beside the aims.",
         "",
+        "Three more copies run on Spring WebFlux (Reactor Netty) instead of Spring MVC: without"
+            + " the starter, and with it on the in-memory store and on Redis. The same controller"
+            + " serves them; with the starter, `IdempotencyWebFilter` guards it and the store's"
+            + " calls run on the starter's store threads, off the event loop. Their ratios are to"
+            + " the WebFlux copy without the starter, and the WebFlux Redis ratio is compared with"
+            + " the Spring MVC one, round by round.",
+        "",
         "The load generator runs in the same JVM: each virtual user is a thread with its own"
             + " keep-alive HTTP/1.1 connection, sending one request after another. By default the"
             + " client is a minimal one on a plain socket, so that it takes as little as it can"
@@ -163,7 +180,8 @@ final class HttpReport {
             + " round after round, each round starting one scenario later, so"
             + " that a change in the machine's load falls on all of them alike. req/s is the median"
             + " of a scenario's rounds; *vs no starter* is the median of the rounds' own ratios to"
-            + " the baseline of the same round; latencies are over all rounds (HdrHistogram). CPU"
+            + " the baseline of the same round (the WebFlux copy without the starter for WebFlux"
+            + " rows); latencies are over all rounds (HdrHistogram). CPU"
             + " µs/req: *client* is the load generator's threads, *server* the rest of the JVM"
             + " (Tomcat, Spring, the starter, store clients, GC).");
   }
@@ -172,11 +190,15 @@ final class HttpReport {
   List<String> table() {
     List<String> lines = new ArrayList<>();
     lines.add(
-        "| Scenario | req/s | vs no starter | p50 ms | p99 ms | handler runs/req |"
+        "| Scenario | req/s | vs no starter (same stack) | p50 ms | p99 ms | handler runs/req |"
             + " client CPU µs/req | server CPU µs/req |");
     lines.add("|---|---:|---:|---:|---:|---:|---:|---:|");
-    int baseline = names.indexOf(BASELINE);
     for (int i = 0; i < names.size(); i++) {
+      // WebFlux rows are compared with the WebFlux copy without the starter
+      int baseline =
+          names.get(i).startsWith("WebFlux") && names.contains(WEBFLUX_BASELINE)
+              ? names.indexOf(WEBFLUX_BASELINE)
+              : names.indexOf(BASELINE);
       HttpLoadDriver.Result all = total(i);
       lines.add(
           String.format(
@@ -222,6 +244,42 @@ final class HttpReport {
                       .mapToObj(HttpReport::percent)
                       .collect(Collectors.joining(", "))));
       if (!met) {
+        missed.add(label + " " + percent(ratio));
+      }
+    }
+    int reactiveRedis = names.indexOf(WEBFLUX_REDIS_FIRST);
+    int reactiveBase = names.indexOf(WEBFLUX_BASELINE);
+    int servletRedis = names.indexOf(REDIS_FIRST);
+    int servletBase = names.indexOf(BASELINE);
+    if (reactiveRedis >= 0 && reactiveBase >= 0 && servletRedis >= 0 && servletBase >= 0) {
+      // each round's WebFlux ratio against the same round's Spring MVC ratio
+      double[] reactive = ratios(reactiveRedis, reactiveBase);
+      double[] servlet = ratios(servletRedis, servletBase);
+      double[] each = new double[reactive.length];
+      for (int i = 0; i < each.length; i++) {
+        each[i] = reactive[i] / servlet[i];
+      }
+      double ratio = median(each);
+      String label =
+          "("
+              + WEBFLUX_REDIS_FIRST
+              + " vs "
+              + WEBFLUX_BASELINE
+              + ") vs ("
+              + REDIS_FIRST
+              + " vs "
+              + BASELINE
+              + ")";
+      lines.add(
+          "| %s | %s | ≥ 100 %% | %s | %s |"
+              .formatted(
+                  label,
+                  percent(ratio),
+                  ratio >= 1.0 ? "yes" : "**no**",
+                  Arrays.stream(each)
+                      .mapToObj(HttpReport::percent)
+                      .collect(Collectors.joining(", "))));
+      if (ratio < 1.0) {
         missed.add(label + " " + percent(ratio));
       }
     }

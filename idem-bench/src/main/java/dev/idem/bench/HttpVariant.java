@@ -5,6 +5,7 @@ import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spring.web.IdempotencyFilter;
+import dev.idem.spring.webflux.IdempotencyWebFilter;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -26,6 +27,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.server.WebFilter;
 
 /**
  * One running copy of {@link HttpBenchApp} on a random loopback port: without the starter, or with
@@ -41,12 +43,20 @@ final class HttpVariant implements AutoCloseable {
     MINIMAL_REDIS_PAIR("no starter, hand-written Redis pair"),
     MEMORY("in-memory"),
     REDIS("Redis"),
-    POSTGRES("PostgreSQL");
+    POSTGRES("PostgreSQL"),
+    WEBFLUX_NONE("WebFlux, no starter"),
+    WEBFLUX_MEMORY("WebFlux, in-memory"),
+    WEBFLUX_REDIS("WebFlux, Redis");
 
     final String label;
 
     Kind(String label) {
       this.label = label;
+    }
+
+    /** Whether the copy runs on WebFlux (Reactor Netty) rather than Spring MVC (Tomcat). */
+    boolean reactive() {
+      return this == WEBFLUX_NONE || this == WEBFLUX_MEMORY || this == WEBFLUX_REDIS;
     }
   }
 
@@ -89,21 +99,28 @@ final class HttpVariant implements AutoCloseable {
     // records left behind by an interrupted run expire on their own
     properties.put("idem.defaults.retention", "1h");
     properties.put("idem.http.token-path", "");
+    // one anonymous caller sends every request: the default cap of live records per caller would
+    // refuse the run's first calls after 10 000
+    properties.put("idem.http.max-records-per-caller", 0);
     String redisPrefix = null;
+    if (kind.reactive()) {
+      properties.put("spring.main.web-application-type", "reactive");
+    }
     switch (kind) {
-      case NONE -> properties.put("spring.autoconfigure.exclude", idemAutoConfigurations());
+      case NONE, WEBFLUX_NONE ->
+          properties.put("spring.autoconfigure.exclude", idemAutoConfigurations());
       case MINIMAL_REDIS_PAIR -> {
         redisPrefix = "idem-bench-http-pair:" + run + ":";
         properties.put("spring.autoconfigure.exclude", idemAutoConfigurations());
         properties.put(HttpBenchApp.REDIS_URI, redisUri);
         properties.put(HttpBenchApp.MINIMAL_PAIR_PREFIX, redisPrefix);
       }
-      case MEMORY -> {
+      case MEMORY, WEBFLUX_MEMORY -> {
         properties.put("idem.store", "memory");
         properties.put(HttpBenchApp.MEMORY_MAX_ENTRIES, MEMORY_MAX_ENTRIES);
       }
-      case REDIS -> {
-        redisPrefix = "idem-bench-http:" + run + ":";
+      case REDIS, WEBFLUX_REDIS -> {
+        redisPrefix = "idem-bench-http:" + run + ":" + kind.ordinal() + ":";
         properties.put("idem.store", "redis");
         properties.put("idem.redis.key-prefix", redisPrefix);
         properties.put(HttpBenchApp.REDIS_URI, redisUri);
@@ -111,6 +128,8 @@ final class HttpVariant implements AutoCloseable {
       case POSTGRES -> {
         properties.put("idem.store", "jdbc");
         properties.put("idem.jdbc.table", TABLE);
+        // the table is the run's own, dropped at the end: the starter creates it
+        properties.put("idem.jdbc.initialize-schema", "always");
         properties.put(HttpBenchApp.POSTGRES_URL, postgresUrl);
         properties.put(HttpBenchApp.POOL_SIZE, users);
       }
@@ -137,7 +156,7 @@ final class HttpVariant implements AutoCloseable {
 
   /** Whether the starter guards the endpoint. */
   boolean protects() {
-    return kind != Kind.NONE && kind != Kind.MINIMAL_REDIS_PAIR;
+    return kind != Kind.NONE && kind != Kind.MINIMAL_REDIS_PAIR && kind != Kind.WEBFLUX_NONE;
   }
 
   /** Whether a key sent again is refused (409) rather than run again or replayed. */
@@ -156,7 +175,7 @@ final class HttpVariant implements AutoCloseable {
       return "none";
     }
     String store = context.getBean(IdempotencyStore.class).getClass().getName();
-    if (kind != Kind.REDIS) {
+    if (kind != Kind.REDIS && kind != Kind.WEBFLUX_REDIS) {
       return store;
     }
     boolean consolidated =
@@ -187,16 +206,20 @@ final class HttpVariant implements AutoCloseable {
   }
 
   private void check(String run) throws IOException {
-    String[] filters = context.getBeanNamesForType(IdempotencyFilter.class);
+    String[] filters =
+        context.getBeanNamesForType(
+            kind.reactive() ? IdempotencyWebFilter.class : IdempotencyFilter.class);
     boolean idemFilter =
-        context.getBeansOfType(Filter.class).values().stream()
+        java.util.stream.Stream.concat(
+                context.getBeansOfType(Filter.class).values().stream(),
+                context.getBeansOfType(WebFilter.class).values().stream())
             .map(f -> f.getClass().getName())
             .anyMatch(name -> name.startsWith("dev.idem.") && !name.startsWith("dev.idem.bench."));
     Class<? extends IdempotencyStore> expected =
         switch (kind) {
-          case NONE, MINIMAL_REDIS_PAIR -> null;
-          case MEMORY -> InMemoryIdempotencyStore.class;
-          case REDIS -> RedisIdempotencyStore.class;
+          case NONE, MINIMAL_REDIS_PAIR, WEBFLUX_NONE -> null;
+          case MEMORY, WEBFLUX_MEMORY -> InMemoryIdempotencyStore.class;
+          case REDIS, WEBFLUX_REDIS -> RedisIdempotencyStore.class;
           case POSTGRES -> JdbcIdempotencyStore.class;
         };
     if (expected == null) {
