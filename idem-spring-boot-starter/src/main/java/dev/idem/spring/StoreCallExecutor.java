@@ -1,24 +1,45 @@
 package dev.idem.spring;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 
 /**
  * The bounded threads on which asynchronous and reactive calls make the store's calls, so that no
- * caller's thread (an event loop above all) blocks on the store. Full, it refuses a call with a
+ * caller's thread (an event loop above all) blocks on the store. Handing a call over never blocks
+ * the caller either: the queue takes no lock, and a thread is woken without one (a pool on a locked
+ * queue parks an event loop whenever two hand calls over at once). Full, it refuses a call with a
  * {@link RejectedExecutionException} that names the property to raise.
  */
 public final class StoreCallExecutor implements Executor, DisposableBean {
 
-  private final ThreadPoolExecutor threads;
+  private static final Logger log = LoggerFactory.getLogger(StoreCallExecutor.class);
+
+  private final int maxThreads;
+  private final int queueCapacity;
+  private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger queued = new AtomicInteger();
+  // one permit per queued call: a free thread takes one, or waits for one
+  private final Semaphore calls = new Semaphore(0);
+  private final AtomicInteger started = new AtomicInteger();
+  private final List<Thread> threads = new ArrayList<>();
+  private volatile boolean closed;
+  // on a store thread, the calls to make once its task has ended; null on other threads
+  private final ThreadLocal<Deque<Runnable>> next = new ThreadLocal<>();
 
   /**
-   * @param threads the most threads at once, each idle one ending after a minute
+   * @param threads the most threads, started as calls come
    * @param queueCapacity the calls that may wait for a thread
    */
   public StoreCallExecutor(int threads, int queueCapacity) {
@@ -29,36 +50,99 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
               + " and "
               + queueCapacity);
     }
-    AtomicInteger count = new AtomicInteger();
-    this.threads =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            1,
-            TimeUnit.MINUTES,
-            new LinkedBlockingQueue<>(queueCapacity),
-            work -> {
-              Thread thread = new Thread(work, "idem-store-" + count.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            },
-            (work, pool) -> {
-              throw new RejectedExecutionException(
-                  queueCapacity
-                      + " store calls already wait for the store (idem.async.queue-capacity)");
-            });
-    this.threads.allowCoreThreadTimeOut(true);
+    this.maxThreads = threads;
+    this.queueCapacity = queueCapacity;
   }
 
+  /**
+   * Runs {@code command} on a store thread. Called on one, it runs there once the task under way
+   * has ended (the settlement of a request whose work ended on that thread needs no other thread,
+   * and runs after the work's own calls have returned); else after the calls queued before it.
+   *
+   * @throws RejectedExecutionException when {@code idem.async.queue-capacity} calls already wait,
+   *     or the executor is shut down
+   */
   @Override
   public void execute(Runnable command) {
-    threads.execute(command);
+    Deque<Runnable> pending = next.get();
+    if (pending != null) {
+      pending.add(command);
+      return;
+    }
+    if (closed) {
+      throw new RejectedExecutionException("the store's threads are shut down");
+    }
+    if (queued.incrementAndGet() > queueCapacity) {
+      queued.decrementAndGet();
+      throw new RejectedExecutionException(
+          queueCapacity + " store calls already wait for the store (idem.async.queue-capacity)");
+    }
+    queue.add(command);
+    calls.release();
+    if (started.get() < maxThreads) {
+      startThread();
+    }
   }
 
-  /** Lets the calls under way end; takes no new ones. */
+  private void startThread() {
+    int number = started.incrementAndGet();
+    if (number > maxThreads) {
+      started.decrementAndGet();
+      return;
+    }
+    Thread thread = new Thread(this::work, "idem-store-" + number);
+    thread.setDaemon(true);
+    synchronized (threads) {
+      threads.add(thread);
+    }
+    thread.start();
+  }
+
+  private void work() {
+    while (true) {
+      try {
+        calls.acquire();
+      } catch (InterruptedException e) {
+        return;
+      }
+      Runnable command = queue.poll();
+      if (command == null) {
+        return; // woken to end
+      }
+      queued.decrementAndGet();
+      runThenPending(command);
+    }
+  }
+
+  private void runThenPending(Runnable command) {
+    Deque<Runnable> pending = new ArrayDeque<>();
+    next.set(pending);
+    try {
+      for (Runnable task = command; task != null; task = pending.poll()) {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          log.error("a store call failed outside the engine's handling", e);
+        }
+      }
+    } finally {
+      next.remove();
+    }
+  }
+
+  /** Lets the calls under way and queued end, up to ten seconds; takes no new ones. */
   @Override
   public void destroy() throws InterruptedException {
-    threads.shutdown();
-    threads.awaitTermination(10, TimeUnit.SECONDS);
+    closed = true;
+    List<Thread> all;
+    synchronized (threads) {
+      all = List.copyOf(threads);
+    }
+    // a permit without a call tells a thread to end, once the calls before it are done
+    calls.release(all.size());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (Thread thread : all) {
+      thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    }
   }
 }

@@ -124,6 +124,28 @@ abstract class WebFluxConformanceTests {
   }
 
   @Test
+  void concurrentFirstCallsAndTheirRepeatsAreEachAnsweredOnce() {
+    List<String> keys =
+        java.util.stream.IntStream.range(0, 200).mapToObj(i -> key + "-" + i).toList();
+    List<CompletableFuture<HttpResponse<String>>> firsts = new java.util.ArrayList<>();
+    for (String each : keys) {
+      firsts.add(http.sendAsync("POST", "/orders", ORDER, withRun("Idempotency-Key", each)));
+    }
+    List<HttpResponse<String>> answers = firsts.stream().map(CompletableFuture::join).toList();
+    assertThat(answers).extracting(HttpResponse::statusCode).containsOnly(201);
+    List<CompletableFuture<HttpResponse<String>>> repeats = new java.util.ArrayList<>();
+    for (String each : keys) {
+      repeats.add(http.sendAsync("POST", "/orders", ORDER, withRun("Idempotency-Key", each)));
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      HttpResponse<String> repeat = repeats.get(i).join();
+      assertThat(repeat.body()).isEqualTo(answers.get(i).body());
+      assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+    assertThat(controller.runs(run)).isEqualTo(keys.size());
+  }
+
+  @Test
   void aKeyReusedWithAnotherPayloadIsRefusedWithKeyReuse() {
     post("/orders", ORDER, "Idempotency-Key", key);
     assertProblem(

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -45,13 +44,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   private List<Map.Entry<String, String>> replayedHeaders() {
-    List<Map.Entry<String, String>> headers = new ArrayList<>();
-    for (String name : StoredResponse.REPLAYED_HEADERS) {
-      for (String value : getResponse().getHeaders(name)) {
-        headers.add(Map.entry(name, value));
-      }
-    }
-    return List.copyOf(headers);
+    return StoredResponse.replayedHeaders(getResponse()::getHeaders);
   }
 
   /** The number of body bytes held. */

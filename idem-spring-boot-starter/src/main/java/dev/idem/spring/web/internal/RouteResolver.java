@@ -22,13 +22,14 @@ public final class RouteResolver {
 
   private final ObjectProvider<RequestMappingHandlerMapping> mappings;
   private final Routes routes;
-  private volatile List<RequestMappingHandlerMapping> resolved;
+  private final ResolvedBeans<RequestMappingHandlerMapping> resolved;
 
   public RouteResolver(
       ObjectProvider<RequestMappingHandlerMapping> mappings,
       List<String> paths,
       IdemPolicies policies) {
     this.mappings = mappings;
+    this.resolved = new ResolvedBeans<>(mappings);
     this.routes = new Routes(paths, policies);
   }
 
@@ -88,7 +89,7 @@ public final class RouteResolver {
       ServletRequestPathUtils.parseAndCache(request);
     }
     try {
-      for (RequestMappingHandlerMapping mapping : mappings()) {
+      for (RequestMappingHandlerMapping mapping : resolved.get()) {
         HandlerExecutionChain chain = handler(mapping, request);
         if (chain != null) {
           return chain;
@@ -100,20 +101,6 @@ public final class RouteResolver {
         ServletRequestPathUtils.clearParsedRequestPath(request);
       }
     }
-  }
-
-  // Looking the beans up took a sixth of the filter's time per request; they are fixed once the
-  // context runs. An empty list is not kept, so a request served before the mappings exist does
-  // not leave every later one unprotected.
-  private List<RequestMappingHandlerMapping> mappings() {
-    List<RequestMappingHandlerMapping> list = resolved;
-    if (list == null) {
-      list = mappings.orderedStream().toList();
-      if (!list.isEmpty()) {
-        resolved = list;
-      }
-    }
-    return list;
   }
 
   private static HandlerExecutionChain handler(

@@ -8,8 +8,10 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * An HTTP answer as stored for replay: status, the allow-listed headers, and the body byte for
@@ -31,6 +33,21 @@ public record StoredResponse(
 
   // 1: without omittedBytes (read as 0); 2: with it
   private static final int FORMAT = 2;
+
+  /**
+   * The allow-listed headers of an answer, in {@link #REPLAYED_HEADERS}' order, each value of each;
+   * {@code valuesOf} gives a header's values.
+   */
+  public static List<Map.Entry<String, String>> replayedHeaders(
+      Function<String, ? extends Collection<String>> valuesOf) {
+    List<Map.Entry<String, String>> kept = new ArrayList<>();
+    for (String name : REPLAYED_HEADERS) {
+      for (String value : valuesOf.apply(name)) {
+        kept.add(Map.entry(name, value));
+      }
+    }
+    return List.copyOf(kept);
+  }
 
   /** The answer a repeat gets when the body was too large to keep: the effect happened once. */
   public Problem notReplayable() {

@@ -1,7 +1,6 @@
 package dev.idem.spring.webflux.internal;
 
 import dev.idem.spring.web.internal.StoredResponse;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.reactivestreams.Publisher;
@@ -28,14 +27,17 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
 
   @Override
   public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
+    // copied and released in map, so that no later operator sees (and discards, releasing it
+    // again) a buffer the pool may already have handed to another request
     return DataBufferUtils.join(Flux.from(content))
-        .doOnNext(
+        .map(
             joined -> {
               byte[] bytes = new byte[joined.readableByteCount()];
               joined.read(bytes);
               DataBufferUtils.release(joined);
-              body = bytes;
+              return bytes;
             })
+        .doOnNext(bytes -> body = bytes)
         .then();
   }
 
@@ -84,12 +86,6 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
   }
 
   private List<Map.Entry<String, String>> headers() {
-    List<Map.Entry<String, String>> kept = new ArrayList<>();
-    for (String name : StoredResponse.REPLAYED_HEADERS) {
-      for (String value : getHeaders().getOrEmpty(name)) {
-        kept.add(Map.entry(name, value));
-      }
-    }
-    return List.copyOf(kept);
+    return StoredResponse.replayedHeaders(getHeaders()::getOrEmpty);
   }
 }

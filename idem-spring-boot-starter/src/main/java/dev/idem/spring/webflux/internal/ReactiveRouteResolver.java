@@ -1,6 +1,7 @@
 package dev.idem.spring.webflux.internal;
 
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.web.internal.ResolvedBeans;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.Routes;
 import java.util.List;
@@ -25,11 +26,12 @@ public final class ReactiveRouteResolver {
 
   private final ObjectProvider<RequestMappingHandlerMapping> mappings;
   private final Routes routes;
-  private volatile List<RequestMappingHandlerMapping> resolved;
+  private final ResolvedBeans<RequestMappingHandlerMapping> resolved;
 
   public ReactiveRouteResolver(
       ObjectProvider<RequestMappingHandlerMapping> mappings, Routes routes) {
     this.mappings = mappings;
+    this.resolved = new ResolvedBeans<>(mappings);
     this.routes = routes;
   }
 
@@ -64,7 +66,7 @@ public final class ReactiveRouteResolver {
       return Mono.empty();
     }
     String path = exchange.getRequest().getPath().pathWithinApplication().value();
-    return handler(exchange, mappings(), 0)
+    return handler(exchange, resolved.get(), 0)
         .mapNotNull(handler -> routes.route(handler, method, template(exchange), path))
         .switchIfEmpty(Mono.fromSupplier(() -> routes.route(null, method, null, path)));
   }
@@ -87,17 +89,5 @@ public final class ReactiveRouteResolver {
         .filter(HandlerMethod.class::isInstance)
         .cast(HandlerMethod.class)
         .switchIfEmpty(Mono.defer(() -> handler(exchange, mappings, index + 1)));
-  }
-
-  // the mapping beans are fixed once the context runs; an empty list is not kept
-  private List<RequestMappingHandlerMapping> mappings() {
-    List<RequestMappingHandlerMapping> list = resolved;
-    if (list == null) {
-      list = mappings.orderedStream().toList();
-      if (!list.isEmpty()) {
-        resolved = list;
-      }
-    }
-    return list;
   }
 }
