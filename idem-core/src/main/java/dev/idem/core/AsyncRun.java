@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +59,12 @@ final class AsyncRun<T> {
       return CompletableFuture.failedFuture(failure);
     }
     CompletableFuture<Executed<T>> done = new CompletableFuture<>();
-    stage.whenComplete((value, failure) -> settle(() -> ended(value, failure, done), storeCalls));
+    if (stage instanceof CompletableFuture<T> future && future.isDone()) {
+      // ended while it started, on this storeCalls thread: settled here, with no other hop
+      future.whenComplete((value, failure) -> ended(value, failure, done));
+    } else {
+      stage.whenComplete((value, failure) -> settle(() -> ended(value, failure, done), storeCalls));
+    }
     return done;
   }
 
@@ -86,16 +92,16 @@ final class AsyncRun<T> {
   }
 
   /**
-   * Settles on {@code storeCalls}, whose threads may block on the store; when it refuses the task
-   * (its queue is full) the outcome is settled here instead, since a key left owned would be
-   * renewed for ever.
+   * Settles on {@code storeCalls}, whose threads may block on the store. When it refuses the task
+   * (its queue is full) the common pool settles it: a key left owned would be renewed for ever, and
+   * the thread that ended the work may be an event loop, which must not block.
    */
   private static void settle(Runnable settling, Executor storeCalls) {
     try {
       storeCalls.execute(settling);
     } catch (RejectedExecutionException e) {
-      log.warn("the store's executor refused to settle an outcome; settled on this thread", e);
-      settling.run();
+      log.warn("the store's executor refused to settle an outcome; the common pool settles it", e);
+      ForkJoinPool.commonPool().execute(settling);
     }
   }
 }

@@ -5,6 +5,7 @@ import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,9 +195,14 @@ public final class Idempotency implements AutoCloseable {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
-    return CompletableFuture.supplyAsync(
-            () -> begin(request, codec, config, replayUsed), storeCalls)
-        .thenCompose(run -> run.run(work, storeCalls));
+    try {
+      // the work starts in the claim's task, on a storeCalls thread, never on the caller's
+      return CompletableFuture.supplyAsync(
+              () -> begin(request, codec, config, replayUsed).run(work, storeCalls), storeCalls)
+          .thenCompose(answer -> answer);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private <T> AsyncRun<T> begin(

@@ -1,8 +1,6 @@
 package dev.idem.spring;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -35,8 +33,6 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
   private final AtomicInteger started = new AtomicInteger();
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean closed;
-  // on a store thread, the calls to make once its task has ended; null on other threads
-  private final ThreadLocal<Deque<Runnable>> next = new ThreadLocal<>();
 
   /**
    * @param threads the most threads, started as calls come
@@ -55,22 +51,15 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
   }
 
   /**
-   * Runs {@code command} on a store thread. Called on one, it runs there once the task under way
-   * has ended (the settlement of a request whose work ended on that thread needs no other thread,
-   * and runs after the work's own calls have returned); else after the calls queued before it.
+   * Runs {@code command} on a store thread, after the calls queued before it.
    *
    * @throws RejectedExecutionException when {@code idem.async.queue-capacity} calls already wait,
    *     or the executor is shut down
    */
   @Override
   public void execute(Runnable command) {
-    Deque<Runnable> pending = next.get();
-    if (pending != null) {
-      pending.add(command);
-      return;
-    }
     if (closed) {
-      throw new RejectedExecutionException("the store's threads are shut down");
+      throw shutDown();
     }
     if (queued.incrementAndGet() > queueCapacity) {
       queued.decrementAndGet();
@@ -78,10 +67,19 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
           queueCapacity + " store calls already wait for the store (idem.async.queue-capacity)");
     }
     queue.add(command);
+    if (closed && queue.remove(command)) {
+      // shut down meanwhile: the threads may be gone, and nothing would run it
+      queued.decrementAndGet();
+      throw shutDown();
+    }
     calls.release();
     if (started.get() < maxThreads) {
       startThread();
     }
+  }
+
+  private static RejectedExecutionException shutDown() {
+    return new RejectedExecutionException("the store's threads are shut down");
   }
 
   private void startThread() {
@@ -110,23 +108,16 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
         return; // woken to end
       }
       queued.decrementAndGet();
-      runThenPending(command);
+      run(command);
     }
   }
 
-  private void runThenPending(Runnable command) {
-    Deque<Runnable> pending = new ArrayDeque<>();
-    next.set(pending);
+  private static void run(Runnable command) {
     try {
-      for (Runnable task = command; task != null; task = pending.poll()) {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.error("a store call failed outside the engine's handling", e);
-        }
-      }
-    } finally {
-      next.remove();
+      command.run();
+    } catch (Throwable e) {
+      // the thread goes on serving: the calls queued behind this one must still run
+      log.error("a store call failed outside the engine's handling", e);
     }
   }
 

@@ -201,6 +201,36 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
   }
 
   @Test
+  void theWorkStartsOnAStoreThreadNeverOnTheCallersEvenAfterAQuickClaim() throws Exception {
+    Idempotency engine = engine(store());
+    // hands the claim to a store thread and returns only once it has ended: the quickest claim
+    java.util.concurrent.Executor finishedBeforeReturning =
+        command -> {
+          try {
+            storeCalls.submit(command).get(10, TimeUnit.SECONDS);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        };
+    List<String> starters = new CopyOnWriteArrayList<>();
+    Executed<String> answer =
+        engine
+            .executeAsync(
+                newKey(),
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> {
+                  starters.add(Thread.currentThread().getName());
+                  return later("started");
+                },
+                defaults(),
+                finishedBeforeReturning)
+            .get(10, TimeUnit.SECONDS);
+    assertThat(answer.value()).isEqualTo("started");
+    assertThat(starters).singleElement().asString().startsWith("idem-store");
+  }
+
+  @Test
   void failsClosedWhenTheStoreIsDownAtClaim() {
     FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.CLAIM, 1);
     AtomicInteger runs = new AtomicInteger();

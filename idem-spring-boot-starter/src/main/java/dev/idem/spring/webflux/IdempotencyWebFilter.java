@@ -253,9 +253,6 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     if (exchange.getResponse().isCommitted()) {
       return Mono.error(e);
     }
-    return ReactiveAnswers.problem(
-        exchange.getResponse(),
-        new Problem(
-            503, "store-unavailable", "Idempotency store unavailable", e.getMessage(), "1"));
+    return ReactiveAnswers.problem(exchange.getResponse(), ReactiveAnswers.overloaded(e));
   }
 }

@@ -6,6 +6,7 @@ import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -57,6 +58,9 @@ public class ReactiveTokenController {
             e -> {
               Problem problem = Problem.of(e);
               return problem == null ? Mono.error(e) : ReactiveAnswers.problem(response, problem);
-            });
+            })
+        .onErrorResume(
+            RejectedExecutionException.class,
+            e -> ReactiveAnswers.problem(response, ReactiveAnswers.overloaded(e)));
   }
 }

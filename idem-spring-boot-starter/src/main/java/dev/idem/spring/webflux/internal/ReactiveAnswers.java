@@ -4,6 +4,7 @@ import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.StoredResponse;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -26,6 +27,12 @@ public final class ReactiveAnswers {
       headers.set(HttpHeaders.RETRY_AFTER, problem.retryAfter());
     }
     return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+  }
+
+  /** The answer when the store's threads refuse a call: 503, try again in a second. */
+  public static Problem overloaded(RejectedExecutionException refusal) {
+    return new Problem(
+        503, "store-unavailable", "Idempotency store unavailable", refusal.getMessage(), "1");
   }
 
   /** Sends {@code stored} again, marked with {@code Idempotent-Replayed: true}. */
