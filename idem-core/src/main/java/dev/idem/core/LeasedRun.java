@@ -16,6 +16,10 @@ import org.slf4j.MDC;
 /**
  * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
  * it to the caller's transaction to settle), or releases the key after a retryable failure.
+ *
+ * <p>Just over 400 lines because it is the one home of the settlement rules, for the blocking call
+ * and the asynchronous one ({@link Owned}) and for held outcomes ({@code Held}): storing with
+ * retries, the unstored mark, the transaction's say and the release must not drift apart.
  */
 final class LeasedRun {
 

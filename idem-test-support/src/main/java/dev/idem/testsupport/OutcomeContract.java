@@ -35,6 +35,9 @@ import org.junit.jupiter.api.Test;
  * caller's transaction (a retryable failure included), a result the store refuses as too large (the
  * key stays taken), a terminal classifier or codec that throws (the key is freed), and a completion
  * that is retried or whose reply was lost, and a caller past its scope cap. Each test stands alone.
+ *
+ * <p>Just over 400 lines because a backend extends one type for these promises, which must all hold
+ * together.
  */
 public abstract class OutcomeContract extends EngineContractSupport {
 
