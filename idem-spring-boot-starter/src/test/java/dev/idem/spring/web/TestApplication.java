@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.security.Principal;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -47,11 +48,16 @@ public class TestApplication {
   /** Counts the engine's claims of each key, so that a test can tell a waiter from a refusal. */
   @Bean
   IdempotencyStoreDecorator claimCounter(TestController controller) {
+    return countingClaims(controller::claimed);
+  }
+
+  /** A decorator that tells {@code claimed} the key value of every claim the engine makes. */
+  static IdempotencyStoreDecorator countingClaims(Consumer<String> claimed) {
     return store ->
         new ForwardingIdempotencyStore(store) {
           @Override
           public ClaimResult claim(ClaimRequest request) {
-            controller.claimed(request.key().value());
+            claimed.accept(request.key().value());
             return super.claim(request);
           }
         };

@@ -2,9 +2,6 @@ package dev.idem.spring.web;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import io.lettuce.core.RedisClient;
 import java.security.Principal;
@@ -49,14 +46,7 @@ public class WebFluxTestApplication {
   /** Counts the engine's claims of each key, so that a test can tell a waiter from a refusal. */
   @Bean
   IdempotencyStoreDecorator claimCounter(WebFluxTestController controller) {
-    return store ->
-        new ForwardingIdempotencyStore(store) {
-          @Override
-          public ClaimResult claim(ClaimRequest request) {
-            controller.claimed(request.key().value());
-            return super.claim(request);
-          }
-        };
+    return TestApplication.countingClaims(controller::claimed);
   }
 
   /** A functional route, protected by its path alone ({@code idem.http.paths}). */
