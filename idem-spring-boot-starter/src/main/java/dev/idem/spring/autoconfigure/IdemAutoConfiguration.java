@@ -11,13 +11,16 @@ import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.ReactiveIdempotency;
 import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.autoconfigure.internal.Engines;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
@@ -25,9 +28,9 @@ import org.springframework.core.env.Environment;
  * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code idem.store}
  * (see {@link IdemStoreConfigurations}), {@link Idempotency} (on the store as wrapped by every
  * {@link IdempotencyStoreDecorator}), {@link TokenService}, the {@link InFlightWork} counter and
- * the {@link StoreCallExecutor} of asynchronous calls. Each one backs off when the application
- * defines its own. Runs after the DataSource and Redis configurations so that automatic store
- * selection sees their beans.
+ * the {@link StoreCallExecutor} of asynchronous calls, and {@link ReactiveIdempotency} when Reactor
+ * is on the class path. Each one backs off when the application defines its own. Runs after the
+ * DataSource and Redis configurations so that automatic store selection sees their beans.
  */
 @AutoConfiguration(
     afterName = {
@@ -84,6 +87,19 @@ public class IdemAutoConfiguration {
     IdemProperties.Tokens tokens = properties.getTokens();
     return new TokenService(
         idempotency, tokens.getTtl(), tokens.isReplayUsed(), cap(tokens.getMaxPerCaller()));
+  }
+
+  /** {@link ReactiveIdempotency}, for applications with Reactor on their class path. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "reactor.core.publisher.Mono")
+  static class Reactive {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ReactiveIdempotency idemReactiveIdempotency(
+        Idempotency idempotency, StoreCallExecutor storeCalls, InFlightWork inFlight) {
+      return new ReactiveIdempotency(idempotency, storeCalls, inFlight);
+    }
   }
 
   /** A cap property as a scope cap: 0 (or less) is none. */

@@ -7,6 +7,7 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.ReactiveIdempotency;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -62,6 +63,11 @@ public final class LaterResults {
 
   int maxElements() {
     return maxElements;
+  }
+
+  /** The Reactor calls on the same engine and threads; only a Reactor result's path asks. */
+  ReactiveIdempotency reactive() {
+    return new ReactiveIdempotency(engine, storeCalls, inFlight);
   }
 
   CompletableFuture<Object> execute(

@@ -1,5 +1,6 @@
 package dev.idem.spring.aop.internal;
 
+import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.OutcomeTooLargeException;
@@ -28,19 +29,15 @@ final class ReactorResults {
       IdempotencyKey key,
       Fingerprint fingerprint,
       Callable<Object> method) {
-    return Mono.deferContextual(
-        context ->
-            Mono.fromFuture(
-                later.execute(
-                    plan,
-                    plan.codec(),
-                    key,
-                    fingerprint,
-                    ctx ->
-                        ReactorResults.<Mono<Object>>publisher(method, "Mono")
-                            .contextWrite(context)
-                            .toFuture()),
-                true));
+    return later
+        .reactive()
+        .executeWithStatus(
+            key,
+            fingerprint,
+            plan.codec(),
+            ctx -> ReactorResults.<Mono<Object>>publisher(method, "Mono"),
+            plan.config())
+        .mapNotNull(Executed::value);
   }
 
   @SuppressWarnings("unchecked")
@@ -51,22 +48,18 @@ final class ReactorResults {
       Fingerprint fingerprint,
       Callable<Object> method) {
     int max = later.maxElements();
-    ResultCodec<Object> bounded = new Bounded(plan.codec());
-    return Mono.deferContextual(
-            context ->
-                Mono.fromFuture(
-                    later.execute(
-                        plan,
-                        bounded,
-                        key,
-                        fingerprint,
-                        ctx ->
-                            ReactorResults.<Flux<Object>>publisher(method, "Flux")
-                                .collect(() -> new Collected(max), Collected::add)
-                                .map(Collected::result)
-                                .contextWrite(context)
-                                .toFuture()),
-                    true))
+    return later
+        .reactive()
+        .executeWithStatus(
+            key,
+            fingerprint,
+            new Bounded(plan.codec()),
+            ctx ->
+                ReactorResults.<Flux<Object>>publisher(method, "Flux")
+                    .collect(() -> new Collected(max), Collected::add)
+                    .map(Collected::result),
+            plan.config())
+        .map(Executed::value)
         .flatMapMany(
             value ->
                 value instanceof Overflow overflow
