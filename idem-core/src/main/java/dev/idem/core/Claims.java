@@ -1,7 +1,12 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +59,117 @@ final class Claims {
         storeFailedAtClaim(request, config, e);
         return null;
       }
+    }
+  }
+
+  /**
+   * The claim of an asynchronous call, holding no thread while it waits: each round runs as a task
+   * on {@code storeCalls}, and a duplicate under WAIT waits for its wake-up (or its time slice)
+   * without one, so any number of duplicates can wait without starving the store's other calls.
+   * {@code then} runs in the last round's task with the store's answer, null when the store failed
+   * and the config fails open; the returned stage ends as the one it returns, or with the claim's
+   * failure.
+   *
+   * @param observe called before the first round's claim; the end it returns runs when that round
+   *     ends, on the same thread
+   */
+  <R> CompletableFuture<R> claimLater(
+      ClaimRequest request,
+      IdempotencyConfig config,
+      Executor storeCalls,
+      Supplier<Runnable> observe,
+      Function<ClaimResult, CompletableFuture<R>> then) {
+    CompletableFuture<R> answer = new CompletableFuture<>();
+    Round<R> first =
+        new Round<>(
+            request, config, storeCalls, then, System.nanoTime() + config.maxWait().toNanos());
+    first.submit(0, observe, answer);
+    return answer;
+  }
+
+  /** The rounds of one asynchronous claim. */
+  private final class Round<R> {
+    private final ClaimRequest request;
+    private final IdempotencyConfig config;
+    private final Executor storeCalls;
+    private final Function<ClaimResult, CompletableFuture<R>> then;
+    private final long deadline;
+
+    Round(
+        ClaimRequest request,
+        IdempotencyConfig config,
+        Executor storeCalls,
+        Function<ClaimResult, CompletableFuture<R>> then,
+        long deadline) {
+      this.request = request;
+      this.config = config;
+      this.storeCalls = storeCalls;
+      this.then = then;
+      this.deadline = deadline;
+    }
+
+    void submit(int round, Supplier<Runnable> observe, CompletableFuture<R> answer) {
+      try {
+        storeCalls.execute(() -> run(round, observe, answer));
+      } catch (RuntimeException e) {
+        answer.completeExceptionally(e);
+      }
+    }
+
+    private void run(int round, Supplier<Runnable> observe, CompletableFuture<R> answer) {
+      Runnable end = observe == null ? () -> {} : observe.get();
+      try {
+        boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
+        DuplicateWaiter.Ticket ticket =
+            waits ? waiter.subscribe(request.key(), config.lease()) : null;
+        ClaimResult result;
+        try {
+          result = store.claim(request);
+        } catch (RuntimeException e) {
+          close(ticket);
+          if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
+            throw e;
+          }
+          storeFailedAtClaim(request, config, e);
+          result = null;
+        }
+        long remaining = deadline - System.nanoTime();
+        if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
+          ticket
+              .next(remaining, round)
+              .whenComplete(
+                  (woken, never) -> {
+                    ticket.close();
+                    submit(round + 1, null, answer);
+                  });
+          return;
+        }
+        close(ticket);
+        then.apply(result)
+            .whenComplete(
+                (value, failure) -> {
+                  if (failure != null) {
+                    answer.completeExceptionally(wrapped(failure));
+                  } else {
+                    answer.complete(value);
+                  }
+                });
+      } catch (RuntimeException | Error e) {
+        answer.completeExceptionally(wrapped(e));
+      } finally {
+        end.run();
+      }
+    }
+  }
+
+  // as a dependent stage fails: the cause wrapped once
+  private static Throwable wrapped(Throwable failure) {
+    return failure instanceof CompletionException ? failure : new CompletionException(failure);
+  }
+
+  private static void close(DuplicateWaiter.Ticket ticket) {
+    if (ticket != null) {
+      ticket.close();
     }
   }
 

@@ -5,7 +5,6 @@ import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,10 +157,10 @@ public final class Idempotency implements AutoCloseable {
    * As {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
    * IdempotencyConfig)}, for work that ends after it returns. No thread waits for the work: the
    * claim runs on {@code storeCalls}, and so does the store call that settles the outcome once the
-   * work's stage ends. A duplicate under WAIT holds one of its threads while it waits. Cancelling
-   * the returned future does not stop the work, whose outcome is still stored for the retry.
-   * Listeners are told of the call on a {@code storeCalls} thread: {@link
-   * IdempotencyListener#onStart} spans the claim.
+   * work's stage ends. A duplicate under WAIT holds no thread while it waits: each claim it makes
+   * is a task of its own on {@code storeCalls}. Cancelling the returned future does not stop the
+   * work, whose outcome is still stored for the retry. Listeners are told of the call on a {@code
+   * storeCalls} thread: {@link IdempotencyListener#onStart} spans the first claim.
    *
    * @param storeCalls runs the store's calls, which may block; never an event loop's thread
    * @return completes with the value, or exceptionally with what the work or the engine threw (as
@@ -195,31 +194,31 @@ public final class Idempotency implements AutoCloseable {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
-    try {
-      // the work starts in the claim's task, on a storeCalls thread, never on the caller's
-      return CompletableFuture.supplyAsync(
-              () -> begin(request, codec, config, replayUsed).run(work, storeCalls), storeCalls)
-          .thenCompose(answer -> answer);
-    } catch (RejectedExecutionException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    // the work starts in the claim's last task, on a storeCalls thread, never on the caller's
+    return claims.claimLater(
+        request,
+        config,
+        storeCalls,
+        () -> {
+          Runnable end = start(request.key());
+          return () -> ended(end, request.key());
+        },
+        result -> begin(result, request, codec, config, replayUsed).run(work, storeCalls));
   }
 
   private <T> AsyncRun<T> begin(
-      ClaimRequest request, ResultCodec<T> codec, IdempotencyConfig config, boolean replayUsed) {
-    Runnable end = start(request.key());
-    try {
-      ClaimResult result = claims.claim(request, config);
-      if (result == null) {
-        return AsyncRun.unguarded(request.key());
-      }
-      if (result instanceof ClaimResult.Claimed claimed) {
-        return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, null));
-      }
-      return AsyncRun.answered(answer(result, request, codec, config, replayUsed));
-    } finally {
-      ended(end, request.key());
+      ClaimResult result,
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      IdempotencyConfig config,
+      boolean replayUsed) {
+    if (result == null) {
+      return AsyncRun.unguarded(request.key());
     }
+    if (result instanceof ClaimResult.Claimed claimed) {
+      return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, null));
+    }
+    return AsyncRun.answered(answer(result, request, codec, config, replayUsed));
   }
 
   /**

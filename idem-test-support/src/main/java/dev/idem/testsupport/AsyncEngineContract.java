@@ -22,6 +22,7 @@ import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -100,6 +101,33 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
 
     assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", false));
     assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", true));
+  }
+
+  @Test
+  void moreDuplicatesWaitThanTheStoreHasThreadsAndEachGetsTheFirstValue() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    IdempotencyConfig waits =
+        IdempotencyConfig.custom().waitInProgress(Duration.ofSeconds(20)).build();
+    CompletableFuture<String> stage = new CompletableFuture<>();
+    CompletableFuture<Executed<String>> first =
+        engine.executeAsync(
+            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> stage, waits, storeCalls);
+    await().until(() -> state(key) == RecordState.IN_PROGRESS);
+
+    // four store threads: a waiter that held one would leave none to store the first value
+    List<CompletableFuture<Executed<String>>> duplicates = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      duplicates.add(
+          engine.executeAsync(
+              key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> later("never"), waits, storeCalls));
+    }
+    stage.complete("first");
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", false));
+    for (CompletableFuture<Executed<String>> duplicate : duplicates) {
+      assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", true));
+    }
   }
 
   @Test

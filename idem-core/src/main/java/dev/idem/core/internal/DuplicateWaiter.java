@@ -108,6 +108,18 @@ public final class DuplicateWaiter {
       }
     }
 
+    /**
+     * As {@link #await}, holding no thread: the stage completes when woken or after one slice,
+     * never later than {@code remainingNanos}, on the thread that wakes it or a timer's.
+     */
+    public CompletableFuture<Void> next(long remainingNanos, int round) {
+      long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
+      if (wait <= 0) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return woken.copy().completeOnTimeout(null, wait, TimeUnit.NANOSECONDS);
+    }
+
     private static long backoff(int round) {
       long cap = Math.min(MAX_BACKOFF_NANOS, MIN_BACKOFF_NANOS << Math.min(round, 10));
       return ThreadLocalRandom.current().nextLong(cap / 2, cap + 1);

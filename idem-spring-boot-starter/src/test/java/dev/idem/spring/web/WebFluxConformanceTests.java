@@ -5,10 +5,14 @@ import static dev.idem.spring.web.HttpConformanceTests.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +36,9 @@ import reactor.blockhound.BlockHound;
       "spring.main.web-application-type=reactive",
       "idem.http.max-body-bytes=2KB",
       "idem.http.paths=/by-path/**",
-      "idem.defaults.retry-after=2s"
+      "idem.defaults.retry-after=2s",
+      "idem.policies.stamped-by-policy.ignore-fields=requestedAt",
+      "idem.policies.conflicting.retryable-statuses=409"
     })
 abstract class WebFluxConformanceTests {
 
@@ -322,5 +328,152 @@ abstract class WebFluxConformanceTests {
             .until(() -> post("/slow", null, "Idempotency-Key", key), r -> r.statusCode() == 200);
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aQuotedAndABareKeyAreTheSameKeyAndJsonIsComparedCanonically() {
+    post("/orders", ORDER, "Idempotency-Key", "\"" + key + "\"");
+    HttpResponse<String> second =
+        post("/orders", "{ \"qty\" : 2,\n \"item\" : \"tea\" }", "Idempotency-Key", key);
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aChangeInAnExcludedFieldReplaysAndAChangeElsewhereIsKeyReuse() {
+    HttpResponse<String> first =
+        post("/stamped", stamped("tea", "12:00", "t1", "web"), "Idempotency-Key", key);
+    HttpResponse<String> later =
+        post("/stamped", stamped("tea", "12:05", "t2", "web"), "Idempotency-Key", key);
+    assertThat(later.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(later.body()).isEqualTo(first.body());
+    assertProblem(
+        post("/stamped", stamped("coffee", "12:00", "t1", "web"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertProblem(
+        post("/stamped", stamped("tea", "12:00", "t1", "app"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void excludedFieldsCanBeSetInTheOperationsPolicy() {
+    HttpResponse<String> first =
+        post("/stamped-by-policy", stamped("tea", "12:00", "t1", "web"), "Idempotency-Key", key);
+    HttpResponse<String> later =
+        post("/stamped-by-policy", stamped("tea", "12:05", "t1", "web"), "Idempotency-Key", key);
+    assertThat(later.body()).isEqualTo(first.body());
+    assertProblem(
+        post("/stamped-by-policy", stamped("tea", "12:00", "t2", "web"), "Idempotency-Key", key),
+        422,
+        "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void theActualPathIsInTheFingerprint() {
+    HttpResponse<String> first = send("PATCH", "/orders/7", null, "Idempotency-Key", key);
+    HttpResponse<String> second = send("PATCH", "/orders/7", null, "Idempotency-Key", key);
+    assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertProblem(send("PATCH", "/orders/8", null, "Idempotency-Key", key), 422, "key-reuse");
+    String other = UUID.randomUUID().toString();
+    assertThat(post("/accounts/A/payments", ORDER, "Idempotency-Key", other).body())
+        .isEqualTo("paid A 2");
+    assertProblem(post("/accounts/B/payments", ORDER, "Idempotency-Key", other), 422, "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryableStatusOfThePolicyIsAnsweredUnstoredAndFreesTheKey() {
+    HttpResponse<String> conflict =
+        post("/conflicting?conflict=true", null, "Idempotency-Key", key);
+    assertThat(conflict.statusCode()).isEqualTo(409);
+    assertThat(conflict.body()).isEqualTo("conflicting 1");
+    HttpResponse<String> retry = post("/conflicting?conflict=false", null, "Idempotency-Key", key);
+    assertThat(retry.statusCode()).isEqualTo(201);
+    assertThat(retry.body()).isEqualTo("conflicting 2");
+    HttpResponse<String> repeat = post("/conflicting?conflict=false", null, "Idempotency-Key", key);
+    assertThat(repeat.body()).isEqualTo("conflicting 2");
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+  }
+
+  @Test
+  void aClientErrorIsKeptForTheShorterClientErrorRetention() {
+    post("/reject", null, "Idempotency-Key", key);
+    Instant now = Instant.now();
+    assertThat(
+            store.find(IdempotencyKey.of("POST /reject|anonymous", key)).orElseThrow().expiresAt())
+        .as("a 422 is kept for idem.http.client-error-retention (1 h)")
+        .isBefore(now.plus(Duration.ofHours(2)));
+  }
+
+  @Test
+  void fuzzedKeyHeadersNeverCauseA500OrRunARefusedRequest() {
+    Random random = new Random(42);
+    int executed = 0;
+    for (int i = 0; i < 100; i++) {
+      String header = Http.fuzzedHeader(random);
+      HttpResponse<String> answer =
+          post("/orders", ORDER, "Idempotency-Key", header, "X-User", run);
+      assertThat(answer.statusCode()).as(header).isIn(201, 400);
+      if (answer.statusCode() == 400) {
+        assertThat(answer.body()).as(header).contains("invalid-key");
+      } else if (answer.headers().firstValue("Idempotent-Replayed").isEmpty()) {
+        executed++;
+      }
+    }
+    assertThat(executed).isPositive();
+    assertThat(controller.runs(run)).isEqualTo(executed);
+  }
+
+  @Test
+  void fiftyConcurrentRequestsWithOneKeyRunOnceUnderReject() {
+    List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+    controller.hold(run);
+    try {
+      for (int i = 0; i < 50; i++) {
+        answers.add(http.sendAsync("POST", "/slow", null, withRun("Idempotency-Key", key)));
+      }
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> answers.stream().filter(CompletableFuture::isDone).count() == 49);
+      assertThat(controller.runs(run)).isEqualTo(1);
+      assertThat(answers.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join))
+          .allSatisfy(r -> assertProblem(r, 409, "in-progress"));
+    } finally {
+      controller.release(run);
+    }
+    assertThat(answers.stream().map(CompletableFuture::join).filter(r -> r.statusCode() == 200))
+        .hasSize(1);
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void fiftyConcurrentRequestsWithOneKeyGetOneAnswerUnderWait() {
+    List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+    controller.hold(run);
+    try {
+      for (int i = 0; i < 50; i++) {
+        answers.add(http.sendAsync("POST", "/slow-wait", null, withRun("Idempotency-Key", key)));
+      }
+      // more duplicates wait than there are store threads (idem.async.threads, 16)
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> controller.claims(key) >= 50 && controller.runs(run) == 1);
+      assertThat(answers).noneMatch(CompletableFuture::isDone);
+    } finally {
+      controller.release(run);
+    }
+    List<HttpResponse<String>> done = answers.stream().map(CompletableFuture::join).toList();
+    assertThat(controller.runs(run)).isEqualTo(1);
+    assertThat(done).allMatch(r -> r.statusCode() == 200);
+    assertThat(done).extracting(HttpResponse::body).containsOnly(done.get(0).body());
+  }
+
+  private static String stamped(String item, String requestedAt, String traceId, String source) {
+    return HttpConformanceTests.stamped(item, requestedAt, traceId, source);
   }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
@@ -143,6 +144,41 @@ public class WebFluxTestController {
           count(run);
           return "b".repeat(size);
         });
+  }
+
+  @Idempotent(ignoreFields = {"requestedAt", "meta.traceId"})
+  @PostMapping("/stamped")
+  Mono<String> stamped(
+      @RequestHeader("X-Run") String run, @RequestBody Mono<Map<String, Object>> body) {
+    return body.map(b -> "stamped " + count(run) + " " + System.nanoTime());
+  }
+
+  @Idempotent(operation = "stamped-by-policy")
+  @PostMapping("/stamped-by-policy")
+  Mono<String> stampedByPolicy(
+      @RequestHeader("X-Run") String run, @RequestBody Mono<Map<String, Object>> body) {
+    return body.map(b -> "stamped " + count(run) + " " + System.nanoTime());
+  }
+
+  @Idempotent
+  @PostMapping("/accounts/{id}/payments")
+  Mono<String> pay(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return Mono.fromSupplier(() -> "paid " + id + " " + count(run));
+  }
+
+  @Idempotent
+  @PatchMapping("/orders/{id}")
+  Mono<String> amend(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
+    return Mono.fromSupplier(() -> "amended " + id + " #" + count(run));
+  }
+
+  /** Answers 409 when asked to; the policy names 409 retryable, so it is not stored. */
+  @Idempotent(operation = "conflicting")
+  @PostMapping("/conflicting")
+  Mono<ResponseEntity<String>> conflicting(
+      @RequestHeader("X-Run") String run, @RequestParam("conflict") boolean conflict) {
+    return Mono.fromSupplier(
+        () -> ResponseEntity.status(conflict ? 409 : 201).body("conflicting " + count(run)));
   }
 
   @Idempotent
