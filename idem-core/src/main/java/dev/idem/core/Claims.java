@@ -1,9 +1,12 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -116,17 +119,60 @@ final class Claims {
       }
     }
 
+    // On a storeCalls thread. A store that claims without blocking lets the thread go while its
+    // claim is on the wire; its answer comes back on the store's client thread and is decided on
+    // a storeCalls thread again, since deciding may start the work.
     private void run(int round, Supplier<Runnable> observe, CompletableFuture<R> answer) {
       Runnable end = observe == null ? () -> {} : observe.get();
       try {
-        boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
         DuplicateWaiter.Ticket ticket =
-            waits ? waiter.subscribe(request.key(), config.lease()) : null;
+            waits() ? waiter.subscribe(request.key(), config.lease()) : null;
+        CompletableFuture<ClaimResult> sent;
+        try {
+          sent = store.claimAsync(request);
+        } catch (RuntimeException e) {
+          sent = CompletableFuture.failedFuture(e);
+        }
+        if (sent.isDone()) {
+          decide(round, ticket, sent, answer);
+        } else {
+          CompletableFuture<ClaimResult> answered = sent;
+          sent.whenComplete((result, failure) -> resume(round, ticket, answered, answer));
+        }
+      } catch (RuntimeException | Error e) {
+        answer.completeExceptionally(wrapped(e));
+      } finally {
+        end.run();
+      }
+    }
+
+    private void resume(
+        int round,
+        DuplicateWaiter.Ticket ticket,
+        CompletableFuture<ClaimResult> sent,
+        CompletableFuture<R> answer) {
+      Runnable decision = () -> decide(round, ticket, sent, answer);
+      try {
+        storeCalls.execute(decision);
+      } catch (RejectedExecutionException e) {
+        // a claim made must be decided, or the key stays taken by nobody until its lease ends
+        log.warn("the store's executor refused a claim's answer; the common pool decides it", e);
+        ForkJoinPool.commonPool().execute(decision);
+      }
+    }
+
+    private void decide(
+        int round,
+        DuplicateWaiter.Ticket ticket,
+        CompletableFuture<ClaimResult> sent,
+        CompletableFuture<R> answer) {
+      try {
         ClaimResult result;
         try {
-          result = store.claim(request);
-        } catch (RuntimeException e) {
+          result = sent.join();
+        } catch (CompletionException | CancellationException failed) {
           close(ticket);
+          RuntimeException e = storeFailure(failed);
           if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
             throw e;
           }
@@ -134,7 +180,7 @@ final class Claims {
           result = null;
         }
         long remaining = deadline - System.nanoTime();
-        if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
+        if (result instanceof ClaimResult.InProgress && waits() && remaining > 0) {
           ticket
               .next(remaining, round)
               .whenComplete(
@@ -156,10 +202,21 @@ final class Claims {
                 });
       } catch (RuntimeException | Error e) {
         answer.completeExceptionally(wrapped(e));
-      } finally {
-        end.run();
       }
     }
+
+    private boolean waits() {
+      return config.inProgressPolicy() == InProgressPolicy.WAIT;
+    }
+  }
+
+  // What a failed claim stage failed with, as the blocking claim would have thrown it.
+  private static RuntimeException storeFailure(RuntimeException failed) {
+    Throwable cause = failed instanceof CompletionException ? failed.getCause() : failed;
+    if (cause instanceof RuntimeException e) {
+      return e;
+    }
+    return new IdempotencyStoreException("idempotency store failed at claim", cause);
   }
 
   // as a dependent stage fails: the cause wrapped once

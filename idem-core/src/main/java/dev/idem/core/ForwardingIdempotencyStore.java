@@ -3,6 +3,7 @@ package dev.idem.core;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A store that passes every call to another one: the base of decorators (timers, logging, fault
@@ -14,12 +15,14 @@ import java.util.Set;
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
   private final IdempotencyStore delegate;
+  private final boolean claimsOnlyBlocking;
 
   protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
     if (delegate == null) {
       throw new NullPointerException("delegate");
     }
     this.delegate = delegate;
+    this.claimsOnlyBlocking = declaredBelow("claim") && !declaredBelow("claimAsync");
   }
 
   /** The store this one passes its calls to. */
@@ -30,6 +33,31 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   @Override
   public ClaimResult claim(ClaimRequest request) {
     return delegate.claim(request);
+  }
+
+  /**
+   * The delegate's, unless a subclass wraps {@link #claim} and not this: then its {@code claim}
+   * runs, on the calling thread, so that no claim passes a decorator by.
+   */
+  @Override
+  public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+    return claimsOnlyBlocking
+        ? IdempotencyStore.super.claimAsync(request)
+        : delegate.claimAsync(request);
+  }
+
+  private boolean declaredBelow(String method) {
+    for (Class<?> type = getClass();
+        type != ForwardingIdempotencyStore.class;
+        type = type.getSuperclass()) {
+      try {
+        type.getDeclaredMethod(method, ClaimRequest.class);
+        return true;
+      } catch (NoSuchMethodException e) {
+        // not here: look further up
+      }
+    }
+    return false;
   }
 
   @Override

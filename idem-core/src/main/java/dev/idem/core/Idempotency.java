@@ -162,7 +162,10 @@ public final class Idempotency implements AutoCloseable {
    * work, whose outcome is still stored for the retry. Listeners are told of the call on a {@code
    * storeCalls} thread: {@link IdempotencyListener#onStart} spans the first claim.
    *
-   * @param storeCalls runs the store's calls, which may block; never an event loop's thread
+   * @param storeCalls runs the store's calls, which may block; never an event loop's thread. Its
+   *     {@code execute} hands the task over and returns: it neither runs the task on the calling
+   *     thread nor waits for it, since that thread may be the store client's, which must go on
+   *     reading answers
    * @return completes with the value, or exceptionally with what the work or the engine threw (as
    *     the blocking call documents), wrapped in a {@link java.util.concurrent.CompletionException}
    *     when the claim failed

@@ -3,6 +3,7 @@ package dev.idem.core;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Where records live. A backend makes the rules of this contract atomic on its storage; the rules
@@ -38,6 +39,21 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * and leaves no record of the key.
    */
   ClaimResult claim(ClaimRequest request);
+
+  /**
+   * {@link #claim}, as a stage that ends with its answer or fails with what it throws. A store with
+   * {@link StoreCapability#NON_BLOCKING_CLAIM} sends the claim and returns at once, never blocking
+   * the calling thread, and ends the stage on a thread of its client, which the caller must not
+   * block; the default claims on the calling thread and returns a stage already ended. A decorator
+   * that changes {@code claim} changes this too.
+   */
+  default CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+    try {
+      return CompletableFuture.completedFuture(claim(request));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Stores the outcome and keeps it for {@code retention}. Returns false, changing nothing, when

@@ -10,5 +10,11 @@ public enum StoreCapability {
    * The store can write in the caller's transaction; {@link
    * IdempotencyStore#joinsCurrentTransaction} says whether it does for a call made now.
    */
-  JOINS_TRANSACTIONS
+  JOINS_TRANSACTIONS,
+  /**
+   * {@link IdempotencyStore#claimAsync} sends the claim without blocking the calling thread and
+   * ends its stage when the storage answers, so an asynchronous call holds no thread while its
+   * claim is on the wire.
+   */
+  NON_BLOCKING_CLAIM
 }

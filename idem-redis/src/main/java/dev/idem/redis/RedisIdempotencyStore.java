@@ -17,6 +17,7 @@ import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;
 import dev.idem.redis.internal.LuaScripts;
 import dev.idem.redis.internal.Notifications;
+import dev.idem.redis.internal.RecordClaims;
 import dev.idem.redis.internal.RecordReplies;
 import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
@@ -27,16 +28,14 @@ import dev.idem.redis.internal.ScriptRunner;
 import dev.idem.redis.internal.ScriptRunner.Pending;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +67,6 @@ public final class RedisIdempotencyStore
     implements IdempotencyStore, RecordChangeNotifier, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
-  private static final String COUNTED = "c-";
 
   private final RedisBackend backend;
   private final RedisKeys keys;
@@ -76,9 +74,8 @@ public final class RedisIdempotencyStore
   private final Notifications changes;
   private final CompletedReplays replays;
   private final ScopeTally tally;
-  private final AtomicLong lastFreshFence = new AtomicLong();
   private final byte[] changeChannel;
-  private final RedisStringCommands<byte[], byte[]> strings;
+  private final RecordClaims claims;
   private final ReplicaAcks acks;
 
   private RedisIdempotencyStore(RedisBackend backend, String keyPrefix, ReplicaAcks acks) {
@@ -88,10 +85,11 @@ public final class RedisIdempotencyStore
     this.backend = backend;
     try {
       this.scripts = new ScriptRunner(backend);
-      this.strings = backend.strings();
-      this.replays = new CompletedReplays(strings);
+      this.replays = new CompletedReplays(backend.stringsAsync());
       this.tally = new ScopeTally(scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
+      this.claims =
+          new RecordClaims(keys, scripts, backend.stringsAsync(), replays, tally, changes);
     } catch (RedisException e) {
       backend.close();
       throw new IdempotencyStoreException("could not connect to Redis: " + e.getMessage(), e);
@@ -155,11 +153,36 @@ public final class RedisIdempotencyStore
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    ClaimResult result = claimHere(request);
+    ClaimResult result = RecordClaims.await(claims.claim(request), backend.timeout());
     if (acks != null && result instanceof ClaimResult.Claimed claimed) {
       replicated(claimed.lease());
     }
     return result;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Without {@link ReplicaAcks}, the claim's commands are sent at once and the stage ends on
+   * Lettuce's thread when Redis answers, or fails after the connection's command timeout; with
+   * them, the claim waits for the replicas on the calling thread.
+   */
+  @Override
+  public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+    if (acks != null) {
+      return IdempotencyStore.super.claimAsync(request);
+    }
+    Duration timeout = backend.timeout();
+    CompletableFuture<ClaimResult> sent = claims.claim(request);
+    return timeout.isZero()
+        ? sent
+        : sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+            .exceptionallyCompose(
+                failure ->
+                    CompletableFuture.failedFuture(
+                        failure instanceof TimeoutException
+                            ? RecordClaims.timedOut(timeout)
+                            : ScriptRunner.failed(failure)));
   }
 
   // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).
@@ -194,111 +217,6 @@ public final class RedisIdempotencyStore
     return refusal;
   }
 
-  private ClaimResult claimHere(ClaimRequest request) {
-    IdempotencyKey key = request.key();
-    byte[] recordKey = keys.record(key.digest());
-    ClaimResult replayed = replays.replay(recordKey, request);
-    if (replayed != null) {
-      return replayed;
-    }
-    long leaseMillis = RedisKeys.millis(request.lease());
-    if (!request.capped()) {
-      return claimRecord(recordKey, request, leaseMillis);
-    }
-    Pending counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
-    ClaimResult result = claimRecord(recordKey, request, leaseMillis);
-    // a token's use is never refused: the token was counted when it was issued
-    if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
-      return result;
-    }
-    boolean room;
-    try {
-      room = counted.number() == 1;
-    } catch (RuntimeException e) {
-      release(claimed.lease());
-      throw e;
-    }
-    if (!room) {
-      release(claimed.lease());
-      throw StoreFullException.scopeCap(request.scopeCap(), key.scope());
-    }
-    return result;
-  }
-
-  private ClaimResult claimRecord(byte[] recordKey, ClaimRequest request, long leaseMillis) {
-    IdempotencyKey key = request.key();
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    String owner =
-        (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
-    if (!request.requireIssued()) {
-      ClaimResult result = claimFresh(recordKey, request, owner, leaseMillis);
-      if (result != null) {
-        return result;
-      }
-    }
-    ClaimResult result =
-        RecordReplies.claim(
-            scripts.list(
-                LuaScripts.CLAIM,
-                recordKey,
-                RedisKeys.bytes(key.scope()),
-                RedisKeys.bytes(key.value()),
-                RedisKeys.bytes(request.fingerprint().value()),
-                RedisKeys.bytes(leaseMillis),
-                flag(request.requireIssued()),
-                RedisKeys.bytes(owner),
-                flag(changes.hasListeners(key.digest()))),
-            key,
-            owner);
-    if (result instanceof ClaimResult.Completed completed) {
-      replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
-    }
-    return result;
-  }
-
-  // The claim of a key that does not exist: one SET that writes the lease length and a fence from
-  // this process's clock in microseconds, and lets the key expire one lease after the lease ends,
-  // as the script does. A key released, or taken over, within a lease of its last claim exists (a
-  // released record keeps its fence), so it goes through the script, whose fence is greater than
-  // the last; a fresh key's last claim, if any, ended over a lease ago, which no clock of the
-  // fleet is behind by. Null when the key exists and is not completed.
-  private ClaimResult claimFresh(
-      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
-    IdempotencyKey key = request.key();
-    long fence = freshFence();
-    byte[] record =
-        new RecordValue.Writer()
-            .field('S', "P")
-            .field('F', fence)
-            .field('O', owner)
-            .field('L', leaseMillis)
-            .field('P', request.fingerprint().value())
-            .field('A', key.scope())
-            .field('V', key.value())
-            .toBytes();
-    long until = System.currentTimeMillis() + leaseMillis;
-    byte[] existing;
-    try {
-      existing = strings.setGet(recordKey, record, SetArgs.Builder.nx().px(2 * leaseMillis));
-    } catch (RedisException e) {
-      throw RedisFailures.of(e);
-    }
-    if (existing == null) {
-      return new ClaimResult.Claimed(new Lease(key, fence, owner, Instant.ofEpochMilli(until)));
-    }
-    ClaimResult completed = RecordReplies.completed(existing, request);
-    if (completed instanceof ClaimResult.Completed done) {
-      replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
-    }
-    return completed;
-  }
-
-  // This process's clock in microseconds, never the same twice.
-  private long freshFence() {
-    long micros = System.currentTimeMillis() * 1000;
-    return lastFreshFence.updateAndGet(last -> Math.max(last + 1, micros));
-  }
-
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
@@ -317,7 +235,7 @@ public final class RedisIdempotencyStore
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();
-    Pending counted = counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
+    Pending counted = RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
@@ -339,19 +257,7 @@ public final class RedisIdempotencyStore
 
   @Override
   public boolean release(Lease lease) {
-    String digest = lease.key().digest();
-    long released =
-        scripts.number(
-            LuaScripts.RELEASE,
-            keys.record(digest),
-            RedisKeys.bytes(lease.fence()),
-            RedisKeys.bytes(lease.owner()),
-            changeChannel,
-            RedisKeys.bytes(digest));
-    if (released == 1 && counted(lease)) {
-      stopCounting(lease.key());
-    }
-    return released != 0;
+    return RecordClaims.await(claims.release(lease), backend.timeout());
   }
 
   /**
@@ -436,12 +342,6 @@ public final class RedisIdempotencyStore
     return issued;
   }
 
-  // The claims that counted their record in the scope's tally own their lease under this mark, so
-  // that its completion and release move the count and an uncounted one's send nothing more.
-  private static boolean counted(Lease lease) {
-    return lease.owner().startsWith(COUNTED);
-  }
-
   // A completion stands even if its count could not be moved: the count then ends with the claim's.
   private void settle(Pending counted) {
     try {
@@ -459,7 +359,12 @@ public final class RedisIdempotencyStore
 
   @Override
   public Set<StoreCapability> capabilities() {
-    return Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.CHANGE_NOTIFICATION);
+    return acks != null
+        ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.CHANGE_NOTIFICATION)
+        : Set.of(
+            StoreCapability.SHARED_BETWEEN_PROCESSES,
+            StoreCapability.CHANGE_NOTIFICATION,
+            StoreCapability.NON_BLOCKING_CLAIM);
   }
 
   /**
@@ -481,9 +386,5 @@ public final class RedisIdempotencyStore
     } finally {
       backend.close();
     }
-  }
-
-  private static byte[] flag(boolean b) {
-    return RedisKeys.bytes(b ? "1" : "0");
   }
 }

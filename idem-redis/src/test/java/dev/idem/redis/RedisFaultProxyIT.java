@@ -6,12 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
+import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Outcome;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.net.FaultProxy;
 import dev.idem.testsupport.net.SilentPartitionCheck;
 import io.lettuce.core.KeyScanCursor;
@@ -23,9 +26,14 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -177,6 +185,41 @@ class RedisFaultProxyIT {
       SilentPartitionCheck.workIsToldItsLeaseIsLostBeforeAHangingRenewalGivesUp(
           slowStore, proxy, "fault-proxy");
     } finally {
+      slowClient.shutdown();
+    }
+  }
+
+  @Test
+  void asynchronousCallsHoldNoStoreThreadWhileRedisHoldsTheirClaims() throws Exception {
+    RedisURI slowUri = proxiedUri();
+    slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);
+    RedisClient slowClient = RedisClient.create(slowUri);
+    ExecutorService storeCalls = Executors.newSingleThreadExecutor();
+    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX);
+        Idempotency engine = Idempotency.builder(slowStore).build()) {
+      assertThat(slowStore.capabilities()).contains(StoreCapability.NON_BLOCKING_CLAIM);
+      proxy.hold(true);
+      List<CompletableFuture<Executed<String>>> calls = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        calls.add(
+            engine.executeAsync(
+                IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> CompletableFuture.completedFuture("ran"),
+                IdempotencyConfig.ofDefaults(),
+                storeCalls));
+      }
+
+      // a claim that held the one store thread would hold it for the 30 s command timeout
+      CompletableFuture.runAsync(() -> {}, storeCalls).get(10, TimeUnit.SECONDS);
+      assertThat(calls).noneMatch(CompletableFuture::isDone);
+      proxy.hold(false);
+      for (CompletableFuture<Executed<String>> call : calls) {
+        assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("ran", false));
+      }
+    } finally {
+      storeCalls.shutdownNow();
       slowClient.shutdown();
     }
   }

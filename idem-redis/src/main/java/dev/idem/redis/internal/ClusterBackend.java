@@ -1,6 +1,7 @@
 package dev.idem.redis.internal;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -44,6 +45,11 @@ public final class ClusterBackend implements RedisBackend {
   @Override
   public RedisStringCommands<byte[], byte[]> strings() {
     return connection.sync();
+  }
+
+  @Override
+  public RedisStringAsyncCommands<byte[], byte[]> stringsAsync() {
+    return connection.async();
   }
 
   @Override

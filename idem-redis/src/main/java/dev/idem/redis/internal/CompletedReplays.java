@@ -2,8 +2,8 @@ package dev.idem.redis.internal;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.api.sync.RedisStringCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Answers the claim of a key this store has seen completed with one plain {@code GET} of the record
@@ -21,10 +21,10 @@ import io.lettuce.core.api.sync.RedisStringCommands;
  */
 public final class CompletedReplays {
 
-  private final RedisStringCommands<byte[], byte[]> strings;
+  private final RedisStringAsyncCommands<byte[], byte[]> strings;
   private final ReplayHints hints = new ReplayHints();
 
-  public CompletedReplays(RedisStringCommands<byte[], byte[]> strings) {
+  public CompletedReplays(RedisStringAsyncCommands<byte[], byte[]> strings) {
     this.strings = strings;
   }
 
@@ -34,28 +34,28 @@ public final class CompletedReplays {
   }
 
   /**
-   * The claim's answer read from the record, or null when there is no hint for the key, or the
-   * record turned out not to be completed: then the caller runs the claim script.
+   * The claim's answer read from the record; null when there is no hint for the key (then nothing
+   * is sent), or the record turned out not to be completed: then the caller runs the claim script.
    */
-  public ClaimResult replay(byte[] recordKey, ClaimRequest request) {
+  public CompletableFuture<ClaimResult> replay(byte[] recordKey, ClaimRequest request) {
     if (request.requireIssued()) {
-      return null;
+      return CompletableFuture.completedFuture(null);
     }
     String digest = request.key().digest();
     int slot = hints.find(digest, System.currentTimeMillis());
     if (slot < 0) {
-      return null;
+      return CompletableFuture.completedFuture(null);
     }
-    byte[] value;
-    try {
-      value = strings.get(recordKey);
-    } catch (RedisException e) {
-      throw RedisFailures.of(e);
-    }
-    ClaimResult answer = value == null ? null : RecordReplies.completed(value, request);
-    if (answer == null) {
-      hints.forget(slot, digest);
-    }
-    return answer;
+    return ScriptRunner.sent(() -> strings.get(recordKey))
+        .exceptionallyCompose(
+            failure -> CompletableFuture.failedFuture(ScriptRunner.failed(failure)))
+        .thenApply(
+            value -> {
+              ClaimResult answer = value == null ? null : RecordReplies.completed(value, request);
+              if (answer == null) {
+                hints.forget(slot, digest);
+              }
+              return answer;
+            });
   }
 }

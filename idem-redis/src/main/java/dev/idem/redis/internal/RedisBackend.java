@@ -1,6 +1,7 @@
 package dev.idem.redis.internal;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -25,6 +26,9 @@ public interface RedisBackend extends AutoCloseable {
 
   /** Plain string commands on the same connection, routed by key. */
   RedisStringCommands<byte[], byte[]> strings();
+
+  /** The same commands without waiting. */
+  RedisStringAsyncCommands<byte[], byte[]> stringsAsync();
 
   /** Opens a pub/sub connection; in Cluster a PUBLISH from any node reaches it. */
   StatefulRedisPubSubConnection<byte[], byte[]> openPubSub();

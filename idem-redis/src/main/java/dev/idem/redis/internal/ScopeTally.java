@@ -2,6 +2,7 @@ package dev.idem.redis.internal;
 
 import dev.idem.core.IdempotencyKey;
 import dev.idem.redis.internal.ScriptRunner.Pending;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Counts each scope's live records, for claims and issues that cap their scope: one sorted set per
@@ -30,10 +31,25 @@ public final class ScopeTally {
         RedisKeys.bytes(cap));
   }
 
+  /** As {@link #count}, as a stage that ends with the script's answer (1: counted). */
+  public CompletableFuture<Long> countAsync(IdempotencyKey key, long millis, int cap) {
+    return scripts.numberAsync(
+        LuaScripts.TALLY_ADD,
+        tally(key),
+        RedisKeys.bytes(key.digest()),
+        RedisKeys.bytes(millis),
+        RedisKeys.bytes(cap));
+  }
+
   /** Counts a counted record for {@code millis} from now, as its completion keeps it. */
   public Pending end(IdempotencyKey key, long millis) {
     return scripts.numberLater(
         LuaScripts.TALLY_SET, tally(key), RedisKeys.bytes(key.digest()), RedisKeys.bytes(millis));
+  }
+
+  /** As {@link #remove}, without waiting. */
+  public CompletableFuture<Long> removeAsync(IdempotencyKey key) {
+    return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
   }
 
   /** Stops counting a record that was given up. */

@@ -1,5 +1,6 @@
 package dev.idem.redis.internal;
 
+import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.redis.internal.LuaScripts.Script;
 import io.lettuce.core.RedisException;
@@ -10,9 +11,12 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Calls scripts by SHA and sends the source only when a server answers NOSCRIPT (first use, a
@@ -69,6 +73,58 @@ public final class ScriptRunner {
         throw new IdempotencyStoreException("interrupted while waiting for Redis", e);
       }
     };
+  }
+
+  /**
+   * Sends a script that answers a Lua table without waiting; the stage ends with the reply on the
+   * client's thread, or fails with the store's exception. A server without the script gets it then.
+   */
+  public CompletableFuture<List<Object>> listAsync(Script script, byte[] key, byte[]... args) {
+    return send(script, ScriptOutputType.MULTI, new byte[][] {key}, args);
+  }
+
+  /** As {@link #listAsync}, for a script that answers an integer. */
+  public CompletableFuture<Long> numberAsync(Script script, byte[] key, byte[]... args) {
+    return send(script, ScriptOutputType.INTEGER, new byte[][] {key}, args);
+  }
+
+  private <T> CompletableFuture<T> send(
+      Script script, ScriptOutputType type, byte[][] keys, byte[]... args) {
+    CompletableFuture<T> sent = sent(() -> async.evalsha(script.sha(), type, keys, args));
+    return sent.exceptionallyCompose(
+        failure ->
+            cause(failure) instanceof RedisNoScriptException
+                ? sent(() -> async.<T>eval(script.bytes(), type, keys, args))
+                    .exceptionallyCompose(again -> CompletableFuture.failedFuture(failed(again)))
+                : CompletableFuture.failedFuture(failed(failure)));
+  }
+
+  /** The command {@code sending} sends, as a stage; a refusal to send is its failure. */
+  public static <T> CompletableFuture<T> sent(Supplier<RedisFuture<T>> sending) {
+    try {
+      return sending.get().toCompletableFuture();
+    } catch (RedisException e) {
+      return CompletableFuture.failedFuture(RedisFailures.of(e));
+    }
+  }
+
+  /** What a Redis stage failed with, as the store throws it. */
+  public static RuntimeException failed(Throwable failure) {
+    Throwable cause = cause(failure);
+    if (cause instanceof IdempotencyException known) {
+      return known;
+    }
+    if (cause instanceof RedisException e) {
+      return RedisFailures.of(e);
+    }
+    // a connection's own failure (a reset), wrapped as Lettuce's blocking calls wrap it
+    return RedisFailures.of(new RedisException(cause));
+  }
+
+  private static Throwable cause(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
   }
 
   /** Runs a script that answers a Lua table. */

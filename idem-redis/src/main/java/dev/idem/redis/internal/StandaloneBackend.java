@@ -3,6 +3,7 @@ package dev.idem.redis.internal;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -39,6 +40,11 @@ public final class StandaloneBackend implements RedisBackend {
   @Override
   public RedisStringCommands<byte[], byte[]> strings() {
     return connection.sync();
+  }
+
+  @Override
+  public RedisStringAsyncCommands<byte[], byte[]> stringsAsync() {
+    return connection.async();
   }
 
   @Override

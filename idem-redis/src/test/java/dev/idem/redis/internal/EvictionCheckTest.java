@@ -3,6 +3,7 @@ package dev.idem.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -58,6 +59,11 @@ class EvictionCheckTest {
 
       @Override
       public RedisStringCommands<byte[], byte[]> strings() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public RedisStringAsyncCommands<byte[], byte[]> stringsAsync() {
         throw new UnsupportedOperationException();
       }
 

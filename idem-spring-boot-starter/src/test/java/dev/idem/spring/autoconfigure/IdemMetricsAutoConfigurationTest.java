@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
@@ -20,6 +21,10 @@ import dev.idem.spring.metrics.TimedIdempotencyStore;
 import dev.idem.testsupport.FaultInjectingStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -84,6 +89,47 @@ class IdemMetricsAutoConfigurationTest {
               MeterRegistry registry = context.getBean(MeterRegistry.class);
               assertThat(timed(registry, "claim", "ok")).isEqualTo(2);
               assertThat(timed(registry, "complete", "ok")).isEqualTo(1);
+              assertThat(timed(registry, "claim", "error")).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void timesTheClaimsOfAsynchronousCallsToo() {
+    FaultInjectingStore store = new FaultInjectingStore(new InMemoryIdempotencyStore());
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(IdempotencyStore.class, () -> store)
+        .run(
+            context -> {
+              Idempotency engine = context.getBean(Idempotency.class);
+              IdempotencyKey key = IdempotencyKey.of("orders.create|alice", "k4");
+              engine
+                  .executeAsync(
+                      key,
+                      Fingerprint.NONE,
+                      ResultCodec.utf8(),
+                      ctx -> CompletableFuture.completedFuture("x"),
+                      IdempotencyConfig.ofDefaults(),
+                      ForkJoinPool.commonPool())
+                  .get(10, TimeUnit.SECONDS);
+              store.failNext(FaultInjectingStore.Operation.CLAIM, 1);
+              assertThatThrownBy(
+                      () ->
+                          engine
+                              .executeAsync(
+                                  IdempotencyKey.of("orders.create|alice", "k5"),
+                                  Fingerprint.NONE,
+                                  ResultCodec.utf8(),
+                                  ctx -> CompletableFuture.completedFuture("y"),
+                                  IdempotencyConfig.ofDefaults(),
+                                  ForkJoinPool.commonPool())
+                              .get(10, TimeUnit.SECONDS))
+                  .isInstanceOf(ExecutionException.class)
+                  .cause()
+                  .isInstanceOf(IdempotencyStoreException.class);
+
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(timed(registry, "claim", "ok")).isEqualTo(1);
               assertThat(timed(registry, "claim", "error")).isEqualTo(1);
             });
   }

@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.security.Principal;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.boot.SpringBootConfiguration;
@@ -59,6 +60,12 @@ public class TestApplication {
           public ClaimResult claim(ClaimRequest request) {
             claimed.accept(request.key().value());
             return super.claim(request);
+          }
+
+          @Override
+          public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+            claimed.accept(request.key().value());
+            return super.claimAsync(request);
           }
         };
   }

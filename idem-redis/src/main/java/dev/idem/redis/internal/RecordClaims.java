@@ -1,0 +1,267 @@
+package dev.idem.redis.internal;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.IdempotencyException;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Lease;
+import dev.idem.core.StoreFullException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis store's claim and release, written once as stages that no thread waits on: each command
+ * is sent at once and what follows runs when its reply comes, on Lettuce's thread. The store's
+ * blocking calls wait for these stages; its asynchronous claim returns them. Nothing here blocks,
+ * so nothing here may call a blocking command: a blocked Lettuce thread would never read the reply
+ * it waits for.
+ */
+public final class RecordClaims {
+
+  private static final Logger log = LoggerFactory.getLogger(RecordClaims.class);
+
+  /** The owner mark of a claim that counted its record in its scope's tally. */
+  public static final String COUNTED = "c-";
+
+  private final RedisKeys keys;
+  private final ScriptRunner scripts;
+  private final RedisStringAsyncCommands<byte[], byte[]> strings;
+  private final CompletedReplays replays;
+  private final ScopeTally tally;
+  private final Notifications changes;
+  private final byte[] changeChannel;
+  private final AtomicLong lastFreshFence = new AtomicLong();
+
+  public RecordClaims(
+      RedisKeys keys,
+      ScriptRunner scripts,
+      RedisStringAsyncCommands<byte[], byte[]> strings,
+      CompletedReplays replays,
+      ScopeTally tally,
+      Notifications changes) {
+    this.keys = keys;
+    this.scripts = scripts;
+    this.strings = strings;
+    this.replays = replays;
+    this.tally = tally;
+    this.changes = changes;
+    this.changeChannel = keys.changeChannel();
+  }
+
+  /**
+   * Waits for {@code stage} at most {@code timeout} (zero: no limit) and answers its value, or
+   * throws what it failed with as the store throws it.
+   */
+  public static <T> T await(CompletableFuture<T> stage, Duration timeout) {
+    try {
+      return timeout.isZero() ? stage.get() : stage.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw ScriptRunner.failed(e.getCause());
+    } catch (TimeoutException e) {
+      throw timedOut(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IdempotencyStoreException("interrupted while waiting for Redis", e);
+    }
+  }
+
+  /** The failure of a call that had no answer within {@code timeout}, as Lettuce's own. */
+  public static IdempotencyException timedOut(Duration timeout) {
+    return RedisFailures.of(new RedisCommandTimeoutException("Command timed out after " + timeout));
+  }
+
+  /**
+   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first; a
+   * fresh key is claimed with one {@code SET NX GET}; any other goes to the claim script. A capped
+   * claim sends its count in the scope's tally ahead of the record's command, and is released and
+   * refused when the scope is full.
+   */
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+    byte[] recordKey = keys.record(request.key().digest());
+    return replays
+        .replay(recordKey, request)
+        .thenCompose(
+            replayed ->
+                replayed != null
+                    ? CompletableFuture.completedFuture(replayed)
+                    : claimCounted(recordKey, request));
+  }
+
+  private CompletableFuture<ClaimResult> claimCounted(byte[] recordKey, ClaimRequest request) {
+    long leaseMillis = RedisKeys.millis(request.lease());
+    if (!request.capped()) {
+      return claimRecord(recordKey, request, leaseMillis);
+    }
+    IdempotencyKey key = request.key();
+    CompletableFuture<Long> counted = tally.countAsync(key, 2 * leaseMillis, request.scopeCap());
+    return claimRecord(recordKey, request, leaseMillis)
+        .thenCompose(
+            result -> {
+              // a token's use is never refused: the token was counted when it was issued
+              if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
+                return CompletableFuture.completedFuture(result);
+              }
+              return counted
+                  .handle((number, failure) -> refusal(number, failure, request))
+                  .thenCompose(
+                      refusal ->
+                          refusal == null
+                              ? CompletableFuture.completedFuture(result)
+                              : release(claimed.lease())
+                                  .handle((released, ignored) -> refusal)
+                                  .thenCompose(CompletableFuture::<ClaimResult>failedFuture));
+            });
+  }
+
+  // Why a claimed key must be given back: its count failed, or its scope is full; null if neither.
+  private static RuntimeException refusal(Long number, Throwable failure, ClaimRequest request) {
+    if (failure != null) {
+      return ScriptRunner.failed(failure);
+    }
+    return number == 1
+        ? null
+        : StoreFullException.scopeCap(request.scopeCap(), request.key().scope());
+  }
+
+  private CompletableFuture<ClaimResult> claimRecord(
+      byte[] recordKey, ClaimRequest request, long leaseMillis) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    String owner =
+        (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
+    if (request.requireIssued()) {
+      return claimByScript(recordKey, request, owner, leaseMillis);
+    }
+    return claimFresh(recordKey, request, owner, leaseMillis)
+        .thenCompose(
+            result ->
+                result != null
+                    ? CompletableFuture.completedFuture(result)
+                    : claimByScript(recordKey, request, owner, leaseMillis));
+  }
+
+  private CompletableFuture<ClaimResult> claimByScript(
+      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
+    IdempotencyKey key = request.key();
+    return scripts
+        .listAsync(
+            LuaScripts.CLAIM,
+            recordKey,
+            RedisKeys.bytes(key.scope()),
+            RedisKeys.bytes(key.value()),
+            RedisKeys.bytes(request.fingerprint().value()),
+            RedisKeys.bytes(leaseMillis),
+            flag(request.requireIssued()),
+            RedisKeys.bytes(owner),
+            flag(changes.hasListeners(key.digest())))
+        .thenApply(
+            reply -> {
+              ClaimResult result = RecordReplies.claim(reply, key, owner);
+              if (result instanceof ClaimResult.Completed completed) {
+                replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
+              }
+              return result;
+            });
+  }
+
+  // The claim of a key that does not exist: one SET that writes the lease length and a fence from
+  // this process's clock in microseconds, and lets the key expire one lease after the lease ends,
+  // as the script does. A key released, or taken over, within a lease of its last claim exists (a
+  // released record keeps its fence), so it goes through the script, whose fence is greater than
+  // the last; a fresh key's last claim, if any, ended over a lease ago, which no clock of the
+  // fleet is behind by. Null when the key exists and is not completed.
+  private CompletableFuture<ClaimResult> claimFresh(
+      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
+    IdempotencyKey key = request.key();
+    long fence = freshFence();
+    byte[] record =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', fence)
+            .field('O', owner)
+            .field('L', leaseMillis)
+            .field('P', request.fingerprint().value())
+            .field('A', key.scope())
+            .field('V', key.value())
+            .toBytes();
+    long until = System.currentTimeMillis() + leaseMillis;
+    return ScriptRunner.sent(
+            () -> strings.setGet(recordKey, record, SetArgs.Builder.nx().px(2 * leaseMillis)))
+        .exceptionallyCompose(
+            failure -> CompletableFuture.failedFuture(ScriptRunner.failed(failure)))
+        .thenApply(
+            existing -> {
+              if (existing == null) {
+                return new ClaimResult.Claimed(
+                    new Lease(key, fence, owner, Instant.ofEpochMilli(until)));
+              }
+              ClaimResult completed = RecordReplies.completed(existing, request);
+              if (completed instanceof ClaimResult.Completed done) {
+                replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
+              }
+              return completed;
+            });
+  }
+
+  // This process's clock in microseconds, never the same twice.
+  private long freshFence() {
+    long micros = System.currentTimeMillis() * 1000;
+    return lastFreshFence.updateAndGet(last -> Math.max(last + 1, micros));
+  }
+
+  /**
+   * Releases a lease: its record is removed, or goes back to ISSUED; a counted record stops
+   * counting. Answers whether the lease still matched.
+   */
+  public CompletableFuture<Boolean> release(Lease lease) {
+    String digest = lease.key().digest();
+    return scripts
+        .numberAsync(
+            LuaScripts.RELEASE,
+            keys.record(digest),
+            RedisKeys.bytes(lease.fence()),
+            RedisKeys.bytes(lease.owner()),
+            changeChannel,
+            RedisKeys.bytes(digest))
+        .thenCompose(
+            released ->
+                released == 1 && counted(lease)
+                    ? stopCounting(lease.key()).thenApply(ignored -> true)
+                    : CompletableFuture.completedFuture(released != 0));
+  }
+
+  /** Whether the lease's claim counted its record in its scope's tally. */
+  public static boolean counted(Lease lease) {
+    return lease.owner().startsWith(COUNTED);
+  }
+
+  // The record is given up even if its count could not be moved: the count then ends by itself.
+  private CompletableFuture<Void> stopCounting(IdempotencyKey key) {
+    return tally
+        .removeAsync(key)
+        .handle(
+            (removed, failure) -> {
+              if (failure != null) {
+                log.warn(
+                    "could not stop counting a released record of {}: {}", key, failure.toString());
+              }
+              return null;
+            });
+  }
+
+  private static byte[] flag(boolean b) {
+    return RedisKeys.bytes(b ? "1" : "0");
+  }
+}
