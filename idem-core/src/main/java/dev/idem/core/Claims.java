@@ -7,6 +7,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -18,10 +21,13 @@ final class Claims {
 
   // under the engine's name, where the fail-open warning has always been logged
   private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+  private static final long REFUSAL_LINE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final IdempotencyStore store;
   private final DuplicateWaiter waiter;
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
+  private final AtomicLong nextRefusalLine = new AtomicLong(System.nanoTime());
+  private final AtomicInteger unloggedRefusals = new AtomicInteger();
 
   Claims(
       IdempotencyStore store,
@@ -230,6 +236,23 @@ final class Claims {
     }
   }
 
+  // One line per ten seconds at most, with how many refusals it stands for: a stalled store
+  // refuses every request, and the meters count each one.
+  private void logRefusal(ClaimRequest request, RuntimeException failure) {
+    long now = System.nanoTime();
+    long next = nextRefusalLine.get();
+    if (now - next < 0 || !nextRefusalLine.compareAndSet(next, now + REFUSAL_LINE_NANOS)) {
+      unloggedRefusals.incrementAndGet();
+      return;
+    }
+    int more = unloggedRefusals.getAndSet(0);
+    log.warn(
+        "store failed at claim; {} refused (fail closed){}: {}",
+        request.key(),
+        more == 0 ? "" : ", and " + more + " more since the last such line",
+        failure.toString());
+  }
+
   /** The refusal of a duplicate in flight, reported. */
   RequestInProgressException inProgress(ClaimRequest request, IdempotencyConfig config) {
     report.accept(request.key(), ExecutionOutcome.IN_PROGRESS);
@@ -241,6 +264,7 @@ final class Claims {
       ClaimRequest request, IdempotencyConfig config, RuntimeException failure) {
     report.accept(request.key(), ExecutionOutcome.STORE_ERROR);
     if (!config.failOpen()) {
+      logRefusal(request, failure);
       throw failure instanceof IdempotencyStoreException s
           ? s
           : new IdempotencyStoreException("idempotency store failed at claim", failure);

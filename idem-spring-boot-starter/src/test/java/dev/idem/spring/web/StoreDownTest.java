@@ -6,17 +6,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.testsupport.FaultInjectingStore;
+import java.net.http.HttpResponse;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 
 /**
  * A store that is down gives 503 store-unavailable, and a store bean of one's own replaces Idem's.
  */
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(
     classes = {TestApplication.class, StoreDownTest.DownStore.class},
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -26,15 +31,20 @@ class StoreDownTest {
   @Autowired TestController controller;
 
   @Test
-  void aProtectedRequestGets503WhenTheStoreIsDownAndTheHandlerDoesNotRun() {
+  void aProtectedRequestGets503WhenTheStoreIsDownAndTheHandlerDoesNotRun(CapturedOutput output) {
     Http http = new Http(port);
     String run = UUID.randomUUID().toString();
-    assertProblem(
-        http.send(
-            "POST", "/orders", HttpConformanceTests.ORDER, "X-Run", run, "Idempotency-Key", "k"),
-        503,
-        "store-unavailable");
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> refused =
+          http.send(
+              "POST", "/orders", HttpConformanceTests.ORDER, "X-Run", run, "Idempotency-Key", "k");
+      assertProblem(refused, 503, "store-unavailable");
+      assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+      assertThat(refused.body()).contains("\"detail\":\"The request was not run.");
+    }
     assertThat(controller.runs(run)).as("handler runs").isZero();
+    // the operator hears of it, once for the burst rather than once a request
+    assertThat(output.getOut().lines().filter(l -> l.contains("store failed at claim"))).hasSize(1);
   }
 
   @Test

@@ -68,7 +68,14 @@ public record Problem(int status, String name, String title, String detail, Stri
       return problem(
           NOT_REPLAYABLE_STATUS, "not-replayable", "The first answer cannot be replayed", e);
     } else if (e instanceof IdempotencyStoreException) {
-      return new Problem(503, "store-unavailable", "Idempotency store unavailable", null, null);
+      // the store's own message (hosts, timeouts) stays in the log, not in the answer
+      return new Problem(
+              503,
+              "store-unavailable",
+              "Idempotency store unavailable",
+              "The request was not run. Retry it later with the same key.",
+              null)
+          .retryAfter("1");
     }
     return null;
   }
