@@ -153,7 +153,14 @@ public final class RedisIdempotencyStore
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    ClaimResult result = RecordClaims.await(claims.claim(request), backend.timeout());
+    CompletableFuture<ClaimResult> sent = claims.claim(request);
+    ClaimResult result;
+    try {
+      result = RecordClaims.await(sent, backend.timeout());
+    } catch (RuntimeException e) {
+      claims.releaseIfClaimedLate(sent);
+      throw e;
+    }
     if (acks != null && result instanceof ClaimResult.Claimed claimed) {
       replicated(claimed.lease());
     }
@@ -165,7 +172,8 @@ public final class RedisIdempotencyStore
    *
    * <p>Without {@link ReplicaAcks}, the claim's commands are sent at once and the stage ends on
    * Lettuce's thread when Redis answers, or fails after the connection's command timeout; with
-   * them, the claim waits for the replicas on the calling thread.
+   * them, the claim waits for the replicas on the calling thread. Either way a claim whose caller
+   * gave up on it is released if Redis applies it later, as with {@link #claim}.
    */
   @Override
   public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
@@ -174,15 +182,20 @@ public final class RedisIdempotencyStore
     }
     Duration timeout = backend.timeout();
     CompletableFuture<ClaimResult> sent = claims.claim(request);
-    return timeout.isZero()
-        ? sent
-        : sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-            .exceptionallyCompose(
-                failure ->
-                    CompletableFuture.failedFuture(
-                        failure instanceof TimeoutException
-                            ? RecordClaims.timedOut(timeout)
-                            : ScriptRunner.failed(failure)));
+    if (timeout.isZero()) {
+      return sent;
+    }
+    // the copy times out, so that a late answer still reaches sent
+    return sent.copy()
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .exceptionallyCompose(
+            failure -> {
+              if (!(failure instanceof TimeoutException)) {
+                return CompletableFuture.failedFuture(ScriptRunner.failed(failure));
+              }
+              claims.releaseIfClaimedLate(sent);
+              return CompletableFuture.failedFuture(RecordClaims.timedOut(timeout));
+            });
   }
 
   // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).

@@ -175,6 +175,22 @@ class RedisFaultProxyIT {
   }
 
   @Test
+  void aClaimRedisAppliesAfterItsCallerGaveUpIsGivenBackRatherThanHeldForItsLease() {
+    ClaimRequest request =
+        ClaimRequest.of(
+            IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+            Fingerprint.of("POST /pay", ANSWER),
+            Duration.ofMinutes(10));
+    proxy.hold(true);
+    assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+
+    // the held claim reaches Redis now and takes the key; its late answer gives it back, so the
+    // retry does not find it in progress for the ten minutes of its lease
+    proxy.hold(false);
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
   void workWhoseRenewalsHangInASilentPartitionIsToldItsLeaseIsLostWithinAboutALease()
       throws Exception {
     // Renewals here may hang for far longer than the lease: the lost signal must not wait for them

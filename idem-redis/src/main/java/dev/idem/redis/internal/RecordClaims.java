@@ -222,6 +222,29 @@ public final class RecordClaims {
   }
 
   /**
+   * Gives back a claim its caller gave up on (it timed out, or failed on the way back): if Redis
+   * applies it after all and says so, the lease is released at once, so that the key is not held by
+   * nobody until its lease ends. A claim whose answer never comes ends with its lease.
+   */
+  public void releaseIfClaimedLate(CompletableFuture<ClaimResult> sent) {
+    sent.thenAccept(
+        result -> {
+          if (result instanceof ClaimResult.Claimed claimed) {
+            release(claimed.lease())
+                .whenComplete(
+                    (released, failure) -> {
+                      if (failure != null) {
+                        log.warn(
+                            "could not give back the late claim of {}; it ends with its lease: {}",
+                            claimed.lease().key(),
+                            failure.toString());
+                      }
+                    });
+          }
+        });
+  }
+
+  /**
    * Releases a lease: its record is removed, or goes back to ISSUED; a counted record stops
    * counting. Answers whether the lease still matched.
    */
