@@ -26,6 +26,7 @@ final class Claims {
   private final IdempotencyStore store;
   private final DuplicateWaiter waiter;
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
+  private final boolean claimsWithoutBlocking;
   private final AtomicLong nextRefusalLine = new AtomicLong(System.nanoTime());
   private final AtomicInteger unloggedRefusals = new AtomicInteger();
 
@@ -36,6 +37,7 @@ final class Claims {
     this.store = store;
     this.waiter = waiter;
     this.report = report;
+    this.claimsWithoutBlocking = store.capabilities().contains(StoreCapability.NON_BLOCKING_CLAIM);
   }
 
   /**
@@ -79,8 +81,9 @@ final class Claims {
    * and the config fails open; the returned stage ends as the one it returns, or with the claim's
    * failure.
    *
-   * @param observe called before the first round's claim; the end it returns runs when that round
-   *     ends, on the same thread
+   * @param observe called when the claim is decided (or, for a claim decided at once on the thread
+   *     that made it, before the claim); the end it returns runs on the same thread once the
+   *     decision is made
    */
   <R> CompletableFuture<R> claimLater(
       ClaimRequest request,
@@ -89,10 +92,18 @@ final class Claims {
       Supplier<Runnable> observe,
       Function<ClaimResult, CompletableFuture<R>> then) {
     CompletableFuture<R> answer = new CompletableFuture<>();
-    Round<R> first =
+    Round<R> rounds =
         new Round<>(
-            request, config, storeCalls, then, System.nanoTime() + config.maxWait().toNanos());
-    first.submit(0, observe, answer);
+            request,
+            config,
+            storeCalls,
+            observe,
+            then,
+            answer,
+            System.nanoTime() + config.maxWait().toNanos());
+    // the first claim leaves from a store thread even when the store claims without blocking:
+    // sending may still wait on the client's connection lock, which an event loop must not
+    rounds.submit(0);
     return answer;
   }
 
@@ -101,38 +112,50 @@ final class Claims {
     private final ClaimRequest request;
     private final IdempotencyConfig config;
     private final Executor storeCalls;
+    private final Supplier<Runnable> observe;
     private final Function<ClaimResult, CompletableFuture<R>> then;
+    private final CompletableFuture<R> answer;
     private final long deadline;
 
     Round(
         ClaimRequest request,
         IdempotencyConfig config,
         Executor storeCalls,
+        Supplier<Runnable> observe,
         Function<ClaimResult, CompletableFuture<R>> then,
+        CompletableFuture<R> answer,
         long deadline) {
       this.request = request;
       this.config = config;
       this.storeCalls = storeCalls;
+      this.observe = observe;
       this.then = then;
+      this.answer = answer;
       this.deadline = deadline;
     }
 
-    void submit(int round, Supplier<Runnable> observe, CompletableFuture<R> answer) {
+    void submit(int round) {
       try {
-        storeCalls.execute(() -> run(round, observe, answer));
-      } catch (RuntimeException e) {
-        answer.completeExceptionally(e);
+        storeCalls.execute(() -> run(round));
+      } catch (RejectedExecutionException e) {
+        // a woken duplicate finds the store's threads full: it is refused as in progress (409
+        // with Retry-After), as it would be without waiting; a first claim is refused as it is
+        answer.completeExceptionally(round == 0 ? e : wrapped(inProgress(request, config)));
+      } catch (RuntimeException | Error e) {
+        answer.completeExceptionally(wrapped(e));
       }
     }
 
     // On a storeCalls thread. A store that claims without blocking lets the thread go while its
     // claim is on the wire; its answer comes back on the store's client thread and is decided on
-    // a storeCalls thread again, since deciding may start the work.
-    private void run(int round, Supplier<Runnable> observe, CompletableFuture<R> answer) {
-      Runnable end = observe == null ? () -> {} : observe.get();
+    // a storeCalls thread again, since deciding may start the work. A claim decided here, in one
+    // go (a blocking store's, not waiting), is observed whole, its store call included, as a
+    // blocking call is.
+    private void run(int round) {
+      DuplicateWaiter.Ticket ticket = null;
+      Runnable end = !claimsWithoutBlocking && !waits() ? observe.get() : null;
       try {
-        DuplicateWaiter.Ticket ticket =
-            waits() ? waiter.subscribe(request.key(), config.lease()) : null;
+        ticket = waits() ? waiter.subscribe(request.key(), config.lease()) : null;
         CompletableFuture<ClaimResult> sent;
         try {
           sent = store.claimAsync(request);
@@ -140,63 +163,76 @@ final class Claims {
           sent = CompletableFuture.failedFuture(e);
         }
         if (sent.isDone()) {
-          decide(round, ticket, sent, answer);
+          decide(round, ticket, sent, end);
         } else {
+          DuplicateWaiter.Ticket held = ticket;
           CompletableFuture<ClaimResult> answered = sent;
-          sent.whenComplete((result, failure) -> resume(round, ticket, answered, answer));
+          sent.whenComplete((result, failure) -> resume(round, held, answered));
         }
       } catch (RuntimeException | Error e) {
+        close(ticket);
         answer.completeExceptionally(wrapped(e));
       } finally {
-        end.run();
+        if (end != null) {
+          end.run();
+        }
       }
     }
 
     private void resume(
-        int round,
-        DuplicateWaiter.Ticket ticket,
-        CompletableFuture<ClaimResult> sent,
-        CompletableFuture<R> answer) {
-      Runnable decision = () -> decide(round, ticket, sent, answer);
+        int round, DuplicateWaiter.Ticket ticket, CompletableFuture<ClaimResult> sent) {
+      Runnable decision = () -> decide(round, ticket, sent, null);
       try {
         storeCalls.execute(decision);
-      } catch (RejectedExecutionException e) {
+      } catch (RuntimeException | Error refused) {
         // a claim made must be decided, or the key stays taken by nobody until its lease ends
-        log.warn("the store's executor refused a claim's answer; the common pool decides it", e);
-        ForkJoinPool.commonPool().execute(decision);
+        log.warn(
+            "the store's executor refused a claim's answer; the common pool decides it", refused);
+        try {
+          ForkJoinPool.commonPool().execute(decision);
+        } catch (RuntimeException | Error e) {
+          close(ticket);
+          answer.completeExceptionally(wrapped(e));
+        }
       }
     }
 
+    /**
+     * Decides on the store's answer: waits for another round, or ends the claim. The decision that
+     * ends it is observed (listeners hear its outcome within), from {@code observing} if the claim
+     * was, else from here.
+     */
     private void decide(
         int round,
         DuplicateWaiter.Ticket ticket,
         CompletableFuture<ClaimResult> sent,
-        CompletableFuture<R> answer) {
+        Runnable observing) {
+      Runnable end = null;
       try {
-        ClaimResult result;
+        ClaimResult result = null;
+        RuntimeException failed = null;
         try {
           result = sent.join();
-        } catch (CompletionException | CancellationException failed) {
-          close(ticket);
-          RuntimeException e = storeFailure(failed);
-          if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
-            throw e;
-          }
-          storeFailedAtClaim(request, config, e);
-          result = null;
+        } catch (CompletionException | CancellationException e) {
+          failed = storeFailure(e);
         }
         long remaining = deadline - System.nanoTime();
-        if (result instanceof ClaimResult.InProgress && waits() && remaining > 0) {
-          ticket
-              .next(remaining, round)
-              .whenComplete(
-                  (woken, never) -> {
-                    ticket.close();
-                    submit(round + 1, null, answer);
-                  });
+        if (failed == null
+            && result instanceof ClaimResult.InProgress
+            && waits()
+            && remaining > 0) {
+          ticket.next(remaining, round).whenComplete((woken, never) -> nextRound(ticket, round));
           return;
         }
         close(ticket);
+        end = observing == null ? observe.get() : null;
+        if (failed != null) {
+          if (failed instanceof IdempotencyException
+              && !(failed instanceof IdempotencyStoreException)) {
+            throw failed;
+          }
+          storeFailedAtClaim(request, config, failed);
+        }
         then.apply(result)
             .whenComplete(
                 (value, failure) -> {
@@ -207,7 +243,20 @@ final class Claims {
                   }
                 });
       } catch (RuntimeException | Error e) {
+        close(ticket);
         answer.completeExceptionally(wrapped(e));
+      } finally {
+        if (end != null) {
+          end.run();
+        }
+      }
+    }
+
+    private void nextRound(DuplicateWaiter.Ticket ticket, int round) {
+      try {
+        ticket.close();
+      } finally {
+        submit(round + 1);
       }
     }
 
@@ -221,6 +270,9 @@ final class Claims {
     Throwable cause = failed instanceof CompletionException ? failed.getCause() : failed;
     if (cause instanceof RuntimeException e) {
       return e;
+    }
+    if (cause instanceof Error e) {
+      throw e;
     }
     return new IdempotencyStoreException("idempotency store failed at claim", cause);
   }

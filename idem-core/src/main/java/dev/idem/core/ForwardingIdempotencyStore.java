@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
  * injection). A subclass overrides the calls it wraps. What the delegate is ({@link
  * #capabilities()}, {@link #joinsCurrentTransaction()}, {@link #onChange}) is forwarded by final
  * methods, so that no decorator can silently take a record out of the caller's transaction or stop
- * waiters from being woken.
+ * waiters from being woken. The one exception: a subclass that wraps {@link #claim} and not {@link
+ * #claimAsync} loses {@link StoreCapability#NON_BLOCKING_CLAIM}, since its own claim, which may
+ * block, then runs for asynchronous claims too.
  */
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
@@ -22,7 +25,10 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
       throw new NullPointerException("delegate");
     }
     this.delegate = delegate;
-    this.claimsOnlyBlocking = declaredBelow("claim") && !declaredBelow("claimAsync");
+    Class<?> claim = nearestDeclaring("claim");
+    Class<?> claimAsync = nearestDeclaring("claimAsync");
+    // a claim wrapped below the last claimAsync wrapped would be passed by
+    this.claimsOnlyBlocking = claim != claimAsync && claimAsync.isAssignableFrom(claim);
   }
 
   /** The store this one passes its calls to. */
@@ -46,18 +52,19 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         : delegate.claimAsync(request);
   }
 
-  private boolean declaredBelow(String method) {
+  // The class nearest to this one's that declares the method, up to this base class.
+  private Class<?> nearestDeclaring(String method) {
     for (Class<?> type = getClass();
         type != ForwardingIdempotencyStore.class;
         type = type.getSuperclass()) {
       try {
         type.getDeclaredMethod(method, ClaimRequest.class);
-        return true;
+        return type;
       } catch (NoSuchMethodException e) {
         // not here: look further up
       }
     }
-    return false;
+    return ForwardingIdempotencyStore.class;
   }
 
   @Override
@@ -97,7 +104,14 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
   @Override
   public final Set<StoreCapability> capabilities() {
-    return delegate.capabilities();
+    Set<StoreCapability> delegates = delegate.capabilities();
+    if (claimsOnlyBlocking && delegates.contains(StoreCapability.NON_BLOCKING_CLAIM)) {
+      // this store's own claim runs for asynchronous claims too, and it may block
+      EnumSet<StoreCapability> blocking = EnumSet.copyOf(delegates);
+      blocking.remove(StoreCapability.NON_BLOCKING_CLAIM);
+      return Set.copyOf(blocking);
+    }
+    return delegates;
   }
 
   @Override

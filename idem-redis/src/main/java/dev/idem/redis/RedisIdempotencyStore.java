@@ -153,12 +153,12 @@ public final class RedisIdempotencyStore
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    CompletableFuture<ClaimResult> sent = claims.claim(request);
+    String owner = RecordClaims.owner(request);
     ClaimResult result;
     try {
-      result = RecordClaims.await(sent, backend.timeout());
+      result = RecordClaims.await(claims.claim(request, owner), backend.timeout());
     } catch (RuntimeException e) {
-      claims.releaseIfClaimedLate(sent);
+      claims.giveBack(request.key(), owner);
       throw e;
     }
     if (acks != null && result instanceof ClaimResult.Claimed claimed) {
@@ -173,7 +173,7 @@ public final class RedisIdempotencyStore
    * <p>Without {@link ReplicaAcks}, the claim's commands are sent at once and the stage ends on
    * Lettuce's thread when Redis answers, or fails after the connection's command timeout; with
    * them, the claim waits for the replicas on the calling thread. Either way a claim whose caller
-   * gave up on it is released if Redis applies it later, as with {@link #claim}.
+   * gave up on it is given back, as with {@link #claim}.
    */
   @Override
   public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
@@ -181,20 +181,16 @@ public final class RedisIdempotencyStore
       return IdempotencyStore.super.claimAsync(request);
     }
     Duration timeout = backend.timeout();
-    CompletableFuture<ClaimResult> sent = claims.claim(request);
-    if (timeout.isZero()) {
-      return sent;
-    }
-    // the copy times out, so that a late answer still reaches sent
-    return sent.copy()
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    String owner = RecordClaims.owner(request);
+    CompletableFuture<ClaimResult> sent = claims.claim(request, owner);
+    return (timeout.isZero() ? sent : sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS))
         .exceptionallyCompose(
             failure -> {
-              if (!(failure instanceof TimeoutException)) {
-                return CompletableFuture.failedFuture(ScriptRunner.failed(failure));
-              }
-              claims.releaseIfClaimedLate(sent);
-              return CompletableFuture.failedFuture(RecordClaims.timedOut(timeout));
+              claims.giveBack(request.key(), owner);
+              return CompletableFuture.failedFuture(
+                  failure instanceof TimeoutException
+                      ? RecordClaims.timedOut(timeout)
+                      : ScriptRunner.failed(failure));
             });
   }
 

@@ -230,6 +230,25 @@ public final class LuaScripts {
       new Script(FIELDS + OWNED + NOW + NOTIFY + GIVE_UP + "return giveUp()\n");
 
   /**
+   * KEYS: record. ARGV: owner, channel, digest. Gives up the in-progress record of a claim whose
+   * caller stopped waiting for its answer, known by its owner alone (the fence came from the
+   * script, which never answered). Answers as {@link #RELEASE}.
+   */
+  public static final Script GIVE_BACK =
+      new Script(
+          FIELDS
+              + """
+              local v = redis.call('GET', KEYS[1])
+              if not v then return 0 end
+              local r = fields(v)
+              if r.S ~= 'P' or r.O ~= ARGV[1] then return 0 end
+              """
+              + NOW
+              + NOTIFY
+              + GIVE_UP
+              + "return giveUp()\n");
+
+  /**
    * KEYS: record. ARGV: state letter (I, P or C), fence, channel, digest. An operator's release or
    * removal: gives the record up as {@link #RELEASE} does, whoever owns it, while it is live in
    * that state with that fence. Answers as {@link #RELEASE}: 2, 1, or 0 when no such record.

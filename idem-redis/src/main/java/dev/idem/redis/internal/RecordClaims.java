@@ -19,6 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,41 +90,46 @@ public final class RecordClaims {
    * claim sends its count in the scope's tally ahead of the record's command, and is released and
    * refused when the scope is full.
    */
-  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
     byte[] recordKey = keys.record(request.key().digest());
-    return replays
-        .replay(recordKey, request)
-        .thenCompose(
-            replayed ->
-                replayed != null
-                    ? CompletableFuture.completedFuture(replayed)
-                    : claimCounted(recordKey, request));
+    return followUp(
+        replays.replay(recordKey, request),
+        replayed ->
+            replayed != null
+                ? CompletableFuture.completedFuture(replayed)
+                : claimCounted(recordKey, request, owner));
   }
 
-  private CompletableFuture<ClaimResult> claimCounted(byte[] recordKey, ClaimRequest request) {
+  /** A new owner for a claim of {@code request}: unique, and marked when the claim is counted. */
+  public static String owner(ClaimRequest request) {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
+  }
+
+  private CompletableFuture<ClaimResult> claimCounted(
+      byte[] recordKey, ClaimRequest request, String owner) {
     long leaseMillis = RedisKeys.millis(request.lease());
     if (!request.capped()) {
-      return claimRecord(recordKey, request, leaseMillis);
+      return claimRecord(recordKey, request, owner, leaseMillis);
     }
     IdempotencyKey key = request.key();
     CompletableFuture<Long> counted = tally.countAsync(key, 2 * leaseMillis, request.scopeCap());
-    return claimRecord(recordKey, request, leaseMillis)
-        .thenCompose(
-            result -> {
-              // a token's use is never refused: the token was counted when it was issued
-              if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
-                return CompletableFuture.completedFuture(result);
-              }
-              return counted
-                  .handle((number, failure) -> refusal(number, failure, request))
-                  .thenCompose(
-                      refusal ->
-                          refusal == null
-                              ? CompletableFuture.completedFuture(result)
-                              : release(claimed.lease())
-                                  .handle((released, ignored) -> refusal)
-                                  .thenCompose(CompletableFuture::<ClaimResult>failedFuture));
-            });
+    return followUp(
+        claimRecord(recordKey, request, owner, leaseMillis),
+        result -> {
+          // a token's use is never refused: the token was counted when it was issued
+          if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
+            return CompletableFuture.completedFuture(result);
+          }
+          return followUp(
+              counted.handle((number, failure) -> refusal(number, failure, request)),
+              refusal ->
+                  refusal == null
+                      ? CompletableFuture.completedFuture(result)
+                      : release(claimed.lease())
+                          .handle((released, ignored) -> refusal)
+                          .thenCompose(CompletableFuture::<ClaimResult>failedFuture));
+        });
   }
 
   // Why a claimed key must be given back: its count failed, or its scope is full; null if neither.
@@ -137,19 +143,16 @@ public final class RecordClaims {
   }
 
   private CompletableFuture<ClaimResult> claimRecord(
-      byte[] recordKey, ClaimRequest request, long leaseMillis) {
-    ThreadLocalRandom random = ThreadLocalRandom.current();
-    String owner =
-        (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
+      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
     if (request.requireIssued()) {
       return claimByScript(recordKey, request, owner, leaseMillis);
     }
-    return claimFresh(recordKey, request, owner, leaseMillis)
-        .thenCompose(
-            result ->
-                result != null
-                    ? CompletableFuture.completedFuture(result)
-                    : claimByScript(recordKey, request, owner, leaseMillis));
+    return followUp(
+        claimFresh(recordKey, request, owner, leaseMillis),
+        result ->
+            result != null
+                ? CompletableFuture.completedFuture(result)
+                : claimByScript(recordKey, request, owner, leaseMillis));
   }
 
   private CompletableFuture<ClaimResult> claimByScript(
@@ -222,26 +225,33 @@ public final class RecordClaims {
   }
 
   /**
-   * Gives back a claim its caller gave up on (it timed out, or failed on the way back): if Redis
-   * applies it after all and says so, the lease is released at once, so that the key is not held by
-   * nobody until its lease ends. A claim whose answer never comes ends with its lease.
+   * Gives back a claim its caller stopped waiting for (it timed out, or failed on the way back):
+   * the record is given up if it is in progress under {@code owner}. Sent without waiting on the
+   * same connection as the claim, so Redis runs it after the claim even when the claim's answer, or
+   * this one's, comes too late for the client: the retry is not refused as in progress until the
+   * lease ends. A claim that never reached Redis leaves nothing to give back.
    */
-  public void releaseIfClaimedLate(CompletableFuture<ClaimResult> sent) {
-    sent.thenAccept(
-        result -> {
-          if (result instanceof ClaimResult.Claimed claimed) {
-            release(claimed.lease())
-                .whenComplete(
-                    (released, failure) -> {
-                      if (failure != null) {
-                        log.warn(
-                            "could not give back the late claim of {}; it ends with its lease: {}",
-                            claimed.lease().key(),
-                            failure.toString());
-                      }
-                    });
-          }
-        });
+  public void giveBack(IdempotencyKey key, String owner) {
+    ScriptRunner.FOLLOW_UP.execute(() -> sendGiveBack(key, owner));
+  }
+
+  private void sendGiveBack(IdempotencyKey key, String owner) {
+    String digest = key.digest();
+    scripts
+        .numberAsync(
+            LuaScripts.GIVE_BACK,
+            keys.record(digest),
+            RedisKeys.bytes(owner),
+            changeChannel,
+            RedisKeys.bytes(digest))
+        .whenComplete(
+            (given, failure) -> {
+              if (failure == null && given != 0 && owner.startsWith(COUNTED)) {
+                stopCounting(key);
+              } else if (failure != null) {
+                log.debug("no answer to the give-back of {}: {}", key, failure.toString());
+              }
+            });
   }
 
   /**
@@ -258,11 +268,12 @@ public final class RecordClaims {
             RedisKeys.bytes(lease.owner()),
             changeChannel,
             RedisKeys.bytes(digest))
-        .thenCompose(
+        .thenComposeAsync(
             released ->
                 released == 1 && counted(lease)
                     ? stopCounting(lease.key()).thenApply(ignored -> true)
-                    : CompletableFuture.completedFuture(released != 0));
+                    : CompletableFuture.completedFuture(released != 0),
+            ScriptRunner.FOLLOW_UP);
   }
 
   /** Whether the lease's claim counted its record in its scope's tally. */
@@ -282,6 +293,17 @@ public final class RecordClaims {
               }
               return null;
             });
+  }
+
+  /**
+   * {@code next} after {@code stage}: here when the stage has ended, else on {@link
+   * ScriptRunner#FOLLOW_UP}, since {@code next} may send a command.
+   */
+  private static <T, U> CompletableFuture<U> followUp(
+      CompletableFuture<T> stage, Function<T, CompletableFuture<U>> next) {
+    return stage.isDone()
+        ? stage.thenCompose(next)
+        : stage.thenComposeAsync(next, ScriptRunner.FOLLOW_UP);
   }
 
   private static byte[] flag(boolean b) {

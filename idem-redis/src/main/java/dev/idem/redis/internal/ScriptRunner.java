@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -31,6 +33,14 @@ public final class ScriptRunner {
     /** Waits for the answer; fails as a waiting call would. */
     long number();
   }
+
+  /**
+   * Where a stage sends a command that follows another's answer. Not on the thread that completed
+   * the answer: that is Lettuce's own, sometimes inside its connection's exclusive section (a
+   * reconnect failing the commands in flight), where sending spins for ever; and sending may wait
+   * on the connection's lock, which an I/O thread must not.
+   */
+  public static final Executor FOLLOW_UP = ForkJoinPool.commonPool();
 
   private final RedisScriptingCommands<byte[], byte[]> commands;
   private final RedisScriptingAsyncCommands<byte[], byte[]> async;
@@ -91,12 +101,13 @@ public final class ScriptRunner {
   private <T> CompletableFuture<T> send(
       Script script, ScriptOutputType type, byte[][] keys, byte[]... args) {
     CompletableFuture<T> sent = sent(() -> async.evalsha(script.sha(), type, keys, args));
-    return sent.exceptionallyCompose(
+    return sent.exceptionallyComposeAsync(
         failure ->
             cause(failure) instanceof RedisNoScriptException
                 ? sent(() -> async.<T>eval(script.bytes(), type, keys, args))
                     .exceptionallyCompose(again -> CompletableFuture.failedFuture(failed(again)))
-                : CompletableFuture.failedFuture(failed(failure)));
+                : CompletableFuture.failedFuture(failed(failure)),
+        FOLLOW_UP);
   }
 
   /** The command {@code sending} sends, as a stage; a refusal to send is its failure. */

@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Times every call to a store as {@code idem.store.calls{call, outcome}}: call is claim, complete,
@@ -33,6 +35,8 @@ import java.util.function.Supplier;
  * them, calls are neither timed nor observed.
  */
 public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
+
+  private static final Logger log = LoggerFactory.getLogger(TimedIdempotencyStore.class);
 
   /** The meter's name. */
   public static final String METER = "idem.store.calls";
@@ -94,9 +98,16 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
       record("claim", "error", System.nanoTime() - start);
       throw e;
     }
-    return sent.whenComplete(
-        (result, failure) ->
-            record("claim", failure == null ? "ok" : "error", System.nanoTime() - start));
+    sent.whenComplete(
+        (result, failure) -> {
+          try {
+            record("claim", failure == null ? "ok" : "error", System.nanoTime() - start);
+          } catch (RuntimeException e) {
+            // a meter that cannot be recorded must not undo a claim the store made
+            log.warn("could not time an asynchronous claim", e);
+          }
+        });
+    return sent;
   }
 
   @Override

@@ -59,7 +59,7 @@ final class ReactorResults {
                     .collect(() -> new Collected(max), Collected::add)
                     .map(Collected::result),
             plan.config())
-        .map(Executed::value)
+        .mapNotNull(Executed::value)
         .flatMapMany(
             value ->
                 value instanceof Overflow overflow

@@ -73,7 +73,7 @@ public record Problem(int status, String name, String title, String detail, Stri
               503,
               "store-unavailable",
               "Idempotency store unavailable",
-              "The request was not run. Retry it later with the same key.",
+              "The idempotency store did not answer, so the request was not run. Retry it later.",
               null)
           .retryAfter("1");
     }

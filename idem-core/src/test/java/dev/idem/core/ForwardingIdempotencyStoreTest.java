@@ -1,0 +1,167 @@
+package dev.idem.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** What a decorator passes on of a store that claims without blocking. */
+class ForwardingIdempotencyStoreTest {
+
+  private final List<String> calls = new CopyOnWriteArrayList<>();
+  private final NonBlocking store = new NonBlocking();
+
+  @Test
+  void aDecoratorThatWrapsOnlyTheBlockingClaimSeesAsynchronousClaimsTooAndLosesNonBlocking() {
+    IdempotencyStore decorated =
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            calls.add("decorator claim");
+            return super.claim(request);
+          }
+        };
+
+    assertThat(decorated.claimAsync(request()).join()).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(calls).containsExactly("decorator claim", "store claim");
+    assertThat(decorated.capabilities())
+        .contains(StoreCapability.SHARED_BETWEEN_PROCESSES)
+        .doesNotContain(StoreCapability.NON_BLOCKING_CLAIM);
+  }
+
+  @Test
+  void aDecoratorThatWrapsBothClaimsKeepsTheStoresNonBlockingClaim() {
+    IdempotencyStore decorated =
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            calls.add("decorator claim");
+            return super.claim(request);
+          }
+
+          @Override
+          public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+            calls.add("decorator claimAsync");
+            return super.claimAsync(request);
+          }
+        };
+
+    assertThat(decorated.claimAsync(request()).join()).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(calls).containsExactly("decorator claimAsync", "store claimAsync");
+    assertThat(decorated.capabilities()).contains(StoreCapability.NON_BLOCKING_CLAIM);
+  }
+
+  @Test
+  void aSubclassThatWrapsOnlyTheBlockingClaimOfADecoratorThatWrapsBothIsNotPassedBy() {
+    class Both extends ForwardingIdempotencyStore {
+      Both() {
+        super(store);
+      }
+
+      @Override
+      public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+        calls.add("both claimAsync");
+        return super.claimAsync(request);
+      }
+
+      @Override
+      public ClaimResult claim(ClaimRequest request) {
+        return super.claim(request);
+      }
+    }
+    IdempotencyStore decorated =
+        new Both() {
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            calls.add("lower claim");
+            return super.claim(request);
+          }
+        };
+
+    decorated.claimAsync(request()).join();
+    assertThat(calls).containsExactly("both claimAsync", "lower claim", "store claim");
+    assertThat(decorated.capabilities()).doesNotContain(StoreCapability.NON_BLOCKING_CLAIM);
+  }
+
+  @Test
+  void aDecoratorThatWrapsNeitherPassesTheAsynchronousClaimOn() {
+    IdempotencyStore decorated = new ForwardingIdempotencyStore(store) {};
+
+    assertThat(decorated.claimAsync(request()).join()).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(calls).containsExactly("store claimAsync");
+    assertThat(decorated.capabilities()).contains(StoreCapability.NON_BLOCKING_CLAIM);
+  }
+
+  private static ClaimRequest request() {
+    return ClaimRequest.of(
+        IdempotencyKey.of("orders", UUID.randomUUID().toString()),
+        Fingerprint.NONE,
+        Duration.ofSeconds(30));
+  }
+
+  /** The in-memory store, saying it claims without blocking and telling which claim ran. */
+  private final class NonBlocking implements IdempotencyStore {
+    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+      calls.add("store claim");
+      return memory.claim(request);
+    }
+
+    @Override
+    public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+      calls.add("store claimAsync");
+      return CompletableFuture.completedFuture(memory.claim(request));
+    }
+
+    @Override
+    public Set<StoreCapability> capabilities() {
+      return EnumSet.of(
+          StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.NON_BLOCKING_CLAIM);
+    }
+
+    @Override
+    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+      return memory.complete(lease, outcome, retention);
+    }
+
+    @Override
+    public boolean release(Lease lease) {
+      return memory.release(lease);
+    }
+
+    @Override
+    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+      return memory.renew(lease, leaseDuration);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+      return memory.find(key);
+    }
+
+    @Override
+    public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+      return memory.evict(key, state, fence);
+    }
+
+    @Override
+    public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
+      return memory.issue(key, ttl, scopeCap);
+    }
+
+    @Override
+    public int purgeExpired(int limit) {
+      return memory.purgeExpired(limit);
+    }
+  }
+}
