@@ -55,9 +55,9 @@ import org.slf4j.LoggerFactory;
  * deduplication of those keys is lost, and only the application's own constraints remain, unless
  * claims wait for replicas ({@link ReplicaAcks}).
  *
- * <p>Over 400 lines because every {@code IdempotencyStore} operation is here with its Redis
- * commands side by side; the mechanisms it shares with the lock provider and the parsing of replies
- * live in {@code internal}.
+ * <p>The claim and release, which its asynchronous claim shares, live in {@code
+ * internal.RecordClaims}; the mechanisms it shares with the lock provider and the parsing of
+ * replies live in {@code internal} too.
  *
  * <p>Implements {@link RecordChangeNotifier}: a duplicate waiting in WAIT mode is woken through a
  * pub/sub message when the record it waits for is completed or released. The caller keeps the

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +95,7 @@ public final class RecordClaims {
     byte[] recordKey = keys.record(request.key().digest());
     return followUp(
         replays.replay(recordKey, request),
+        replayed -> replayed == null,
         replayed ->
             replayed != null
                 ? CompletableFuture.completedFuture(replayed)
@@ -114,22 +116,23 @@ public final class RecordClaims {
     }
     IdempotencyKey key = request.key();
     CompletableFuture<Long> counted = tally.countAsync(key, 2 * leaseMillis, request.scopeCap());
-    return followUp(
-        claimRecord(recordKey, request, owner, leaseMillis),
-        result -> {
-          // a token's use is never refused: the token was counted when it was issued
-          if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
-            return CompletableFuture.completedFuture(result);
-          }
-          return followUp(
-              counted.handle((number, failure) -> refusal(number, failure, request)),
-              refusal ->
-                  refusal == null
-                      ? CompletableFuture.completedFuture(result)
-                      : release(claimed.lease())
-                          .handle((released, ignored) -> refusal)
-                          .thenCompose(CompletableFuture::<ClaimResult>failedFuture));
-        });
+    return claimRecord(recordKey, request, owner, leaseMillis)
+        .thenCompose(
+            result -> {
+              // a token's use is never refused: the token was counted when it was issued
+              if (!(result instanceof ClaimResult.Claimed claimed) || request.requireIssued()) {
+                return CompletableFuture.completedFuture(result);
+              }
+              return followUp(
+                  counted.handle((number, failure) -> refusal(number, failure, request)),
+                  refusal -> refusal != null,
+                  refusal ->
+                      refusal == null
+                          ? CompletableFuture.completedFuture(result)
+                          : release(claimed.lease())
+                              .handle((released, ignored) -> refusal)
+                              .thenCompose(CompletableFuture::<ClaimResult>failedFuture));
+            });
   }
 
   // Why a claimed key must be given back: its count failed, or its scope is full; null if neither.
@@ -149,6 +152,7 @@ public final class RecordClaims {
     }
     return followUp(
         claimFresh(recordKey, request, owner, leaseMillis),
+        result -> result == null,
         result ->
             result != null
                 ? CompletableFuture.completedFuture(result)
@@ -260,20 +264,19 @@ public final class RecordClaims {
    */
   public CompletableFuture<Boolean> release(Lease lease) {
     String digest = lease.key().digest();
-    return scripts
-        .numberAsync(
+    return followUp(
+        scripts.numberAsync(
             LuaScripts.RELEASE,
             keys.record(digest),
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
             changeChannel,
-            RedisKeys.bytes(digest))
-        .thenComposeAsync(
-            released ->
-                released == 1 && counted(lease)
-                    ? stopCounting(lease.key()).thenApply(ignored -> true)
-                    : CompletableFuture.completedFuture(released != 0),
-            ScriptRunner.FOLLOW_UP);
+            RedisKeys.bytes(digest)),
+        released -> released == 1 && counted(lease),
+        released ->
+            released == 1 && counted(lease)
+                ? stopCounting(lease.key()).thenApply(ignored -> true)
+                : CompletableFuture.completedFuture(released != 0));
   }
 
   /** Whether the lease's claim counted its record in its scope's tally. */
@@ -296,14 +299,21 @@ public final class RecordClaims {
   }
 
   /**
-   * {@code next} after {@code stage}: here when the stage has ended, else on {@link
-   * ScriptRunner#FOLLOW_UP}, since {@code next} may send a command.
+   * {@code next} after {@code stage}. When {@code sends} says that {@code next} will send a command
+   * and the stage ended on Lettuce's thread, {@code next} runs on {@link ScriptRunner#FOLLOW_UP};
+   * otherwise where the stage ended, with no hop.
    */
   private static <T, U> CompletableFuture<U> followUp(
-      CompletableFuture<T> stage, Function<T, CompletableFuture<U>> next) {
-    return stage.isDone()
-        ? stage.thenCompose(next)
-        : stage.thenComposeAsync(next, ScriptRunner.FOLLOW_UP);
+      CompletableFuture<T> stage, Predicate<T> sends, Function<T, CompletableFuture<U>> next) {
+    if (stage.isDone()) {
+      return stage.thenCompose(next);
+    }
+    return stage.thenCompose(
+        value ->
+            sends.test(value)
+                ? CompletableFuture.supplyAsync(() -> next.apply(value), ScriptRunner.FOLLOW_UP)
+                    .thenCompose(Function.identity())
+                : next.apply(value));
   }
 
   private static byte[] flag(boolean b) {
