@@ -25,7 +25,6 @@ import dev.idem.redis.internal.RedisFailures;
 import dev.idem.redis.internal.RedisKeys;
 import dev.idem.redis.internal.ScopeTally;
 import dev.idem.redis.internal.ScriptRunner;
-import dev.idem.redis.internal.ScriptRunner.Pending;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -244,7 +243,8 @@ public final class RedisIdempotencyStore
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();
-    Pending counted = RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
+    CompletableFuture<Long> counted =
+        RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
     boolean stored =
         scripts.number(
                 LuaScripts.COMPLETE,
@@ -293,12 +293,11 @@ public final class RedisIdempotencyStore
     return evicted != 0;
   }
 
-  // The record is given up even if its count could not be moved: the count then ends by itself.
   private void stopCounting(IdempotencyKey key) {
     try {
-      tally.remove(key);
+      RecordClaims.await(claims.stopCounting(key), backend.timeout());
     } catch (RuntimeException e) {
-      log.warn("could not stop counting a released record of {}: {}", key, e.toString());
+      log.warn("could not stop counting an evicted record of {}: {}", key, e.toString());
     }
   }
 
@@ -324,7 +323,7 @@ public final class RedisIdempotencyStore
   @Override
   public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     long ttlMillis = RedisKeys.millis(ttl);
-    Pending counted =
+    CompletableFuture<Long> counted =
         scopeCap == ClaimRequest.NO_CAP ? null : tally.count(key, ttlMillis, scopeCap);
     byte[] recordKey = keys.record(key.digest());
     boolean issued =
@@ -340,7 +339,7 @@ public final class RedisIdempotencyStore
     }
     boolean room;
     try {
-      room = counted.number() == 1;
+      room = RecordClaims.await(counted, backend.timeout()) == 1;
     } catch (RuntimeException e) {
       room = false;
     }
@@ -352,9 +351,9 @@ public final class RedisIdempotencyStore
   }
 
   // A completion stands even if its count could not be moved: the count then ends with the claim's.
-  private void settle(Pending counted) {
+  private void settle(CompletableFuture<Long> counted) {
     try {
-      counted.number();
+      RecordClaims.await(counted, backend.timeout());
     } catch (RuntimeException e) {
       log.warn("could not move the count of a completed record: {}", e.toString());
     }

@@ -115,7 +115,7 @@ public final class RecordClaims {
       return claimRecord(recordKey, request, owner, leaseMillis);
     }
     IdempotencyKey key = request.key();
-    CompletableFuture<Long> counted = tally.countAsync(key, 2 * leaseMillis, request.scopeCap());
+    CompletableFuture<Long> counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
     return claimRecord(recordKey, request, owner, leaseMillis)
         .thenCompose(
             result -> {
@@ -284,10 +284,13 @@ public final class RecordClaims {
     return lease.owner().startsWith(COUNTED);
   }
 
-  // The record is given up even if its count could not be moved: the count then ends by itself.
-  private CompletableFuture<Void> stopCounting(IdempotencyKey key) {
+  /**
+   * Stops counting a record that was given up. The record is given up even if its count could not
+   * be moved (the count then ends by itself), so the stage never fails.
+   */
+  public CompletableFuture<Void> stopCounting(IdempotencyKey key) {
     return tally
-        .removeAsync(key)
+        .remove(key)
         .handle(
             (removed, failure) -> {
               if (failure != null) {

@@ -1,7 +1,6 @@
 package dev.idem.redis.internal;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.redis.internal.ScriptRunner.Pending;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,18 +20,11 @@ public final class ScopeTally {
     this.keys = keys;
   }
 
-  /** Counts {@code key}'s record for {@code millis} unless its scope holds {@code cap} others. */
-  public Pending count(IdempotencyKey key, long millis, int cap) {
-    return scripts.numberLater(
-        LuaScripts.TALLY_ADD,
-        tally(key),
-        RedisKeys.bytes(key.digest()),
-        RedisKeys.bytes(millis),
-        RedisKeys.bytes(cap));
-  }
-
-  /** As {@link #count}, as a stage that ends with the script's answer (1: counted). */
-  public CompletableFuture<Long> countAsync(IdempotencyKey key, long millis, int cap) {
+  /**
+   * Counts {@code key}'s record for {@code millis} unless its scope holds {@code cap} others; the
+   * stage answers 1 when counted.
+   */
+  public CompletableFuture<Long> count(IdempotencyKey key, long millis, int cap) {
     return scripts.numberAsync(
         LuaScripts.TALLY_ADD,
         tally(key),
@@ -42,19 +34,14 @@ public final class ScopeTally {
   }
 
   /** Counts a counted record for {@code millis} from now, as its completion keeps it. */
-  public Pending end(IdempotencyKey key, long millis) {
-    return scripts.numberLater(
+  public CompletableFuture<Long> end(IdempotencyKey key, long millis) {
+    return scripts.numberAsync(
         LuaScripts.TALLY_SET, tally(key), RedisKeys.bytes(key.digest()), RedisKeys.bytes(millis));
   }
 
-  /** As {@link #remove}, without waiting. */
-  public CompletableFuture<Long> removeAsync(IdempotencyKey key) {
-    return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
-  }
-
   /** Stops counting a record that was given up. */
-  public void remove(IdempotencyKey key) {
-    scripts.number(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
+  public CompletableFuture<Long> remove(IdempotencyKey key) {
+    return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
   }
 
   private byte[] tally(IdempotencyKey key) {

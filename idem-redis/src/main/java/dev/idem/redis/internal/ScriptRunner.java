@@ -9,15 +9,11 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -26,13 +22,6 @@ import java.util.function.Supplier;
  * failure (unreachable, timed out, script error) becomes an {@link IdempotencyStoreException}.
  */
 public final class ScriptRunner {
-
-  /** The answer of a script sent without waiting. */
-  @FunctionalInterface
-  public interface Pending {
-    /** Waits for the answer; fails as a waiting call would. */
-    long number();
-  }
 
   /**
    * Where a stage sends a command that follows another's answer. Not on the thread that completed
@@ -44,45 +33,10 @@ public final class ScriptRunner {
 
   private final RedisScriptingCommands<byte[], byte[]> commands;
   private final RedisScriptingAsyncCommands<byte[], byte[]> async;
-  private final Duration timeout;
 
   public ScriptRunner(RedisBackend backend) {
     this.commands = backend.scripting();
     this.async = backend.scriptingAsync();
-    this.timeout = backend.timeout();
-  }
-
-  /**
-   * Sends a script that answers an integer without waiting for it, so that the next call goes out
-   * behind it and both take one round trip. A server without the script gets it on the wait.
-   */
-  public Pending numberLater(Script script, byte[] key, byte[]... args) {
-    byte[][] keys = {key};
-    RedisFuture<Long> sent;
-    try {
-      sent = async.evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
-    } catch (RedisException e) {
-      throw RedisFailures.of(e);
-    }
-    return () -> {
-      try {
-        return sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof RedisNoScriptException) {
-          return number(script, keys, args);
-        }
-        if (e.getCause() instanceof RedisException failure) {
-          throw RedisFailures.of(failure);
-        }
-        throw new IdempotencyStoreException("Redis call failed: " + e.getCause(), e.getCause());
-      } catch (TimeoutException e) {
-        sent.cancel(true);
-        throw new IdempotencyStoreException("Redis call timed out after " + timeout, e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IdempotencyStoreException("interrupted while waiting for Redis", e);
-      }
-    };
   }
 
   /**
@@ -108,6 +62,12 @@ public final class ScriptRunner {
                     .exceptionallyCompose(again -> CompletableFuture.failedFuture(failed(again)))
                 : CompletableFuture.failedFuture(failed(failure)),
         FOLLOW_UP);
+  }
+
+  /** As {@link #sent}, failing as the store fails: with {@link #failed}'s exception. */
+  public static <T> CompletableFuture<T> command(Supplier<RedisFuture<T>> sending) {
+    return ScriptRunner.<T>sent(sending)
+        .exceptionallyCompose(failure -> CompletableFuture.failedFuture(failed(failure)));
   }
 
   /** The command {@code sending} sends, as a stage; a refusal to send is its failure. */
