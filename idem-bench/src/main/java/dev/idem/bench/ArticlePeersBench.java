@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -64,7 +63,7 @@ public final class ArticlePeersBench {
       try (TokenPeers tokens = new TokenPeers(rig)) {
         String pair = "token: %d threads, each token sent %d times".formatted(THREADS, USES);
         rows.addAll(
-            turns(
+            PeerRow.turns(
                 rounds, tokens.variants(), variant -> tokens.measure(pair, variant, driver, USES)));
         for (String variant : tokens.variants()) {
           forged.put(variant, tokens.forgedAccepted(variant));
@@ -73,7 +72,7 @@ public final class ArticlePeersBench {
       try (PayPeers pay = new PayPeers(rig, url, THREADS)) {
         String pair = "pay: %d threads, each order paid %d times".formatted(THREADS, USES);
         rows.addAll(
-            turns(
+            PeerRow.turns(
                 rounds,
                 pay.variants(),
                 variant -> {
@@ -94,7 +93,7 @@ public final class ArticlePeersBench {
           LoadDriver hotDriver = new LoadDriver(payers, warmup, window);
           String pair = "hot account: %d payers".formatted(payers);
           rows.addAll(
-              turns(
+              PeerRow.turns(
                   rounds,
                   List.of(HotAccountScenarios.ARTICLE, HotAccountScenarios.COALESCING),
                   name -> {
@@ -122,38 +121,6 @@ public final class ArticlePeersBench {
     System.out.println();
     lines.forEach(System.out::println);
     System.out.println("Written to " + doc);
-  }
-
-  /** One turn of one variant. */
-  @FunctionalInterface
-  private interface Turn {
-    PeerRow run(String variant) throws Exception;
-  }
-
-  // The variants take turns within each round, so that a change in the machine's load falls on
-  // all of them; a variant's row is its rounds together.
-  private static List<PeerRow> turns(int rounds, Iterable<String> variants, Turn turn)
-      throws Exception {
-    Map<String, List<PeerRow>> byVariant = new LinkedHashMap<>();
-    for (int r = 1; r <= rounds; r++) {
-      for (String variant : variants) {
-        PeerRow row = turn.run(variant);
-        byVariant.computeIfAbsent(variant, v -> new ArrayList<>()).add(row);
-        System.out.printf(
-            Locale.ROOT,
-            "%s, round %d: %s: %.0f/s, p99 %.2f ms, %d calls, %d refused, %d doubled, %d failed%n",
-            row.pair(),
-            r,
-            variant,
-            row.perSecond(),
-            row.result().p99Nanos() / 1e6,
-            row.calls(),
-            row.refused(),
-            row.doubled(),
-            row.failed());
-      }
-    }
-    return byVariant.values().stream().map(PeerRow::combine).toList();
   }
 
   // Applied deductions count towards throughput; the balance must have dropped by exactly the

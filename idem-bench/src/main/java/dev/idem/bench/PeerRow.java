@@ -1,9 +1,13 @@
 package dev.idem.bench;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
- * One variant of a pair in the article-peers benchmark, all its rounds together.
+ * One variant of a pair in the article-peers or lock-peers benchmark, all its rounds together.
  *
  * @param pair what the variants of a pair all do, and at what concurrency
  * @param variant the article's code or Idem's
@@ -38,6 +42,37 @@ record PeerRow(
         rounds.stream().mapToLong(PeerRow::refused).sum(),
         rounds.stream().mapToLong(PeerRow::doubled).sum(),
         rounds.stream().mapToLong(PeerRow::failed).sum());
+  }
+
+  /** One turn of one variant. */
+  @FunctionalInterface
+  interface Turn {
+    PeerRow run(String variant) throws Exception;
+  }
+
+  // The variants take turns within each round, so that a change in the machine's load falls on
+  // all of them; a variant's row is its rounds together.
+  static List<PeerRow> turns(int rounds, Iterable<String> variants, Turn turn) throws Exception {
+    Map<String, List<PeerRow>> byVariant = new LinkedHashMap<>();
+    for (int r = 1; r <= rounds; r++) {
+      for (String variant : variants) {
+        PeerRow row = turn.run(variant);
+        byVariant.computeIfAbsent(variant, v -> new ArrayList<>()).add(row);
+        System.out.printf(
+            Locale.ROOT,
+            "%s, round %d: %s: %.0f/s, p99 %.2f ms, %d calls, %d refused, %d doubled, %d failed%n",
+            row.pair(),
+            r,
+            variant,
+            row.perSecond(),
+            row.result().p99Nanos() / 1e6,
+            row.calls(),
+            row.refused(),
+            row.doubled(),
+            row.failed());
+      }
+    }
+    return byVariant.values().stream().map(PeerRow::combine).toList();
   }
 
   /** Counted calls per second of the measured windows. */

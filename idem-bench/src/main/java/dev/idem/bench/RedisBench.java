@@ -169,7 +169,7 @@ public final class RedisBench {
         + version("org.hdrhistogram", "HdrHistogram");
   }
 
-  private static String version(String group, String artifact) {
+  static String version(String group, String artifact) {
     String path = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
     try (InputStream in = RedisBench.class.getResourceAsStream(path)) {
       if (in == null) {

@@ -115,8 +115,19 @@ final class RedisRig implements AutoCloseable {
   }
 
   private long deleteKeys(String part) {
+    return deleteKeysMatching(prefix + part + "*");
+  }
+
+  /**
+   * Deletes the keys that match the glob {@code pattern}, for the few peers that keep keys outside
+   * the run's prefix; the pattern must still name this run, as its prefix does. Returns how many.
+   */
+  long deleteKeysMatching(String pattern) {
+    if (!pattern.contains(prefix)) {
+      throw new IllegalArgumentException(pattern + " does not name this run's keys");
+    }
     RedisCommands<String, String> sync = admin.sync();
-    ScanArgs args = ScanArgs.Builder.matches(prefix + part + "*").limit(SCAN_COUNT);
+    ScanArgs args = ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT);
     long deleted = 0;
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
