@@ -2,6 +2,7 @@ package dev.idem.core.lock;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,13 +47,30 @@ final class LockWakeups {
   }
 
   /**
-   * A counter of releases of one name. A waiter reads {@link #version()} before it tries the lock
-   * and passes it to {@link #await}, so a release that happens while it tries is not missed.
+   * A counter of releases of one name, and the turn to try it. A waiter reads {@link #version()}
+   * before it tries the lock and passes it to {@link #await}, so a release that happens while it
+   * tries is not missed.
    */
   static final class Signal {
     // Changed only inside ConcurrentHashMap.compute for this name, which runs one at a time.
     private int visitors;
     private long version;
+    // Fair: waiters get their turn in the order they asked for it.
+    private final Semaphore turn = new Semaphore(1, true);
+
+    /**
+     * Waits up to {@code nanos} for this name's turn; pair a true answer with {@link #endTurn}.
+     *
+     * @return false if the time ran out first
+     */
+    boolean takeTurn(long nanos) throws InterruptedException {
+      return turn.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Hands the turn to the next waiter. */
+    void endTurn() {
+      turn.release();
+    }
 
     /** The number of releases so far. */
     synchronized long version() {

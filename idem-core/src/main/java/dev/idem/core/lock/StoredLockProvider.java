@@ -18,6 +18,11 @@ import java.util.concurrent.TimeUnit;
  * LockStorage#announcesReleases() announces every release} it sleeps at most {@link #MAX_POLL} in
  * case an announcement was lost. Otherwise it cannot know when someone elsewhere releases the lock,
  * so it backs off with full jitter: a random pause of up to 5 ms, then up to 10, 20, ... 200 ms.
+ *
+ * <p>Of the threads of one provider waiting for one name, only one at a time tries the storage; the
+ * others queue behind it in the order they came, each for what is left of its wait. So a release
+ * costs the storage one attempt from this process, not one from every waiter, of which all but one
+ * would be refused. A call that does not wait ({@code wait} zero) tries at once.
  */
 public final class StoredLockProvider implements LockProvider {
 
@@ -51,32 +56,46 @@ public final class StoredLockProvider implements LockProvider {
     long start = System.nanoTime();
     LockWakeups.Signal released = wakeups.join(name);
     try {
-      long pause = FIRST_PAUSE;
-      while (true) {
-        long seen = released.version();
-        // Listen before trying, so that a release between the attempt and the sleep still wakes.
-        Runnable stopListening = storage.listen(name, released::fire);
-        try {
-          String owner = newOwner();
-          LockStorage.Attempt attempt = storage.acquire(name, owner, lease, true);
-          if (attempt.isTaken()) {
-            return Optional.of(new StoredLock(this, name, owner, attempt.fence()));
-          }
-          long left = waitNanos - (System.nanoTime() - start);
-          if (left <= 0) {
-            return Optional.empty();
-          }
-          boolean woken = released.await(seen, sleep(attempt.holderLeft(), pause, left));
-          pause = woken ? FIRST_PAUSE : Math.min(pause * 2, LONGEST_PAUSE);
-        } finally {
-          stopListening.run();
-        }
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
+      if (!released.takeTurn(waitNanos)) {
+        return Optional.empty();
+      }
+      try {
+        return waitInTurn(name, lease, released, start, waitNanos);
+      } finally {
+        released.endTurn();
       }
     } finally {
       wakeups.leave(name);
+    }
+  }
+
+  // The wait loop of the one waiter of this provider whose turn it is to try the storage.
+  private Optional<LockHandle> waitInTurn(
+      String name, Duration lease, LockWakeups.Signal released, long start, long waitNanos)
+      throws InterruptedException {
+    long pause = FIRST_PAUSE;
+    while (true) {
+      long seen = released.version();
+      // Listen before trying, so that a release between the attempt and the sleep still wakes.
+      Runnable stopListening = storage.listen(name, released::fire);
+      try {
+        String owner = newOwner();
+        LockStorage.Attempt attempt = storage.acquire(name, owner, lease, true);
+        if (attempt.isTaken()) {
+          return Optional.of(new StoredLock(this, name, owner, attempt.fence()));
+        }
+        long left = waitNanos - (System.nanoTime() - start);
+        if (left <= 0) {
+          return Optional.empty();
+        }
+        boolean woken = released.await(seen, sleep(attempt.holderLeft(), pause, left));
+        pause = woken ? FIRST_PAUSE : Math.min(pause * 2, LONGEST_PAUSE);
+      } finally {
+        stopListening.run();
+      }
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
     }
   }
 

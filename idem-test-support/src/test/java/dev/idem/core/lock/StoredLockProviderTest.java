@@ -1,8 +1,23 @@
 package dev.idem.core.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
 
 /**
  * Runs the lock contract on the wait loop's other branch: a storage that, like a database table,
@@ -13,7 +28,8 @@ class StoredLockProviderTest extends LockProviderContract {
 
   private final MutableClock clock = MutableClock.ticking();
   private final StoredLockProvider provider =
-      new StoredLockProvider(new Silent(new InMemoryLockStorage(clock)));
+      new StoredLockProvider(
+          new Silent(new InMemoryLockStorage(clock), new AtomicInteger(), Duration.ZERO));
 
   @Override
   protected LockProvider provider() {
@@ -25,10 +41,71 @@ class StoredLockProviderTest extends LockProviderContract {
     clock.advance(duration);
   }
 
-  /** Keeps the storage's locks but answers a refusal without the holder's lease. */
-  private record Silent(LockStorage storage) implements LockStorage {
+  /**
+   * Sixteen threads of one provider wait for a held lock, then take it one after the other, over a
+   * storage that takes a millisecond per attempt, as a database does. Only one of them at a time
+   * tries the storage; the others queue behind it, so a release costs the storage one attempt, not
+   * one per waiter (a herd of attempts, all but one refused, on every release).
+   */
+  @Test
+  void waitersOfOneProviderTryTheStorageOneAtATime() throws Exception {
+    int waiters = 16;
+    AtomicInteger waitingAttempts = new AtomicInteger();
+    StoredLockProvider provider =
+        new StoredLockProvider(
+            new Silent(
+                new InMemoryLockStorage(MutableClock.ticking()),
+                waitingAttempts,
+                Duration.ofMillis(1)));
+    String name = "hot-" + UUID.randomUUID();
+    LockHandle holder = provider.tryLock(name, Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+    ExecutorService threads = Executors.newFixedThreadPool(waiters);
+    try {
+      List<Thread> started = new CopyOnWriteArrayList<>();
+      List<Future<Boolean>> taken = new ArrayList<>();
+      for (int i = 0; i < waiters; i++) {
+        taken.add(
+            threads.submit(
+                () -> {
+                  started.add(Thread.currentThread());
+                  Optional<LockHandle> handle =
+                      provider.tryLock(name, Duration.ofSeconds(20), Duration.ofSeconds(30));
+                  // The work under the lock lasts as long as two attempts.
+                  LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+                  handle.ifPresent(LockHandle::close);
+                  return handle.isPresent();
+                }));
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  started.size() == waiters
+                      && started.stream()
+                          .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING));
+      waitingAttempts.set(0);
+      holder.close();
+      for (Future<Boolean> each : taken) {
+        assertThat(each.get(20, TimeUnit.SECONDS)).isTrue();
+      }
+      assertThat(waitingAttempts.get()).isLessThan(3 * waiters);
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  /**
+   * Keeps the storage's locks but answers a refusal without the holder's lease; counts the attempts
+   * of waiting callers.
+   */
+  private record Silent(LockStorage storage, AtomicInteger waitingAttempts, Duration roundTrip)
+      implements LockStorage {
     @Override
     public Attempt acquire(String name, String owner, Duration lease, boolean waiting) {
+      if (waiting) {
+        waitingAttempts.incrementAndGet();
+        LockSupport.parkNanos(roundTrip.toNanos());
+      }
       Attempt attempt = storage.acquire(name, owner, lease, waiting);
       return attempt.isTaken() ? attempt : Attempt.refused(Duration.ZERO);
     }
