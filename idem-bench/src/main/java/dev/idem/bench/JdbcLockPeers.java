@@ -1,6 +1,5 @@
 package dev.idem.bench;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.jdbc.JdbcDialect;
@@ -8,11 +7,7 @@ import dev.idem.jdbc.JdbcLockConfig;
 import dev.idem.jdbc.JdbcLockProvider;
 import dev.idem.jdbc.JdbcSchema;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -84,7 +79,7 @@ final class JdbcLockPeers {
    */
   static LockPeer spring(String url) throws SQLException, IOException {
     List<HikariDataSource> pools = pools(url, "spring");
-    execute(pools.get(0), springTable());
+    BenchJdbc.execute(pools.get(0), BenchJdbc.springIntegrationTable("LOCK", SPRING_PREFIX));
     List<DefaultLockRepository> repositories =
         pools.stream().map(JdbcLockPeers::repository).toList();
     List<JdbcLockRegistry> registries =
@@ -109,7 +104,7 @@ final class JdbcLockPeers {
    */
   static LockPeer shedlock(String url) throws SQLException {
     List<HikariDataSource> pools = pools(url, "shedlock");
-    execute(
+    BenchJdbc.execute(
         pools.get(0),
         "CREATE TABLE IF NOT EXISTS "
             + SHEDLOCK_TABLE
@@ -159,49 +154,15 @@ final class JdbcLockPeers {
     return repository;
   }
 
-  // The lock table's statement from the jar's PostgreSQL schema, under the benchmark's prefix.
-  private static String springTable() throws IOException {
-    String path = "/org/springframework/integration/jdbc/schema-postgresql.sql";
-    try (InputStream in = JdbcLockRegistry.class.getResourceAsStream(path)) {
-      if (in == null) {
-        throw new IllegalStateException(path + " is missing from spring-integration-jdbc");
-      }
-      String schema = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      for (String statement : schema.split(";")) {
-        if (statement.contains("CREATE TABLE INT_LOCK ")) {
-          return statement
-              .strip()
-              .replace(
-                  "CREATE TABLE INT_LOCK ", "CREATE TABLE IF NOT EXISTS " + SPRING_PREFIX + "LOCK ")
-              .replace("INT_LOCK_PK", SPRING_PREFIX + "LOCK_PK");
-        }
-      }
-      throw new IllegalStateException(path + " has no INT_LOCK table");
-    }
-  }
-
   private static List<HikariDataSource> pools(String url, String peer) {
-    return List.of(pool(url, peer + "-0"), pool(url, peer + "-1"));
-  }
-
-  private static HikariDataSource pool(String url, String name) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setMaximumPoolSize(POOL);
-    config.setPoolName("idem-bench-locks-" + name);
-    return new HikariDataSource(config);
-  }
-
-  private static void execute(HikariDataSource pool, String sql) throws SQLException {
-    try (Connection connection = pool.getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
+    return List.of(
+        BenchJdbc.pool(url, "locks-" + peer + "-0", POOL),
+        BenchJdbc.pool(url, "locks-" + peer + "-1", POOL));
   }
 
   private static void dropAndClose(List<HikariDataSource> pools, String drop) throws SQLException {
     try {
-      execute(pools.get(0), drop);
+      BenchJdbc.execute(pools.get(0), drop);
     } finally {
       pools.forEach(HikariDataSource::close);
     }

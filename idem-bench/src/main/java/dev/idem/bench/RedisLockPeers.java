@@ -107,9 +107,8 @@ final class RedisLockPeers {
    * lock type) over a {@link LettuceConnectionFactory}, then {@code unlock()}.
    */
   static LockPeer spring(RedisRig rig) {
-    RedisURI uri = RedisURI.create(rig.uri());
     List<LettuceConnectionFactory> factories =
-        List.of(connectionFactory(uri), connectionFactory(uri));
+        List.of(connectionFactory(rig), connectionFactory(rig));
     List<RedisLockRegistry> registries =
         factories.stream()
             .map(f -> new RedisLockRegistry(f, rig.prefix() + "spring", LockPeer.LEASE))
@@ -139,7 +138,9 @@ final class RedisLockPeers {
         Redisson.create(LockScenarios.redissonConfig(rig.uri())));
   }
 
-  private static LettuceConnectionFactory connectionFactory(RedisURI uri) {
+  /** A started Spring Data Redis connection factory for the rig's host and port. */
+  static LettuceConnectionFactory connectionFactory(RedisRig rig) {
+    RedisURI uri = RedisURI.create(rig.uri());
     RedisStandaloneConfiguration server =
         new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
     LettuceConnectionFactory factory = new LettuceConnectionFactory(server);

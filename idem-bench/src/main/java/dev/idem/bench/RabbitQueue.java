@@ -1,0 +1,159 @@
+package dev.idem.bench;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One RabbitMQ queue of the dedup-peers benchmark, filled before it is drained: {@link #publish}
+ * sends messages with their ids (waiting for the broker's confirms), {@link #drain} consumes them
+ * on several channels with manual acknowledgements until every published message is acknowledged,
+ * requeueing every delivery whose handler threw. The queue is deleted on {@link #close()}.
+ */
+final class RabbitQueue implements AutoCloseable {
+
+  /** Where RabbitMQ is unless {@code IDEM_RABBIT_URI} says otherwise. */
+  static final String DEFAULT_URI = "amqp://guest:guest@127.0.0.1:5672";
+
+  /** Unacknowledged deliveries each consumer may hold. */
+  static final int PREFETCH = 20;
+
+  private final Connection connection;
+  private final ExecutorService handlers;
+  private final String queue;
+  private final int consumers;
+  private long published;
+
+  /** Handles one delivery; throwing requeues it. */
+  @FunctionalInterface
+  interface Handler {
+    void handle(String messageId) throws Exception;
+  }
+
+  /**
+   * What one drain measured.
+   *
+   * @param deliveries deliveries handled, requeued ones included
+   * @param requeued deliveries whose handler threw
+   * @param seconds from the first delivery to the last acknowledgement
+   */
+  record Drained(long deliveries, long requeued, double seconds) {}
+
+  /** A fresh queue on the broker at {@code IDEM_RABBIT_URI}, drained by {@code consumers}. */
+  RabbitQueue(int consumers) throws IOException, TimeoutException {
+    ConnectionFactory factory = new ConnectionFactory();
+    try {
+      factory.setUri(uri());
+    } catch (URISyntaxException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("bad IDEM_RABBIT_URI: " + uri(), e);
+    }
+    this.consumers = consumers;
+    this.handlers = Executors.newFixedThreadPool(consumers);
+    this.connection = factory.newConnection(handlers);
+    this.queue = "idem-bench-dedup-" + UUID.randomUUID();
+    try (Channel channel = connection.createChannel()) {
+      channel.queueDeclare(queue, false, false, false, null);
+    }
+  }
+
+  /** The broker's URI: {@code IDEM_RABBIT_URI}, or {@link #DEFAULT_URI}. */
+  static String uri() {
+    String uri = System.getenv("IDEM_RABBIT_URI");
+    return uri == null || uri.isBlank() ? DEFAULT_URI : uri;
+  }
+
+  /** Publishes one message per id, in order, with the id as its AMQP message id. */
+  void publish(List<String> ids) throws IOException, InterruptedException, TimeoutException {
+    try (Channel channel = connection.createChannel()) {
+      channel.confirmSelect();
+      for (String id : ids) {
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id).build();
+        channel.basicPublish("", queue, properties, new byte[0]);
+      }
+      channel.waitForConfirmsOrDie(TimeUnit.SECONDS.toMillis(60));
+    }
+    published += ids.size();
+  }
+
+  /**
+   * Consumes until every message published is acknowledged: each ends with one ack, after any
+   * number of requeues.
+   *
+   * @throws TimeoutException if that takes longer than {@code limit} seconds
+   */
+  Drained drain(Handler handler, long limit)
+      throws IOException, InterruptedException, TimeoutException {
+    LongAdder acked = new LongAdder();
+    LongAdder requeued = new LongAdder();
+    AtomicLong first = new AtomicLong();
+    AtomicLong last = new AtomicLong();
+    List<Channel> channels = new ArrayList<>();
+    try {
+      for (int i = 0; i < consumers; i++) {
+        Channel channel = connection.createChannel();
+        channels.add(channel);
+        channel.basicQos(PREFETCH);
+        channel.basicConsume(
+            queue,
+            false,
+            (tag, delivery) -> {
+              first.compareAndSet(0, System.nanoTime());
+              long deliveryTag = delivery.getEnvelope().getDeliveryTag();
+              boolean ok;
+              try {
+                handler.handle(delivery.getProperties().getMessageId());
+                ok = true;
+              } catch (Exception e) {
+                ok = false;
+              }
+              last.set(System.nanoTime());
+              if (ok) {
+                channel.basicAck(deliveryTag, false);
+                acked.increment();
+              } else {
+                channel.basicNack(deliveryTag, false, true);
+                requeued.increment();
+              }
+            },
+            tag -> {});
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
+      while (acked.sum() < published) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException(
+              "%d of %d messages acknowledged after %d s".formatted(acked.sum(), published, limit));
+        }
+        Thread.sleep(20);
+      }
+    } finally {
+      for (Channel channel : channels) {
+        channel.close();
+      }
+    }
+    return new Drained(
+        acked.sum() + requeued.sum(), requeued.sum(), (last.get() - first.get()) / 1e9);
+  }
+
+  @Override
+  public void close() throws IOException, TimeoutException {
+    try (Channel channel = connection.createChannel()) {
+      channel.queueDelete(queue);
+    } finally {
+      connection.close();
+      handlers.shutdownNow();
+    }
+  }
+}
