@@ -1,0 +1,157 @@
+package dev.idem.bench;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.Outcome;
+import dev.idem.redis.RedisIdempotencyStore;
+import dev.idem.redis.internal.RedisKeys;
+import dev.idem.testsupport.servers.PrivateRedis;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Redis in the scale benchmark: a private {@code redis-server} (no persistence, killed on close),
+ * so that ten million records never touch the shared server. Filled by pipelined {@code SET ...
+ * PX}: each key the store's record key of a fill key, each value the template record's bytes, each
+ * expiry the template's remaining one.
+ */
+final class RedisScaleTarget implements ScaleTarget {
+
+  private static final String PREFIX = "idem-scale:";
+  private static final int BATCH = 2_000;
+
+  private final PrivateRedis server;
+  private final RedisClient client;
+  private final RedisIdempotencyStore store;
+  private final StatefulRedisConnection<byte[], byte[]> raw;
+
+  RedisScaleTarget() {
+    this.server = PrivateRedis.start();
+    this.client = RedisClient.create(server.url());
+    this.store = RedisIdempotencyStore.create(client, PREFIX);
+    this.raw = client.connect(ByteArrayCodec.INSTANCE);
+  }
+
+  @Override
+  public String name() {
+    return "Redis";
+  }
+
+  @Override
+  public IdempotencyStore store() {
+    return store;
+  }
+
+  @Override
+  public void fill(String prefix, long from, long to, boolean expired) throws Exception {
+    if (expired) {
+      throw new UnsupportedOperationException("Redis drops expired records itself");
+    }
+    copy(store, PREFIX, RECEIPT, prefix, from, to);
+  }
+
+  @Override
+  public double bytesPerRecord(int outcomeBytes, int records) throws Exception {
+    String prefix = "idem-size-" + outcomeBytes + ":";
+    byte[] outcome = new byte[outcomeBytes];
+    ThreadLocalRandom.current().nextBytes(outcome);
+    try (RedisIdempotencyStore sized = RedisIdempotencyStore.create(client, prefix)) {
+      copy(sized, prefix, outcome, "size-", 0, records);
+      long total = 0;
+      int samples = Math.min(records, 500);
+      for (int i = 0; i < samples; i++) {
+        // SAMPLES 0: every byte of the value, not an estimate from a few of its elements.
+        Long used =
+            raw.sync()
+                .memoryUsage(recordKey(prefix, ScaleTarget.key("size-", i * (records / samples))));
+        total += used;
+      }
+      deleteKeys(prefix);
+      return total / (double) samples;
+    }
+  }
+
+  @Override
+  public int purge(int limit) {
+    return -1;
+  }
+
+  // Pipelined copies of a template the store completed: BATCH commands in flight per flush.
+  private void copy(
+      RedisIdempotencyStore target,
+      String keyPrefix,
+      byte[] outcome,
+      String prefix,
+      long from,
+      long to)
+      throws Exception {
+    IdempotencyKey template = ScaleTarget.key("template-", System.nanoTime());
+    ClaimRequest request =
+        ClaimRequest.of(template, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE);
+    if (!(target.claim(request) instanceof ClaimResult.Claimed claimed)) {
+      throw new IllegalStateException("a fresh template key was not claimed");
+    }
+    target.complete(claimed.lease(), Outcome.success(outcome), IdempotencyConfig.DEFAULT_RETENTION);
+    byte[] value = raw.sync().get(recordKey(keyPrefix, template));
+    long ttl = raw.sync().pttl(recordKey(keyPrefix, template));
+    SetArgs px = SetArgs.Builder.px(ttl);
+    RedisAsyncCommands<byte[], byte[]> async = raw.async();
+    raw.setAutoFlushCommands(false);
+    try {
+      for (long start = from; start < to; start += BATCH) {
+        List<RedisFuture<String>> sent = new ArrayList<>(BATCH);
+        for (long i = start; i < Math.min(to, start + BATCH); i++) {
+          sent.add(async.set(recordKey(keyPrefix, ScaleTarget.key(prefix, i)), value, px));
+        }
+        raw.flushCommands();
+        for (RedisFuture<String> each : sent) {
+          each.get(30, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      raw.setAutoFlushCommands(true);
+    }
+  }
+
+  private static byte[] recordKey(String prefix, IdempotencyKey key) {
+    return new RedisKeys(prefix).record(key.digest());
+  }
+
+  private void deleteKeys(String prefix) {
+    ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(BATCH);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      KeyScanCursor<byte[]> page = raw.sync().scan(cursor, args);
+      if (!page.getKeys().isEmpty()) {
+        raw.sync().unlink(page.getKeys().toArray(byte[][]::new));
+      }
+      cursor = page;
+    } while (!cursor.isFinished());
+  }
+
+  @Override
+  public void close() {
+    try {
+      raw.close();
+      store.close();
+      client.shutdown();
+    } finally {
+      server.close();
+    }
+  }
+}

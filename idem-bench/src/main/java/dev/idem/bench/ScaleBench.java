@@ -1,0 +1,239 @@
+package dev.idem.bench;
+
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStore;
+import dev.idem.core.Outcome;
+import dev.idem.testsupport.Machine;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How the cost of the stores grows with what they hold: claim+complete and replay throughput and
+ * latency with 10 thousand, 1 million and 10 million completed records already stored, on
+ * PostgreSQL, MariaDB and Redis; the bytes one completed record takes for outcomes of 32 B, 1 KiB
+ * and 64 KiB; and on the databases the purge rate, and claim latency while a purge deletes a
+ * million expired rows. Writes the {@code scale} section of {@code docs/benchmarks.md} and its
+ * charts.
+ *
+ * <p>Arguments: {@code --quick} (10 thousand and 100 thousand records, short windows); {@code
+ * --doc=PATH}; {@code --only=NAME} for one store (with {@code --doc}); {@code --max=N} to stop at N
+ * records (with {@code --doc}). PostgreSQL and MariaDB at {@code IDEM_POSTGRES_URL} and {@code
+ * IDEM_MARIADB_URL}, on tables of the run's own ({@code bench_scale_*}, dropped at the end); Redis
+ * is a private {@code redis-server} the run starts and stops. Ten million records take about 4 GB
+ * in each database and in Redis' memory while they run.
+ */
+public final class ScaleBench {
+
+  static final List<Long> SIZES = List.of(10_000L, 1_000_000L, 10_000_000L);
+  static final List<Integer> OUTCOMES = List.of(32, 1024, 65536);
+  static final int THREADS = 8;
+
+  /** p99 at the largest size over p99 at the smallest may be at most this. */
+  static final double P99_AIM = 1.5;
+
+  /** A record may take at most its outcome and this many bytes more. */
+  static final int BYTES_AIM = 150;
+
+  /** Rows per purge statement, as the starter's purge job sends. */
+  static final int PURGE_BATCH = 1000;
+
+  /**
+   * One store at one size.
+   *
+   * @param records completed records stored before the windows (filled ones; the windows add more)
+   */
+  record Growth(String store, long records, LoadDriver.Result claims, LoadDriver.Result replays) {}
+
+  /** The bytes of one completed record with an outcome of {@code outcome} bytes. */
+  record Bytes(String store, int outcome, double perRecord) {}
+
+  /** A purge of {@code expired} rows under claim load, and the claims just before it. */
+  record Purge(
+      String store,
+      long expired,
+      long purged,
+      double seconds,
+      LoadDriver.Result before,
+      LoadDriver.Result during) {}
+
+  /** What one run measured. */
+  record Results(List<Growth> growth, List<Bytes> bytes, List<Purge> purges) {}
+
+  private ScaleBench() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean quick = false;
+    Path doc = Path.of(BenchReport.DOC);
+    boolean docGiven = false;
+    String only = null;
+    long max = Long.MAX_VALUE;
+    for (String arg : args) {
+      if (arg.equals("--quick")) {
+        quick = true;
+      } else if (arg.startsWith("--doc=")) {
+        doc = Path.of(arg.substring("--doc=".length()));
+        docGiven = true;
+      } else if (arg.startsWith("--only=")) {
+        only = arg.substring("--only=".length());
+      } else if (arg.startsWith("--max=")) {
+        max = Long.parseLong(arg.substring("--max=".length()));
+      } else {
+        throw new IllegalArgumentException(
+            "unknown argument " + arg + "; use --quick, --doc=PATH, --only=NAME, --max=N");
+      }
+    }
+    if ((only != null || max != Long.MAX_VALUE) && !docGiven) {
+      // A report of part of the run must not replace the full section of the committed page.
+      throw new IllegalArgumentException("--only and --max need --doc=PATH");
+    }
+    long largest = max;
+    List<Long> sizes =
+        (quick ? List.of(10_000L, 100_000L) : SIZES).stream().filter(s -> s <= largest).toList();
+    long expired = quick ? 100_000 : 1_000_000;
+    int byteRecords = quick ? 2_000 : 20_000;
+    LoadDriver driver =
+        quick
+            ? new LoadDriver(THREADS, Duration.ofSeconds(1), Duration.ofSeconds(2))
+            : new LoadDriver(THREADS, Duration.ofSeconds(3), Duration.ofSeconds(6));
+    Machine machine = Machine.current();
+    Instant started = Instant.now();
+    Results results = new Results(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    Map<String, Callable<ScaleTarget>> targets = new LinkedHashMap<>();
+    targets.put("PostgreSQL", () -> new JdbcScaleTarget(BenchDatabase.postgresql(), THREADS + 2));
+    targets.put("MariaDB", () -> new JdbcScaleTarget(BenchDatabase.mariadb(), THREADS + 2));
+    targets.put("Redis", RedisScaleTarget::new);
+    for (Map.Entry<String, Callable<ScaleTarget>> entry : targets.entrySet()) {
+      if (only != null && !entry.getKey().equalsIgnoreCase(only)) {
+        continue;
+      }
+      try (ScaleTarget target = entry.getValue().call()) {
+        measure(target, sizes, expired, byteRecords, driver, results);
+      }
+    }
+    ScaleSection section =
+        new ScaleSection(results, machine, Machine.current().loadAverage(), started, driver);
+    List<String> lines = section.lines(BenchCharts.folder(doc));
+    new GeneratedSection(doc, "scale", BenchReport.DOC_INTRO).write(String.join("\n", lines));
+    System.out.println();
+    lines.forEach(System.out::println);
+    System.out.println("Written to " + doc);
+  }
+
+  private static void measure(
+      ScaleTarget target,
+      List<Long> sizes,
+      long expired,
+      int byteRecords,
+      LoadDriver driver,
+      Results results)
+      throws Exception {
+    String name = target.name();
+    long filled = 0;
+    for (long size : sizes) {
+      long start = System.nanoTime();
+      target.fill("fill-", filled, size, false);
+      System.out.printf(
+          Locale.ROOT,
+          "%s: filled to %,d in %.0f s%n",
+          name,
+          size,
+          (System.nanoTime() - start) / 1e9);
+      filled = size;
+      LoadDriver.Result claims = driver.run(claimAndComplete(target.store()));
+      LoadDriver.Result replays = driver.run(replay(target.store(), size));
+      results.growth().add(new Growth(name, size, claims, replays));
+      System.out.printf(
+          Locale.ROOT,
+          "%s at %,d: claim+complete %.0f/s p99 %.2f ms; replay %.0f/s p99 %.2f ms%n",
+          name,
+          size,
+          claims.perSecond(),
+          claims.p99Nanos() / 1e6,
+          replays.perSecond(),
+          replays.p99Nanos() / 1e6);
+    }
+    if (target.purge(1) >= 0) {
+      results.purges().add(purge(target, expired, driver));
+    }
+    for (int outcome : OUTCOMES) {
+      double bytes = target.bytesPerRecord(outcome, byteRecords);
+      results.bytes().add(new Bytes(name, outcome, bytes));
+      System.out.printf(Locale.ROOT, "%s: %d B outcome, %.0f B per record%n", name, outcome, bytes);
+    }
+  }
+
+  // The claims just before the purge, then the same load while one thread purges in batches.
+  private static Purge purge(ScaleTarget target, long expired, LoadDriver driver) throws Exception {
+    target.fill("gone-", 0, expired, true);
+    LoadDriver.Result before = driver.run(claimAndComplete(target.store()));
+    AtomicLong purged = new AtomicLong();
+    AtomicLong nanos = new AtomicLong();
+    Thread purger =
+        new Thread(
+            () -> {
+              long start = System.nanoTime();
+              int deleted;
+              do {
+                deleted = target.purge(PURGE_BATCH);
+                purged.addAndGet(deleted);
+              } while (deleted > 0);
+              nanos.set(System.nanoTime() - start);
+            },
+            "bench-purge");
+    purger.start();
+    LoadDriver.Result during = driver.run(claimAndComplete(target.store()));
+    purger.join();
+    System.out.printf(
+        Locale.ROOT,
+        "%s: purged %,d in %.1f s; claim p99 %.2f ms before, %.2f ms during%n",
+        target.name(),
+        purged.get(),
+        nanos.get() / 1e9,
+        before.p99Nanos() / 1e6,
+        during.p99Nanos() / 1e6);
+    return new Purge(target.name(), expired, purged.get(), nanos.get() / 1e9, before, during);
+  }
+
+  private static LoadDriver.Operation claimAndComplete(IdempotencyStore store) {
+    return () -> {
+      IdempotencyKey key = IdempotencyKey.of(ScaleTarget.SCOPE, "new-" + UUID.randomUUID());
+      ClaimResult result =
+          store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE));
+      if (!(result instanceof ClaimResult.Claimed claimed)) {
+        throw new IllegalStateException("a new key was not claimed: " + result);
+      }
+      if (!store.complete(
+          claimed.lease(),
+          Outcome.success(ScaleTarget.RECEIPT),
+          IdempotencyConfig.DEFAULT_RETENTION)) {
+        throw new IllegalStateException("a fresh lease could not be completed: " + key);
+      }
+    };
+  }
+
+  // A filled key picked at random over the whole store, so that most reads miss the hot pages.
+  private static LoadDriver.Operation replay(IdempotencyStore store, long size) {
+    return () -> {
+      IdempotencyKey key = ScaleTarget.key("fill-", ThreadLocalRandom.current().nextLong(size));
+      ClaimResult result =
+          store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE));
+      if (!(result instanceof ClaimResult.Completed)) {
+        throw new IllegalStateException("a filled key did not replay: " + key + " " + result);
+      }
+    };
+  }
+}
