@@ -56,12 +56,8 @@ final class BenchCharts {
         ChartFactory.createXYLineChart(
             title, x, y, data, PlotOrientation.VERTICAL, true, false, false);
     XYPlot plot = chart.getXYPlot();
-    LogarithmicAxis xAxis = new LogarithmicAxis(x);
-    xAxis.setAllowNegativesFlag(false);
-    plot.setDomainAxis(xAxis);
-    LogarithmicAxis yAxis = new LogarithmicAxis(y);
-    yAxis.setAllowNegativesFlag(false);
-    plot.setRangeAxis(yAxis);
+    plot.setDomainAxis(log(x));
+    plot.setRangeAxis(log(y));
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     for (int i = 0; i < series.size(); i++) {
       renderer.setSeriesStroke(i, new BasicStroke(1.8f));
@@ -71,6 +67,14 @@ final class BenchCharts {
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);
+  }
+
+  // Ranges widened to whole powers of ten, so that every axis has labelled ticks.
+  private static LogarithmicAxis log(String label) {
+    LogarithmicAxis axis = new LogarithmicAxis(label);
+    axis.setAllowNegativesFlag(false);
+    axis.setAutoRangeNextLogFlag(true);
+    return axis;
   }
 
   /**
