@@ -113,11 +113,7 @@ public final class DedupPeersBench {
     try (RedisRig rig = RedisRig.fromEnvironment()) {
       List<DedupPeer> peers = new ArrayList<>();
       try (var effects = BenchJdbc.pool(url, "dedup-effects", 2)) {
-        BenchJdbc.execute(
-            effects,
-            "CREATE TABLE IF NOT EXISTS "
-                + EFFECTS
-                + " (peer VARCHAR(100) NOT NULL, message_id VARCHAR(64) NOT NULL)");
+        createEffects(effects);
         try {
           peers.addAll(DedupPeers.all(rig, url));
           for (int round = 1; round <= rounds; round++) {
@@ -145,7 +141,7 @@ public final class DedupPeersBench {
               peer.shutdown().close();
             }
           } finally {
-            BenchJdbc.execute(effects, "DROP TABLE IF EXISTS " + EFFECTS);
+            dropEffects(effects);
           }
         }
       }
@@ -158,15 +154,32 @@ public final class DedupPeersBench {
             started,
             messages,
             rounds);
-    List<String> lines = section.lines();
+    List<String> lines = section.lines(BenchCharts.folder(doc));
     new GeneratedSection(doc, "dedup-peers", BenchReport.DOC_INTRO).write(String.join("\n", lines));
     System.out.println();
     lines.forEach(System.out::println);
     System.out.println("Written to " + doc);
   }
 
-  private static Row turn(DedupPeer peer, int round, int messages, DataSource effects)
-      throws Exception {
+  /** Creates the table the effects are written to. */
+  static void createEffects(DataSource effects) throws SQLException {
+    BenchJdbc.execute(
+        effects,
+        "CREATE TABLE IF NOT EXISTS "
+            + EFFECTS
+            + " (peer VARCHAR(100) NOT NULL, message_id VARCHAR(64) NOT NULL)");
+  }
+
+  /** Drops the effects table. */
+  static void dropEffects(DataSource effects) throws SQLException {
+    BenchJdbc.execute(effects, "DROP TABLE IF EXISTS " + EFFECTS);
+  }
+
+  /**
+   * One round of {@code peer}: {@code messages} messages, each published twice, drained, and the
+   * effects counted; needs {@link #createEffects}.
+   */
+  static Row turn(DedupPeer peer, int round, int messages, DataSource effects) throws Exception {
     String prefix = "r" + round + "-";
     List<String> order = new ArrayList<>(2 * messages);
     for (int i = 0; i < messages; i++) {

@@ -1,12 +1,16 @@
 package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The {@code dedup-peers} section of {@code docs/benchmarks.md}: the method, the machine, and one
@@ -24,8 +28,8 @@ record DedupPeersSection(
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
-  /** The section's Markdown lines. */
-  List<String> lines() {
+  /** The section's Markdown lines; draws the chart into {@code charts}. */
+  List<String> lines(Path charts) throws IOException {
     List<String> lines = new ArrayList<>();
     lines.add("## Message de-duplication: Idem against Spring Integration's idempotent receiver");
     lines.add("");
@@ -83,7 +87,28 @@ record DedupPeersSection(
     for (DedupPeersBench.Row row : rows) {
       lines.add(line(row));
     }
+    lines.add("");
+    lines.add(chart(charts));
     return lines;
+  }
+
+  // Messages per second and messages lost, one bar per de-duplicator.
+  private String chart(Path folder) throws IOException {
+    Map<String, Map<String, Double>> values = new LinkedHashMap<>();
+    for (DedupPeersBench.Row row : rows) {
+      values
+          .computeIfAbsent("messages/s", m -> new LinkedHashMap<>())
+          .put(row.peer(), row.messagesPerSecond());
+      values
+          .computeIfAbsent("messages lost", m -> new LinkedHashMap<>())
+          .put(row.peer(), (double) row.lost());
+    }
+    BenchCharts.bars(
+        folder.resolve("dedup-peers.png"),
+        "Messages de-duplicated per second, and lost",
+        "messages",
+        values);
+    return "![Messages de-duplicated per second, and lost](benchmarks/dedup-peers.png)";
   }
 
   private String line(DedupPeersBench.Row row) {

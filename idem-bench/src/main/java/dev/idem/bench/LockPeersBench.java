@@ -115,16 +115,19 @@ public final class LockPeersBench {
             window,
             rounds,
             redisVersion);
-    List<String> lines = section.lines();
+    List<String> lines = section.lines(BenchCharts.folder(doc));
     new GeneratedSection(doc, "lock-peers", BenchReport.DOC_INTRO).write(String.join("\n", lines));
     System.out.println();
     lines.forEach(System.out::println);
     System.out.println("Written to " + doc);
   }
 
-  // A thread's node and names come from its id, so that each thread keeps them for the whole turn.
-  private static PeerRow measure(Mode mode, LockPeer peer, LoadDriver driver)
-      throws InterruptedException {
+  /**
+   * One turn of {@code peer} in {@code mode}: the calls that got their lock, those that did not,
+   * and the overlaps the guarded work found. A thread's node and names come from its id, so that
+   * each thread keeps them for the whole turn.
+   */
+  static PeerRow measure(Mode mode, LockPeer peer, LoadDriver driver) throws InterruptedException {
     Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
     LongAdder calls = new LongAdder();
     LongAdder refused = new LongAdder();

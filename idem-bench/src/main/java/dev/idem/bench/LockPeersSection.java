@@ -1,11 +1,14 @@
 package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,8 +33,8 @@ record LockPeersSection(
   private static final DateTimeFormatter DATE =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
-  /** The section's Markdown lines. */
-  List<String> lines() {
+  /** The section's Markdown lines; draws the chart into {@code charts}. */
+  List<String> lines(Path charts) throws IOException {
     List<String> lines = new ArrayList<>(method());
     lines.add("");
     lines.add(
@@ -64,7 +67,21 @@ record LockPeersSection(
         }
       }
     }
+    lines.add("");
+    lines.add(chart(charts));
     return lines;
+  }
+
+  // Locks taken per second, one bar per lock in each mode.
+  private String chart(Path folder) throws IOException {
+    Map<String, Map<String, Double>> values = new LinkedHashMap<>();
+    for (PeerRow row : rows) {
+      String mode = row.pair().substring(0, row.pair().indexOf(':'));
+      values.computeIfAbsent(mode, m -> new LinkedHashMap<>()).put(row.variant(), row.perSecond());
+    }
+    BenchCharts.bars(
+        folder.resolve("lock-peers.png"), "Locks taken per second", "locks per second", values);
+    return "![Locks taken per second](benchmarks/lock-peers.png)";
   }
 
   private String line(PeerRow row) {

@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  * so it backs off with full jitter: a random pause of up to 5 ms, then up to 10, 20, ... 200 ms.
  *
  * <p>Of the threads of one provider waiting for one name, only one at a time tries the storage; the
- * others queue behind it in the order they came, each for what is left of its wait. So a release
- * costs the storage one attempt from this process, not one from every waiter, of which all but one
- * would be refused. A call that does not wait ({@code wait} zero) tries at once.
+ * others queue behind it in the order they came, each for what is left of its wait, and one whose
+ * wait runs out in the queue tries once before it gives up. So a release costs the storage one
+ * attempt from this process, not one from every waiter, of which all but one would be refused. A
+ * call that does not wait ({@code wait} zero) tries at once.
  */
 public final class StoredLockProvider implements LockProvider {
 
@@ -57,7 +58,9 @@ public final class StoredLockProvider implements LockProvider {
     LockWakeups.Signal released = wakeups.join(name);
     try {
       if (!released.takeTurn(waitNanos)) {
-        return Optional.empty();
+        // The waiter whose turn it is may be asleep in its backoff while the lock is free
+        // already (released elsewhere, or its lease over): a wait never ends without a try.
+        return take(name, lease);
       }
       try {
         return waitInTurn(name, lease, released, start, waitNanos);

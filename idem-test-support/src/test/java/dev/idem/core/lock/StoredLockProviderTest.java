@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -95,11 +96,73 @@ class StoredLockProviderTest extends LockProviderContract {
   }
 
   /**
-   * Keeps the storage's locks but answers a refusal without the holder's lease; counts the attempts
-   * of waiting callers.
+   * A waiter whose wait runs out while it queues behind another tries once before it gives up: the
+   * one whose turn it is may be stuck in a slow storage call (or asleep in its backoff) while the
+   * lock is free.
    */
-  private record Silent(LockStorage storage, AtomicInteger waitingAttempts, Duration roundTrip)
-      implements LockStorage {
+  @Test
+  void aWaiterWhoseWaitRunsOutInTheQueueStillTriesOnce() throws Exception {
+    String name = "queued-" + UUID.randomUUID();
+    CountDownLatch stuck = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    Thread[] slow = new Thread[1]; // its first attempt is the slow one
+    LockStorage memory = new InMemoryLockStorage(MutableClock.ticking());
+    LockStorage storage =
+        new Silent(memory, new AtomicInteger(), Duration.ZERO) {
+          @Override
+          public Attempt acquire(String lock, String owner, Duration lease, boolean waiting) {
+            if (Thread.currentThread() == slow[0]) {
+              slow[0] = null;
+              stuck.countDown();
+              try {
+                letGo.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return Attempt.refused(Duration.ZERO);
+            }
+            return super.acquire(lock, owner, lease, waiting);
+          }
+        };
+    StoredLockProvider provider = new StoredLockProvider(storage);
+    ExecutorService threads = Executors.newSingleThreadExecutor();
+    try {
+      Future<Optional<LockHandle>> first =
+          threads.submit(
+              () -> {
+                slow[0] = Thread.currentThread();
+                return provider.tryLock(name, Duration.ofSeconds(20), Duration.ofSeconds(30));
+              });
+      assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+
+      Optional<LockHandle> second =
+          provider.tryLock(name, Duration.ofMillis(50), Duration.ofSeconds(30));
+
+      assertThat(second).isPresent();
+      second.get().close();
+      letGo.countDown();
+      first.get(20, TimeUnit.SECONDS).ifPresent(LockHandle::close);
+    } finally {
+      letGo.countDown();
+      threads.shutdownNow();
+    }
+  }
+
+  /**
+   * Keeps the storage's locks but answers a refusal without the holder's lease; counts the attempts
+   * of waiting callers and makes each of them last {@code roundTrip}.
+   */
+  private static class Silent implements LockStorage {
+    private final LockStorage storage;
+    private final AtomicInteger waitingAttempts;
+    private final Duration roundTrip;
+
+    Silent(LockStorage storage, AtomicInteger waitingAttempts, Duration roundTrip) {
+      this.storage = storage;
+      this.waitingAttempts = waitingAttempts;
+      this.roundTrip = roundTrip;
+    }
+
     @Override
     public Attempt acquire(String name, String owner, Duration lease, boolean waiting) {
       if (waiting) {
