@@ -54,8 +54,14 @@ final class DedupPeers {
   private DedupPeers() {}
 
   /** All four, each Idem peer before the peer on the same server. */
-  static List<DedupPeer> all(RedisRig rig, String url) throws SQLException, IOException {
-    return List.of(idemRedis(rig, url), springRedis(rig, url), idemJdbc(url), springJdbc(url));
+  static List<DedupPeer> all(RedisRig rig, String url) throws Exception {
+    return Peers.build(
+        List.of(
+            () -> idemRedis(rig, url),
+            () -> springRedis(rig, url),
+            () -> idemJdbc(url),
+            () -> springJdbc(url)),
+        DedupPeer::shutdown);
   }
 
   /**

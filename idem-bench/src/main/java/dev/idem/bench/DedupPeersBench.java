@@ -137,9 +137,7 @@ public final class DedupPeersBench {
           }
         } finally {
           try {
-            for (DedupPeer peer : peers) {
-              peer.shutdown().close();
-            }
+            Peers.closeAll(peers.stream().map(DedupPeer::shutdown).toList());
           } finally {
             dropEffects(effects);
           }

@@ -114,7 +114,7 @@ record DedupPeersSection(
   private String line(DedupPeersBench.Row row) {
     DedupPeersBench.Row idem = idemOn(row.store());
     String ratio = "-";
-    String met = "Idem's own";
+    String met = idem == row ? "Idem's own" : "-";
     if (idem != null && idem != row) {
       double times = idem.messagesPerSecond() / row.messagesPerSecond();
       ratio = String.format(Locale.ROOT, "%.2f×", times);

@@ -49,8 +49,9 @@ final class JdbcLockPeers {
   private JdbcLockPeers() {}
 
   /** All three, Idem's first. */
-  static List<LockPeer> all(String url) throws SQLException, IOException {
-    return List.of(idem(url), spring(url), shedlock(url));
+  static List<LockPeer> all(String url) throws Exception {
+    return Peers.build(
+        List.of(() -> idem(url), () -> spring(url), () -> shedlock(url)), LockPeer::shutdown);
   }
 
   /** {@code tryLock(name, wait, 30 s)}, then {@code close()} of the handle. */

@@ -143,7 +143,9 @@ final class JdbcScaleTarget implements ScaleTarget {
     List<String> columns = new ArrayList<>();
     try (Connection c = pool.getConnection()) {
       DatabaseMetaData meta = c.getMetaData();
-      try (ResultSet rs = meta.getColumns(c.getCatalog(), null, table, null)) {
+      // The connection's own schema: a same-named table elsewhere on the server must not add
+      // its columns.
+      try (ResultSet rs = meta.getColumns(c.getCatalog(), c.getSchema(), table, null)) {
         while (rs.next()) {
           columns.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
         }

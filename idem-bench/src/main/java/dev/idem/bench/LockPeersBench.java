@@ -41,7 +41,7 @@ public final class LockPeersBench {
    */
   record Mode(String title, int threads, Duration waitUpTo, Duration hold, int names, boolean own) {
 
-    String lockName(long thread) {
+    String lockName(int thread) {
       int n = ThreadLocalRandom.current().nextInt(names);
       return own ? "u" + thread + "-" + n : "c" + n;
     }
@@ -101,7 +101,7 @@ public final class LockPeersBench {
                   rounds, byName.keySet(), name -> measure(mode, byName.get(name), driver)));
         }
       } finally {
-        close(peers);
+        Peers.closeAll(peers.stream().map(LockPeer::shutdown).toList());
       }
     }
     LockPeersSection section =
@@ -124,8 +124,8 @@ public final class LockPeersBench {
 
   /**
    * One turn of {@code peer} in {@code mode}: the calls that got their lock, those that did not,
-   * and the overlaps the guarded work found. A thread's node and names come from its id, so that
-   * each thread keeps them for the whole turn.
+   * and the overlaps the guarded work found. Each thread of the turn gets an index: even ones use
+   * node 0, odd ones node 1, and uncontended names carry it, so it keeps them for the whole turn.
    */
   static PeerRow measure(Mode mode, LockPeer peer, LoadDriver driver) throws InterruptedException {
     Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
@@ -135,13 +135,14 @@ public final class LockPeersBench {
     LongAdder doubled = new LongAdder();
     long start = System.nanoTime() + driver.warmup().toNanos();
     long end = start + driver.window().toNanos();
+    AtomicInteger threads = new AtomicInteger();
+    ThreadLocal<Integer> index = ThreadLocal.withInitial(threads::getAndIncrement);
     LoadDriver.Result result =
         driver.run(
             () -> {
-              long thread = Thread.currentThread().getId();
+              int thread = index.get();
               String lock = mode.lockName(thread);
-              LockPeer.Release release =
-                  peer.take().tryLock((int) (thread % 2), lock, mode.waitUpTo());
+              LockPeer.Release release = peer.take().tryLock(thread % 2, lock, mode.waitUpTo());
               calls.increment();
               if (release == null) {
                 refused.increment();
@@ -173,23 +174,5 @@ public final class LockPeersBench {
         refused.sum(),
         doubled.sum(),
         0);
-  }
-
-  private static void close(List<LockPeer> peers) throws Exception {
-    Exception first = null;
-    for (LockPeer peer : peers) {
-      try {
-        peer.shutdown().close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
   }
 }

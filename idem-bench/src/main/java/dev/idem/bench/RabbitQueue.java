@@ -9,6 +9,7 @@ import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -62,11 +63,22 @@ final class RabbitQueue implements AutoCloseable {
     }
     this.consumers = consumers;
     this.handlers = Executors.newFixedThreadPool(consumers);
-    this.connection = factory.newConnection(handlers);
     this.queue = "idem-bench-dedup-" + UUID.randomUUID();
-    try (Channel channel = connection.createChannel()) {
-      channel.queueDeclare(queue, false, false, false, null);
+    Connection opened = null;
+    try {
+      opened = factory.newConnection(handlers);
+      try (Channel channel = opened.createChannel()) {
+        // A crashed run's queue goes away by itself after ten idle minutes.
+        channel.queueDeclare(queue, false, false, false, Map.of("x-expires", 600_000));
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      if (opened != null) {
+        opened.abort();
+      }
+      handlers.shutdownNow();
+      throw e;
     }
+    this.connection = opened;
   }
 
   /** The broker's URI: {@code IDEM_RABBIT_URI}, or {@link #DEFAULT_URI}. */
@@ -116,7 +128,8 @@ final class RabbitQueue implements AutoCloseable {
               try {
                 handler.handle(delivery.getProperties().getMessageId());
                 ok = true;
-              } catch (Exception e) {
+              } catch (Exception | Error e) {
+                // An Error too: a delivery left neither acked nor requeued would stall the drain.
                 ok = false;
               }
               last.set(System.nanoTime());

@@ -35,8 +35,10 @@ final class RedisLockPeers {
   private RedisLockPeers() {}
 
   /** All four, Idem's first. */
-  static List<LockPeer> all(RedisRig rig) {
-    return List.of(idem(rig), redisson(rig), redissonFenced(rig), spring(rig));
+  static List<LockPeer> all(RedisRig rig) throws Exception {
+    return Peers.build(
+        List.of(() -> idem(rig), () -> redisson(rig), () -> redissonFenced(rig), () -> spring(rig)),
+        LockPeer::shutdown);
   }
 
   /** {@code tryLock(name, wait, 30 s)}, then {@code close()} of the handle. */
@@ -103,15 +105,23 @@ final class RedisLockPeers {
   }
 
   /**
-   * {@code obtain(name).tryLock(wait, 30 s)} on a {@link RedisLockRegistry} with its defaults (spin
-   * lock type) over a {@link LettuceConnectionFactory}, then {@code unlock()}.
+   * {@code obtain(name).tryLock(wait, 30 s)} on a {@link RedisLockRegistry} of the pub/sub lock
+   * type over a {@link LettuceConnectionFactory}, then {@code unlock()}.
    */
   static LockPeer spring(RedisRig rig) {
     List<LettuceConnectionFactory> factories =
         List.of(connectionFactory(rig), connectionFactory(rig));
     List<RedisLockRegistry> registries =
         factories.stream()
-            .map(f -> new RedisLockRegistry(f, rig.prefix() + "spring", LockPeer.LEASE))
+            .map(
+                f -> {
+                  RedisLockRegistry registry =
+                      new RedisLockRegistry(f, rig.prefix() + "spring", LockPeer.LEASE);
+                  // Its documentation's choice for a standalone server: waiters are woken by the
+                  // release's message instead of polling every 100 ms.
+                  registry.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+                  return registry;
+                })
             .toList();
     return new LockPeer(
         SPRING,

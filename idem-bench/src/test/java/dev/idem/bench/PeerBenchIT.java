@@ -32,9 +32,7 @@ class PeerBenchIT {
           assertThat(row.doubled()).as(peer.name()).isZero();
         }
       } finally {
-        for (LockPeer peer : peers) {
-          peer.shutdown().close();
-        }
+        Peers.closeAll(peers.stream().map(LockPeer::shutdown).toList());
       }
     }
   }
@@ -68,9 +66,7 @@ class PeerBenchIT {
         }
       } finally {
         try {
-          for (DedupPeer peer : peers) {
-            peer.shutdown().close();
-          }
+          Peers.closeAll(peers.stream().map(DedupPeer::shutdown).toList());
         } finally {
           DedupPeersBench.dropEffects(effects);
         }
