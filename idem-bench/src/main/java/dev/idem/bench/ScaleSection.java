@@ -36,7 +36,8 @@ record ScaleSection(
     lines.add("");
     lines.add(
         ("Each store is filled with completed records (copies of one record the store completed"
-                + " itself, written by the server in bulk under keys the store can replay), then"
+                + " itself, written by the server in bulk under keys the store can replay, then"
+                + " `VACUUM (ANALYZE)` on PostgreSQL and `ANALYZE TABLE` on MariaDB), then"
                 + " measured with %d threads in a closed loop: claim+complete of new keys, and"
                 + " replays of filled keys picked at random over the whole store, so that most"
                 + " reads miss the hot pages. Each window: %s warmup, %s measured. The records"
