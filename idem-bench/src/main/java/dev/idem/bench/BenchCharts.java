@@ -93,6 +93,8 @@ final class BenchCharts {
         ChartFactory.createBarChart(
             title, null, axis, data, PlotOrientation.HORIZONTAL, true, false, false);
     CategoryPlot plot = chart.getCategoryPlot();
+    // Names are long ("Spring Integration JdbcLockRegistry"): room for them, not an ellipsis.
+    plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(0.35f);
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     ChartUtils.saveChartAsPNG(

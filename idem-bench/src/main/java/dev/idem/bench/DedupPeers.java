@@ -37,10 +37,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class DedupPeers {
 
-  static final String IDEM_REDIS = "Idem IdempotentConsumer (Redis store)";
-  static final String SPRING_REDIS = "Spring Integration idempotent receiver, RedisMetadataStore";
+  static final String IDEM_REDIS = "Idem IdempotentConsumer, Redis store";
+  static final String SPRING_REDIS = "Spring Integration RedisMetadataStore";
   static final String IDEM_JDBC = "Idem JdbcInbox";
-  static final String SPRING_JDBC = "Spring Integration idempotent receiver, JdbcMetadataStore";
+  static final String SPRING_JDBC = "Spring Integration JdbcMetadataStore";
 
   /** Connections of each peer's pool. */
   static final int POOL = 10;
