@@ -3,8 +3,6 @@ package dev.idem.bench;
 import dev.idem.testsupport.Machine;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,9 +21,6 @@ record ArticlePeersSection(
     Duration warmup,
     Duration window,
     int rounds) {
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The method paragraphs. */
   static List<String> method() {
@@ -77,7 +72,7 @@ record ArticlePeersSection(
     lines.add("");
     lines.add(
         "- Run: %s; %d round(s), each turn a warmup of %s and a window of %s"
-            .formatted(DATE.format(started), rounds, seconds(warmup), seconds(window)));
+            .formatted(RunArgs.DATE.format(started), rounds, seconds(warmup), seconds(window)));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(

@@ -4,8 +4,6 @@ import dev.idem.testsupport.Machine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -41,8 +39,6 @@ public final class BenchReport {
   private static final int WARMUP_ITERATIONS = 3;
   private static final int MEASUREMENT_ITERATIONS = 5;
   private static final List<String> HEAP_ARGS = List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   private BenchReport() {}
 
@@ -148,7 +144,8 @@ public final class BenchReport {
             + " is the difference from `direct` in the same run; its error combines both 99.9%"
             + " confidence half-widths. The aim applies to `firstCall` and `replay`.");
     lines.add("");
-    lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
+    lines.add(
+        "- Run: " + RunArgs.DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(

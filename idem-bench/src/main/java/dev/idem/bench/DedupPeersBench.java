@@ -85,25 +85,10 @@ public final class DedupPeersBench {
   private DedupPeersBench() {}
 
   public static void main(String[] args) throws Exception {
-    boolean quick = List.of(args).contains("--quick");
-    Path doc = Path.of(BenchReport.DOC);
-    boolean docGiven = false;
-    String only = "";
-    for (String arg : args) {
-      if (arg.startsWith("--doc=")) {
-        doc = Path.of(arg.substring("--doc=".length()));
-        docGiven = true;
-      } else if (arg.startsWith("--only=")) {
-        only = arg.substring("--only=".length());
-      } else if (!arg.equals("--quick")) {
-        throw new IllegalArgumentException(
-            "unknown argument " + arg + "; use --quick, --doc=PATH, --only=TEXT");
-      }
-    }
-    if (!only.isEmpty() && !docGiven) {
-      // A report of some rows must not replace the full section of the committed page.
-      throw new IllegalArgumentException("--only needs --doc=PATH");
-    }
+    RunArgs run = RunArgs.parse(args, List.of("only"), List.of());
+    boolean quick = run.quick();
+    Path doc = run.doc();
+    String only = run.option("only", "");
     int messages = quick ? 2_000 : 10_000;
     int rounds = quick ? 1 : 3;
     Machine machine = Machine.current();

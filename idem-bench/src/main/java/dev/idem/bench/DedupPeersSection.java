@@ -4,8 +4,6 @@ import dev.idem.testsupport.Machine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,9 +22,6 @@ record DedupPeersSection(
     Instant started,
     int messages,
     int rounds) {
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The section's Markdown lines; draws the chart into {@code charts}. */
   List<String> lines(Path charts) throws IOException {
@@ -70,7 +65,7 @@ record DedupPeersSection(
     lines.add("");
     lines.add(
         "- Run: %s; %d round(s), the de-duplicators taking turns in each round"
-            .formatted(DATE.format(started), rounds));
+            .formatted(RunArgs.DATE.format(started), rounds));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(

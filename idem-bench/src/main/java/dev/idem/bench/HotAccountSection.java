@@ -3,8 +3,6 @@ package dev.idem.bench;
 import dev.idem.testsupport.Machine;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,9 +27,6 @@ record HotAccountSection(
       return applied / seconds;
     }
   }
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The method paragraph, also kept by hand in the committed file between the markers. */
   static List<String> method() {
@@ -78,7 +73,7 @@ record HotAccountSection(
     lines.add("");
     lines.add(
         "- Run: %s; %d round(s), each turn a warmup of %s and a window of %s"
-            .formatted(DATE.format(started), rounds, seconds(warmup), seconds(window)));
+            .formatted(RunArgs.DATE.format(started), rounds, seconds(warmup), seconds(window)));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(

@@ -2,8 +2,6 @@ package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,9 +30,6 @@ final class HttpReport {
   private static final String WEBFLUX_MEMORY_REPLAY = "WebFlux, in-memory, replay";
   private static final String WEBFLUX_REDIS_FIRST = "WebFlux, Redis, first call";
   private static final String WEBFLUX_REDIS_REPLAY = "WebFlux, Redis, replay";
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /**
    * Requests per second of {@code subject} must be at least {@code least} times {@code baseline}'s
@@ -108,7 +103,7 @@ final class HttpReport {
     lines.add("");
     lines.add(
         "- Run: "
-            + DATE.format(started)
+            + RunArgs.DATE.format(started)
             + (quick ? ", quick mode (rough figures)" : "")
             + (only.isEmpty()
                 ? ""

@@ -35,15 +35,9 @@ public final class JdbcStoreBench {
   }
 
   public static void main(String[] args) throws Exception {
-    boolean quick = List.of(args).contains("--quick");
-    Path doc = Path.of(BenchReport.DOC);
-    for (String arg : args) {
-      if (arg.startsWith("--doc=")) {
-        doc = Path.of(arg.substring("--doc=".length()));
-      } else if (!arg.equals("--quick")) {
-        throw new IllegalArgumentException("unknown argument " + arg + "; use --quick, --doc=PATH");
-      }
-    }
+    RunArgs run = RunArgs.parse(args);
+    boolean quick = run.quick();
+    Path doc = run.doc();
     Machine machine = Machine.current();
     Instant started = Instant.now();
     JdbcStoreSettings settings = quick ? JdbcStoreSettings.quickRun() : JdbcStoreSettings.full();

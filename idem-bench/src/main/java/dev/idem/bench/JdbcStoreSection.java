@@ -3,8 +3,6 @@ package dev.idem.bench;
 import dev.idem.testsupport.Machine;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,9 +22,6 @@ record JdbcStoreSection(
     String loadAfter,
     Instant started,
     JdbcStoreSettings settings) {
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The section's Markdown lines. */
   List<String> lines() {
@@ -102,7 +97,8 @@ record JdbcStoreSection(
             + " the rounds' own ratios both reach it, missed when neither does, and on the line"
             + " when they disagree.");
     lines.add("");
-    lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
+    lines.add(
+        "- Run: " + RunArgs.DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(

@@ -67,15 +67,9 @@ public final class LockPeersBench {
   private LockPeersBench() {}
 
   public static void main(String[] args) throws Exception {
-    boolean quick = List.of(args).contains("--quick");
-    Path doc = Path.of(BenchReport.DOC);
-    for (String arg : args) {
-      if (arg.startsWith("--doc=")) {
-        doc = Path.of(arg.substring("--doc=".length()));
-      } else if (!arg.equals("--quick")) {
-        throw new IllegalArgumentException("unknown argument " + arg + "; use --quick, --doc=PATH");
-      }
-    }
+    RunArgs run = RunArgs.parse(args);
+    boolean quick = run.quick();
+    Path doc = run.doc();
     Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
     Duration window = quick ? Duration.ofSeconds(1) : Duration.ofSeconds(4);
     int rounds = quick ? 1 : 3;

@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,16 +28,13 @@ record LockPeersSection(
     int rounds,
     String redisVersion) {
 
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
-
   /** The section's Markdown lines; draws the chart into {@code charts}. */
   List<String> lines(Path charts) throws IOException {
     List<String> lines = new ArrayList<>(method());
     lines.add("");
     lines.add(
         "- Run: %s; %d round(s), each turn a warmup of %s and a window of %s, the locks taking"
-                .formatted(DATE.format(started), rounds, seconds(warmup), seconds(window))
+                .formatted(RunArgs.DATE.format(started), rounds, seconds(warmup), seconds(window))
             + " turns in each round");
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);

@@ -2,8 +2,6 @@ package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,9 +27,6 @@ record RedisReportText(
     String redisVersion,
     String clients,
     String redisson) {
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The whole section, heading first. */
   List<String> section(ThroughputTable table) {
@@ -125,7 +120,8 @@ record RedisReportText(
             + " per style, so contention is rare; a lock found taken is counted under *refused*,"
             + " not in ops/s or latency.");
     lines.add("");
-    lines.add("- Run: " + DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
+    lines.add(
+        "- Run: " + RunArgs.DATE.format(started) + (quick ? ", quick mode (rough figures)" : ""));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add("- Redis " + redisVersion + " on the same machine (loopback); " + clients);

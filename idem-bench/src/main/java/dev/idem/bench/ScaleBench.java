@@ -86,35 +86,12 @@ public final class ScaleBench {
   private ScaleBench() {}
 
   public static void main(String[] args) throws Exception {
-    boolean quick = false;
-    Path doc = Path.of(BenchReport.DOC);
-    boolean docGiven = false;
-    String only = null;
-    long max = Long.MAX_VALUE;
-    long mariadbMax = MARIADB_MAX;
-    for (String arg : args) {
-      if (arg.equals("--quick")) {
-        quick = true;
-      } else if (arg.startsWith("--doc=")) {
-        doc = Path.of(arg.substring("--doc=".length()));
-        docGiven = true;
-      } else if (arg.startsWith("--only=")) {
-        only = arg.substring("--only=".length());
-      } else if (arg.startsWith("--mariadb-max=")) {
-        mariadbMax = Long.parseLong(arg.substring("--mariadb-max=".length()));
-      } else if (arg.startsWith("--max=")) {
-        max = Long.parseLong(arg.substring("--max=".length()));
-      } else {
-        throw new IllegalArgumentException(
-            "unknown argument "
-                + arg
-                + "; use --quick, --doc=PATH, --only=NAME, --max=N, --mariadb-max=N");
-      }
-    }
-    if ((only != null || max != Long.MAX_VALUE) && !docGiven) {
-      // A report of part of the run must not replace the full section of the committed page.
-      throw new IllegalArgumentException("--only and --max need --doc=PATH");
-    }
+    RunArgs run = RunArgs.parse(args, List.of("only", "max"), List.of("mariadb-max"));
+    boolean quick = run.quick();
+    Path doc = run.doc();
+    String only = run.option("only", null);
+    long max = Long.parseLong(run.option("max", Long.toString(Long.MAX_VALUE)));
+    long mariadbMax = Long.parseLong(run.option("mariadb-max", Long.toString(MARIADB_MAX)));
     long largest = max;
     List<Long> sizes =
         (quick ? List.of(10_000L, 100_000L) : SIZES).stream().filter(s -> s <= largest).toList();

@@ -4,8 +4,6 @@ import dev.idem.testsupport.Machine;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,9 +21,6 @@ record ScaleSection(
     String loadAfter,
     Instant started,
     LoadDriver driver) {
-
-  private static final DateTimeFormatter DATE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC);
 
   /** The section's Markdown lines; draws the charts into {@code charts}. */
   List<String> lines(Path charts) throws IOException {
@@ -56,7 +51,7 @@ record ScaleSection(
                 ScaleBench.MARIADB_MAX,
                 ScaleBench.P99_AIM));
     lines.add("");
-    lines.add("- Run: " + DATE.format(started));
+    lines.add("- Run: " + RunArgs.DATE.format(started));
     lines.addAll(machine.markdown());
     lines.add("- Load average after the run: " + loadAfter);
     lines.add(
