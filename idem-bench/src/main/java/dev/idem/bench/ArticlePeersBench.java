@@ -2,7 +2,6 @@ package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,7 +42,6 @@ public final class ArticlePeersBench {
   public static void main(String[] args) throws Exception {
     RunArgs run = RunArgs.parse(args);
     boolean quick = run.quick();
-    Path doc = run.doc();
     Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
     Duration window = quick ? Duration.ofSeconds(2) : Duration.ofSeconds(5);
     int rounds = quick ? 1 : 3;
@@ -110,11 +108,7 @@ public final class ArticlePeersBench {
             window,
             rounds);
     List<String> lines = section.lines();
-    new GeneratedSection(doc, "article-peers", BenchReport.DOC_INTRO)
-        .write(String.join("\n", lines));
-    System.out.println();
-    lines.forEach(System.out::println);
-    System.out.println("Written to " + doc);
+    run.publish("article-peers", lines);
   }
 
   // Applied deductions count towards throughput; the balance must have dropped by exactly the

@@ -138,10 +138,7 @@ public final class DedupPeersBench {
             messages,
             rounds);
     List<String> lines = section.lines(BenchCharts.folder(doc));
-    new GeneratedSection(doc, "dedup-peers", BenchReport.DOC_INTRO).write(String.join("\n", lines));
-    System.out.println();
-    lines.forEach(System.out::println);
-    System.out.println("Written to " + doc);
+    run.publish("dedup-peers", lines);
   }
 
   /** Creates the table the effects are written to. */

@@ -1,7 +1,6 @@
 package dev.idem.bench;
 
 import dev.idem.testsupport.Machine;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,7 +31,6 @@ public final class HotAccountBench {
   public static void main(String[] args) throws Exception {
     RunArgs run = RunArgs.parse(args);
     boolean quick = run.quick();
-    Path doc = run.doc();
     Duration warmup = quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
     Duration window = quick ? Duration.ofSeconds(2) : Duration.ofSeconds(5);
     int rounds = quick ? 1 : 3;
@@ -66,10 +64,7 @@ public final class HotAccountBench {
         new HotAccountSection(
             rows, machine, Machine.current().loadAverage(), started, warmup, window, rounds);
     List<String> lines = section.lines();
-    new GeneratedSection(doc, "hot-account", BenchReport.DOC_INTRO).write(String.join("\n", lines));
-    System.out.println();
-    lines.forEach(System.out::println);
-    System.out.println("Written to " + doc);
+    run.publish("hot-account", lines);
   }
 
   private static HotAccountSection.Row measure(

@@ -110,10 +110,7 @@ public final class LockPeersBench {
             rounds,
             redisVersion);
     List<String> lines = section.lines(BenchCharts.folder(doc));
-    new GeneratedSection(doc, "lock-peers", BenchReport.DOC_INTRO).write(String.join("\n", lines));
-    System.out.println();
-    lines.forEach(System.out::println);
-    System.out.println("Written to " + doc);
+    run.publish("lock-peers", lines);
   }
 
   /**

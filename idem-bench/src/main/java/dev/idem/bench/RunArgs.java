@@ -1,5 +1,6 @@
 package dev.idem.bench;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -69,6 +70,17 @@ record RunArgs(boolean quick, Path doc, Map<String, String> options) {
   /** {@code args} of a runner with no options of its own. */
   static RunArgs parse(String[] args) {
     return parse(args, List.of(), List.of());
+  }
+
+  /**
+   * Writes {@code lines} as section {@code name} of {@link #doc()} and prints them, for the one
+   * reading the console.
+   */
+  void publish(String name, List<String> lines) throws IOException {
+    new GeneratedSection(doc, name, BenchReport.DOC_INTRO).write(String.join("\n", lines));
+    System.out.println();
+    lines.forEach(System.out::println);
+    System.out.println("Written to " + doc);
   }
 
   /** The value of option {@code name}, or {@code fallback} when it was not given. */

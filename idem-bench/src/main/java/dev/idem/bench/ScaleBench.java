@@ -121,10 +121,7 @@ public final class ScaleBench {
     ScaleSection section =
         new ScaleSection(results, machine, Machine.current().loadAverage(), started, driver);
     List<String> lines = section.lines(BenchCharts.folder(doc));
-    new GeneratedSection(doc, "scale", BenchReport.DOC_INTRO).write(String.join("\n", lines));
-    System.out.println();
-    lines.forEach(System.out::println);
-    System.out.println("Written to " + doc);
+    run.publish("scale", lines);
   }
 
   private static void measure(
