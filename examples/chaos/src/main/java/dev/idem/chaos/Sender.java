@@ -3,17 +3,23 @@ package dev.idem.chaos;
 import dev.idem.spring.client.IdempotentRetries;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.util.Timeout;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.BufferingClientHttpRequestFactory;
-import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 
@@ -34,11 +40,13 @@ final class Sender {
   /** How long one operation may keep retrying before it is given up. */
   static final Duration GIVE_UP = Duration.ofSeconds(45);
 
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+  /** Connections kept per shop: more than the users and their copies at once. */
+  private static final int CONNECTIONS_PER_SHOP = 256;
+
+  // A blocking client: the JDK's sends each request through its async machinery, and on two
+  // cores that starts a thread per request (the common pool has one thread), which cost the tool
+  // more CPU than a shop and held the load it could drive below half of what the shops can take.
+  private final CloseableHttpClient http;
   private final List<URI> endpoints;
   private final Ledger ledger;
   private final long startNanos;
@@ -57,14 +65,35 @@ final class Sender {
     this.endpoints = List.copyOf(endpoints);
     this.ledger = ledger;
     this.startNanos = startNanos;
-    JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(http);
-    requests.setReadTimeout(Duration.ofSeconds(20));
+    this.http = httpClient(endpoints.size());
     this.client =
         RestClient.builder()
-            .requestFactory(new BufferingClientHttpRequestFactory(requests))
+            .requestFactory(
+                new BufferingClientHttpRequestFactory(
+                    new HttpComponentsClientHttpRequestFactory(http)))
             .requestInterceptor(retries)
             .requestInterceptor(new Attempts(endpoints, ledger, timeline, this::now))
             .build();
+  }
+
+  private static CloseableHttpClient httpClient(int shops) {
+    PoolingHttpClientConnectionManager pool =
+        PoolingHttpClientConnectionManagerBuilder.create()
+            .setMaxConnPerRoute(CONNECTIONS_PER_SHOP)
+            .setMaxConnTotal(CONNECTIONS_PER_SHOP * shops)
+            .setDefaultConnectionConfig(
+                ConnectionConfig.custom()
+                    .setConnectTimeout(Timeout.ofSeconds(2))
+                    .setSocketTimeout(Timeout.ofSeconds(20))
+                    .build())
+            .build();
+    return HttpClients.custom()
+        .setConnectionManager(pool)
+        .setDefaultRequestConfig(
+            RequestConfig.custom().setResponseTimeout(Timeout.ofSeconds(20)).build())
+        .disableAutomaticRetries()
+        .disableRedirectHandling()
+        .build();
   }
 
   /** The tool's budget on Idem's rules: {@link #MAX_ATTEMPTS} within {@link #GIVE_UP}. */
@@ -150,19 +179,23 @@ final class Sender {
   }
 
   /** A GET as {@code user} on {@code instance}: status and body, or empty on no answer. */
-  Optional<Answer> get(String path, String user, String password, int instance)
-      throws InterruptedException {
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                endpoints.get(Math.floorMod(instance, endpoints.size())).resolve(path))
-            .timeout(Duration.ofSeconds(30))
-            .header("Authorization", basic(user, password))
-            .GET()
-            .build();
+  Optional<Answer> get(String path, String user, String password, int instance) {
+    HttpGet request =
+        new HttpGet(endpoints.get(Math.floorMod(instance, endpoints.size())).resolve(path));
+    request.setHeader("Authorization", basic(user, password));
     long start = now();
     try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      return Optional.of(new Answer(response.statusCode(), response.body(), start, now()));
+      return Optional.of(
+          http.execute(
+              request,
+              response ->
+                  new Answer(
+                      response.getCode(),
+                      response.getEntity() == null
+                          ? ""
+                          : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8),
+                      start,
+                      now())));
     } catch (IOException e) {
       return Optional.empty();
     }

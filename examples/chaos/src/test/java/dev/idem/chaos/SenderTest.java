@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpServer;
 import dev.idem.testsupport.net.FaultProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +27,12 @@ import org.junit.jupiter.api.Test;
  * gives no answer, and counts every attempt in the {@link Ledger}.
  */
 class SenderTest {
+
+  static {
+    // The JDK's server otherwise waits out the client's delayed ACK (40 ms) on every kept-alive
+    // request: it writes an answer's head and body apart.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
 
   private final Shop first = new Shop();
   private final Shop second = new Shop();
@@ -111,6 +119,23 @@ class SenderTest {
     assertThat(ledger.serverErrors()).hasSize(Sender.MAX_ATTEMPTS);
     assertThat(ledger.abandonedOperations()).isEqualTo(1);
     assertThat(ledger.keys()).singleElement().satisfies(k -> assertThat(k.answers()).isEmpty());
+  }
+
+  @Test
+  void requestsReuseTheToolsThreadsInsteadOfStartingOneEach() throws Exception {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    order("k-warm");
+    long before = threads.getTotalStartedThreadCount();
+
+    for (int i = 0; i < 300; i++) {
+      ledger.key(Operation.ORDER, "chaos001", "k-t" + i, "O-1");
+      assertThat(sender.keyed(Operation.ORDER, "chaos001", "k-t" + i, "/api/orders", "{}", 1))
+          .isPresent();
+    }
+
+    // The threads a load may need are started once: a thread per request starves the shops
+    // under test of the CPU they share with the tool.
+    assertThat(threads.getTotalStartedThreadCount() - before).isLessThan(30);
   }
 
   /** A shop that answers from a script: status, body and Retry-After (-1 for none). */
