@@ -157,23 +157,42 @@ final class ChaosRun {
   }
 
   /**
-   * Runs the users flat out, without faults, for the scenario's capacity window and returns the
-   * operations per second they reached. Its operations go into the ledger and are judged with the
-   * rest; its clock ends at 0, so that none of its answers seems to come after a fault.
+   * Runs the users flat out, without faults, for the scenario's warm-up and then its capacity
+   * window, and returns the operations per second they reached in the window. Their operations go
+   * into the ledger and are judged with the rest; their clock ends at 0, so that none of their
+   * answers seems to come after a fault.
    */
   private double capacity(Scenario scenario, ShopFleet fleet, Ledger ledger)
       throws InterruptedException {
+    Duration warmup = scenario.load().warmup();
     Duration window = scenario.load().capacity();
-    out.println("   measuring the capacity for " + seconds(window) + ", flat out, no faults");
-    Sender probe =
-        new Sender(fleet.endpoints(), ledger, new Timeline(), System.nanoTime() + window.toNanos());
-    LoadGenerator flatOut = new LoadGenerator(scenario, probe, ledger, fleet.gatewaySecret());
-    flatOut.run(0, 0);
-    double capacity = flatOut.operations() / (window.toMillis() / 1000.0);
+    out.println(
+        "   warming up for "
+            + seconds(warmup)
+            + ", then measuring the capacity for "
+            + seconds(window)
+            + ", flat out, no faults");
+    flatOut(scenario, fleet, ledger, warmup.plus(window), window);
+    long operations = flatOut(scenario, fleet, ledger, window, Duration.ZERO);
+    double capacity = operations / (window.toMillis() / 1000.0);
     out.printf(
         "   capacity %.1f operations/s; the load runs at %.0f %% of it%n",
         capacity, 100 * scenario.load().share());
     return capacity;
+  }
+
+  /** Runs the users flat out from {@code from} before 0 until {@code until} before it. */
+  private long flatOut(
+      Scenario scenario, ShopFleet fleet, Ledger ledger, Duration from, Duration until)
+      throws InterruptedException {
+    if (from.equals(until)) {
+      return 0;
+    }
+    Sender probe =
+        new Sender(fleet.endpoints(), ledger, new Timeline(), System.nanoTime() + from.toNanos());
+    LoadGenerator users = new LoadGenerator(scenario, probe, ledger, fleet.gatewaySecret());
+    users.run(-until.toMillis(), 0);
+    return users.operations();
   }
 
   private void inject(ShopFleet fleet, Scenario.Fault fault, Ledger ledger, Sender sender) {

@@ -210,9 +210,10 @@ final class Report {
       md.add(
           String.format(
               java.util.Locale.ROOT,
-              "Rate: the users first ran flat out for %s without faults (capacity %.1f"
-                  + " operations/s), then the load aimed at %.0f %% of that, %.1f/s, and reached"
-                  + " %.1f/s%s.",
+              "Rate: the users first ran flat out without faults, %s to warm up and %s measured"
+                  + " (capacity %.1f operations/s), then the load aimed at %.0f %% of that, %.1f/s,"
+                  + " and reached %.1f/s%s.",
+              ChaosRun.seconds(s.load().warmup()),
               ChaosRun.seconds(s.load().capacity()),
               rates.capacity(),
               s.load().share() * 100,

@@ -55,19 +55,21 @@ public record Scenario(
 
   /**
    * The rate of the load. With a {@code capacity} window, the users first run as fast as they can
-   * for that long, without faults (their operations are checked like the rest); the operations per
-   * second they reached are the capacity, and the load then runs at {@code share} of it, each user
-   * starting its operations on a schedule of its own. A user behind its schedule starts at once, so
-   * a load that cannot keep its rate shows it in the rate reached. Without a window the users go as
-   * fast as they can for the whole load.
+   * for {@code warmup} and then for the window, without faults (their operations are checked like
+   * the rest); the operations per second they reached in the window are the capacity, and the load
+   * then runs at {@code share} of it, each user starting its operations on a schedule of its own. A
+   * user behind its schedule starts at once, so a load that cannot keep its rate shows it in the
+   * rate reached. Without a window the users go as fast as they can for the whole load.
    *
+   * @param warmup how long the users run flat out before the window, so that it measures shops
+   *     whose code is compiled and whose pools are full rather than shops just started
    * @param capacity how long the capacity is measured; {@link Duration#ZERO} for no target rate
    * @param share the share of the capacity the load runs at (above 0, at most 1)
    */
-  public record Load(Duration capacity, double share) {
+  public record Load(Duration warmup, Duration capacity, double share) {
 
     /** As fast as the users go, no capacity measured. */
-    public static final Load FLAT_OUT = new Load(Duration.ZERO, 1);
+    public static final Load FLAT_OUT = new Load(Duration.ZERO, Duration.ZERO, 1);
 
     /** Whether the load runs at a target rate. */
     public boolean paced() {

@@ -35,6 +35,11 @@ public final class ScenarioParser {
   /** How long the capacity is measured when a scenario does not say. */
   static final Duration DEFAULT_CAPACITY_WINDOW = Duration.ofSeconds(10);
 
+  /**
+   * How long the users warm the shops up before the capacity window when a scenario does not say.
+   */
+  static final Duration DEFAULT_WARMUP = Duration.ofSeconds(10);
+
   private static final Set<String> TOP =
       Set.of(
           "name",
@@ -146,17 +151,22 @@ public final class ScenarioParser {
     // A load bounded by time runs at half its capacity unless told otherwise; one bounded by a
     // count of operations goes as fast as it can.
     private Load load(JsonNode node, Duration duration) {
-      Load fallback = duration.isZero() ? Load.FLAT_OUT : new Load(DEFAULT_CAPACITY_WINDOW, 0.5);
+      Load fallback =
+          duration.isZero()
+              ? Load.FLAT_OUT
+              : new Load(DEFAULT_WARMUP, DEFAULT_CAPACITY_WINDOW, 0.5);
       if (node == null) {
         return fallback;
       }
       mapping(node, "load");
-      onlyKnown(node, "load.", Set.of("capacity", "share"));
+      onlyKnown(node, "load.", Set.of("warmup", "capacity", "share"));
       Duration capacity =
           node.has("capacity") ? duration(node, "load.", "capacity") : DEFAULT_CAPACITY_WINDOW;
       if (capacity.isZero()) {
-        if (node.has("share")) {
-          throw fail("load.share", "needs a capacity window to be a share of");
+        for (String field : List.of("warmup", "share")) {
+          if (node.has(field)) {
+            throw fail("load." + field, "needs a capacity window");
+          }
         }
         return Load.FLAT_OUT;
       }
@@ -170,7 +180,8 @@ public final class ScenarioParser {
       if (share == 0) {
         throw fail("load.share", "must be above 0");
       }
-      return new Load(capacity, share);
+      Duration warmup = node.has("warmup") ? duration(node, "load.", "warmup") : DEFAULT_WARMUP;
+      return new Load(warmup, capacity, share);
     }
 
     private Duplicates duplicates(JsonNode node) {

@@ -62,7 +62,8 @@ class ScenarioParserTest {
     assertThat(s.users()).isEqualTo(10);
     assertThat(s.duration()).isEqualTo(Duration.ofSeconds(40));
     assertThat(s.requests()).isZero();
-    assertThat(s.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(8), 0.6));
+    assertThat(s.load())
+        .isEqualTo(new Scenario.Load(Duration.ofSeconds(10), Duration.ofSeconds(8), 0.6));
     assertThat(s.duplicates())
         .isEqualTo(new Scenario.Duplicates(0.3, 0.5, Duration.ofMillis(1500), 0.25));
     assertThat(s.mix()).isEqualTo(new Scenario.Mix(4, 2, 1, 1));
@@ -105,6 +106,8 @@ class ScenarioParserTest {
         "  capacity: 8s|  capacity: 500ms|test.yml: load.capacity: must be 0 or at least 1s",
         "  capacity: 8s|  capacity: 0s|test.yml: load.share: needs a capacity window",
         "  capacity: 8s|  capcity: 8s|test.yml: load.capcity: unknown field",
+        "  capacity: 8s|  capacity: 0s\\n  warmup: 5s|test.yml: load.warmup: needs a capacity window",
+        "  share: 0.6|  share: 0.6\\n  warmup: soon|test.yml: load.warmup: must be a duration",
       })
   void namesTheFieldOfAMistake(String good, String bad, String message) {
     String yaml = GOOD.replace(good, bad.replace("\\n", "\n"));
@@ -127,8 +130,10 @@ class ScenarioParserTest {
                 .replace("  - at: 20s", "  - at: 0s")
                 .replace("  - at: 10s", "  - at: 0s"));
 
-    assertThat(timed.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(10), 0.6));
-    assertThat(untold.load()).isEqualTo(new Scenario.Load(Duration.ofSeconds(10), 0.5));
+    assertThat(timed.load())
+        .isEqualTo(new Scenario.Load(Duration.ofSeconds(10), Duration.ofSeconds(10), 0.6));
+    assertThat(untold.load())
+        .isEqualTo(new Scenario.Load(Duration.ofSeconds(10), Duration.ofSeconds(10), 0.5));
     assertThat(counted.load()).isEqualTo(Scenario.Load.FLAT_OUT);
     assertThatThrownBy(() -> parse(GOOD.replace("duration: 40s", "requests: 100")))
         .hasMessageStartingWith("test.yml: load.capacity: needs a load bounded by duration");
