@@ -46,7 +46,7 @@ final class ChaosRun {
       return new Result(
           scenario,
           Instant.now(),
-          new Rates(Double.NaN, 0, Double.NaN),
+          new Rates(Double.NaN, 0, Double.NaN, Double.NaN),
           Verdict.failedToRun(scenario.name(), error),
           new Timeline(),
           List.of(),
@@ -58,9 +58,10 @@ final class ChaosRun {
 
   /**
    * Operations per second: the capacity measured before the load (NaN when the scenario has no
-   * target rate), the target (0 for none), and what the load reached.
+   * target rate), the target (0 for none), and what the load reached; and the HTTP requests per
+   * second the load sent (its retries and repeats included), which is what the shops served.
    */
-  record Rates(double capacity, double target, double reached) {
+  record Rates(double capacity, double target, double reached, double requests) {
 
     /** A load is said to reach its target when it gets within a tenth of it. */
     static final double REACHED = 0.9;
@@ -126,12 +127,20 @@ final class ChaosRun {
         ticker.shutdownNow();
         faults.shutdownNow();
       }
-      double reached = load.operations() / (sender.now() / 1000.0);
-      Rates rates = new Rates(capacity, target, reached);
+      double seconds = sender.now() / 1000.0;
+      Rates rates =
+          new Rates(
+              capacity,
+              target,
+              load.operations() / seconds,
+              timeline.all().getTotalCount() / seconds);
       if (rates.paced()) {
         out.printf(
-            "   rate reached %.1f operations/s of %.1f aimed at%s%n",
-            reached, target, rates.missed() ? ": the load did not reach its rate" : "");
+            "   rate reached %.1f operations/s (%.0f requests/s) of %.1f aimed at%s%n",
+            rates.reached(),
+            rates.requests(),
+            target,
+            rates.missed() ? ": the load did not reach its rate" : "");
       }
       out.println("   load done; checking the shop");
       ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());

@@ -100,14 +100,14 @@ final class Report {
     md.add(
         "| scenario | verdict | requests | duplicates sent | effects | lost | doubled | 5xx "
             + "(unexplained) | changed answers (explained) | audit violations | p50 ms | p99 ms "
-            + "| operations/s: capacity, aimed, reached |");
-    md.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|");
+            + "| operations/s: capacity, aimed, reached | requests/s reached |");
+    md.add("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--|--:|");
     for (ChaosRun.Result r : results) {
       Verdict v = r.verdict();
       md.add(
           String.format(
               "| [%s](#%s) | %s | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d | %.1f | %.1f"
-                  + " | %s |",
+                  + " | %s | %.0f |",
               v.scenario(),
               v.scenario(),
               v.ok() ? "OK" : "**FAILED**",
@@ -123,7 +123,8 @@ final class Report {
               v.auditViolations(),
               v.p50Millis(),
               v.p99Millis(),
-              rates(r.rates())));
+              rates(r.rates()),
+              r.rates().requests()));
     }
     for (ChaosRun.Result r : results) {
       md.addAll(section(r));
@@ -212,20 +213,23 @@ final class Report {
               java.util.Locale.ROOT,
               "Rate: the users first ran flat out without faults, %s to warm up and %s measured"
                   + " (capacity %.1f operations/s), then the load aimed at %.0f %% of that, %.1f/s,"
-                  + " and reached %.1f/s%s.",
+                  + " and reached %.1f/s%s, %.0f HTTP requests/s (retries and repeats included).",
               ChaosRun.seconds(s.load().warmup()),
               ChaosRun.seconds(s.load().capacity()),
               rates.capacity(),
               s.load().share() * 100,
               rates.target(),
               rates.reached(),
-              rates.missed() ? ": **it did not reach its rate**" : ""));
+              rates.missed() ? ": **it did not reach its rate**" : "",
+              rates.requests()));
     } else {
       md.add(
           String.format(
               java.util.Locale.ROOT,
-              "Rate: the users went flat out, %.1f operations/s, with no target.",
-              rates.reached()));
+              "Rate: the users went flat out, %.1f operations/s (%.0f HTTP requests/s), with no"
+                  + " target.",
+              rates.reached(),
+              rates.requests()));
     }
     md.add("");
     if (!r.faults().isEmpty()) {
