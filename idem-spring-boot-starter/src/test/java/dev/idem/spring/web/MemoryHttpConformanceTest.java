@@ -6,7 +6,7 @@ import dev.idem.core.memory.InMemoryIdempotencyStore;
 /**
  * The HTTP conformance suite on the in-memory store (picked when no DataSource or Redis exists).
  */
-class MemoryHttpConformanceTest extends HttpConformanceTests {
+class MemoryHttpConformanceTest extends ServletConformanceTests {
 
   @Override
   Class<? extends IdempotencyStore> expectedStore() {

@@ -6,7 +6,7 @@ import org.springframework.test.context.TestPropertySource;
 
 /** The HTTP conformance suite on PostgreSQL, picked automatically from the DataSource bean. */
 @TestPropertySource(properties = "test.postgres=true")
-class PostgresHttpConformanceIT extends HttpConformanceTests {
+class PostgresHttpConformanceIT extends ServletConformanceTests {
 
   @Override
   Class<? extends IdempotencyStore> expectedStore() {

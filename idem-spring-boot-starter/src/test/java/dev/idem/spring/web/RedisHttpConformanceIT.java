@@ -6,7 +6,7 @@ import org.springframework.test.context.TestPropertySource;
 
 /** The HTTP conformance suite on Redis, picked automatically (before JDBC) from the RedisClient. */
 @TestPropertySource(properties = {"test.redis=true", "test.postgres=true"})
-class RedisHttpConformanceIT extends HttpConformanceTests {
+class RedisHttpConformanceIT extends ServletConformanceTests {
 
   @Override
   Class<? extends IdempotencyStore> expectedStore() {

@@ -6,11 +6,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.MDC;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -26,67 +21,19 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Handlers that count their executions per {@code X-Run} header, one run id per test. A test can
- * hold the slow handlers of its run until it releases them.
+ * The Spring MVC handlers of the HTTP conformance suite, counted and held as {@link
+ * ConformanceHandlers} says.
  */
 @RestController
-public class TestController {
+public class TestController extends ConformanceHandlers {
 
   /** A JSON request body; Spring refuses a malformed one before the handler runs. */
   public record Order(String item, int qty) {}
 
-  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-  private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
-  private final Map<String, Set<Thread>> claimers = new ConcurrentHashMap<>();
   private final InFlightWork inFlight;
 
   public TestController(InFlightWork inFlight) {
     this.inFlight = inFlight;
-  }
-
-  int runs(String run) {
-    AtomicInteger count = runs.get(run);
-    return count == null ? 0 : count.get();
-  }
-
-  /** How often the engine claimed the key {@code keyValue} (in any scope). */
-  int claims(String keyValue) {
-    AtomicInteger count = claims.get(keyValue);
-    return count == null ? 0 : count.get();
-  }
-
-  /**
-   * How many request threads claimed the key {@code keyValue}. A request that waits keeps its
-   * thread, so while none has finished this counts requests, where {@link #claims} also counts a
-   * waiter's repeated claims.
-   */
-  int claimers(String keyValue) {
-    Set<Thread> threads = claimers.get(keyValue);
-    return threads == null ? 0 : threads.size();
-  }
-
-  void claimed(String keyValue) {
-    claims.computeIfAbsent(keyValue, k -> new AtomicInteger()).incrementAndGet();
-    claimers
-        .computeIfAbsent(keyValue, k -> ConcurrentHashMap.newKeySet())
-        .add(Thread.currentThread());
-  }
-
-  /** Makes {@code /slow} and {@code /slow-wait} of {@code run} hold until {@link #release}. */
-  void hold(String run) {
-    holds.put(run, new CountDownLatch(1));
-  }
-
-  void release(String run) {
-    CountDownLatch held = holds.get(run);
-    if (held != null) {
-      held.countDown();
-    }
-  }
-
-  private int count(String run) {
-    return runs.computeIfAbsent(run, r -> new AtomicInteger()).incrementAndGet();
   }
 
   @Idempotent
@@ -140,10 +87,7 @@ public class TestController {
   @PostMapping("/slow")
   String slow(@RequestHeader("X-Run") String run) throws InterruptedException {
     int n = count(run);
-    CountDownLatch held = holds.get(run);
-    if (held != null && !held.await(20, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("run " + run + " was held and never released");
-    }
+    awaitRelease(run);
     return "slow " + n + " " + System.nanoTime();
   }
 

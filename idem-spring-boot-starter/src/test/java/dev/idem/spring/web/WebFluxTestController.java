@@ -2,14 +2,12 @@ package dev.idem.spring.web;
 
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
+import jakarta.validation.Valid;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -27,44 +25,12 @@ import reactor.core.scheduler.Schedulers;
  * with {@code Mono}s and never blocking an event loop (the held ones wait on a worker).
  */
 @RestController
-public class WebFluxTestController {
+public class WebFluxTestController extends ConformanceHandlers {
 
-  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-  private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
   private final InFlightWork inFlight;
 
   public WebFluxTestController(InFlightWork inFlight) {
     this.inFlight = inFlight;
-  }
-
-  int runs(String run) {
-    AtomicInteger count = runs.get(run);
-    return count == null ? 0 : count.get();
-  }
-
-  int claims(String keyValue) {
-    AtomicInteger count = claims.get(keyValue);
-    return count == null ? 0 : count.get();
-  }
-
-  void claimed(String keyValue) {
-    claims.computeIfAbsent(keyValue, k -> new AtomicInteger()).incrementAndGet();
-  }
-
-  void hold(String run) {
-    holds.put(run, new CountDownLatch(1));
-  }
-
-  void release(String run) {
-    CountDownLatch held = holds.get(run);
-    if (held != null) {
-      held.countDown();
-    }
-  }
-
-  int count(String run) {
-    return runs.computeIfAbsent(run, r -> new AtomicInteger()).incrementAndGet();
   }
 
   @Idempotent
@@ -97,6 +63,23 @@ public class WebFluxTestController {
     return Mono.fromSupplier(() -> "replaced " + id + " #" + count(run));
   }
 
+  @Idempotent
+  @PostMapping("/validated")
+  Mono<String> validated(
+      @RequestHeader("X-Run") String run, @Valid @RequestBody Mono<TestController.Named> named) {
+    return named.map(n -> n.name() + " " + count(run));
+  }
+
+  @GetMapping("/orders")
+  Mono<String> list(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> "list " + count(run));
+  }
+
+  @PostMapping("/plain")
+  Mono<String> plain(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> "plain " + count(run));
+  }
+
   @PutMapping("/drafts/{id}")
   Mono<String> draft(@RequestHeader("X-Run") String run, @PathVariable("id") String id) {
     return Mono.fromSupplier(() -> "draft " + id + " #" + count(run));
@@ -108,10 +91,7 @@ public class WebFluxTestController {
     return Mono.fromCallable(
             () -> {
               int n = count(run);
-              CountDownLatch held = holds.get(run);
-              if (held != null && !held.await(20, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("run " + run + " was held and never released");
-              }
+              awaitRelease(run);
               return "slow " + n + " " + System.nanoTime();
             })
         .subscribeOn(Schedulers.boundedElastic());

@@ -1,0 +1,31 @@
+package dev.idem.spring.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+
+/**
+ * The HTTP conformance suite on Spring MVC, with the row only a servlet stack has: the key in the
+ * logging MDC.
+ */
+@SpringBootTest(
+    classes = TestApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+abstract class ServletConformanceTests extends HttpConformanceTests {
+
+  @Test
+  void theKeyIsInTheMdcWhileTheHandlerRuns() {
+    HttpResponse<String> answer = post("/mdc", null, "Idempotency-Key", key);
+    assertThat(answer.body()).isEqualTo("POST /mdc|anonymous/" + key);
+  }
+
+  // A request that waits keeps its thread: while none has finished, the threads that claimed are
+  // the requests. Counting claims would not do: a waiter that claims again could make up for a
+  // request not yet arrived.
+  @Override
+  boolean allClaimed(String keyValue, int requests) {
+    return controller.claimers(keyValue) >= requests;
+  }
+}
