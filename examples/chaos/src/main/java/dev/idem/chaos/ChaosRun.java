@@ -92,76 +92,82 @@ final class ChaosRun {
       Timeline timeline = new Timeline();
       Instant started = Instant.now();
       Sender sender = new Sender(fleet.endpoints(), ledger, timeline, System.nanoTime());
-      LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
-      // A fault held up behind a slow restart and due only after the load is dropped.
-      AtomicBoolean loadDone = new AtomicBoolean();
-      // One thread for the faults: they run in order, a fault waiting for the one before it. A
-      // shop's restart only launches it (its start may take long on a busy machine).
-      ScheduledThreadPoolExecutor faults =
-          new ScheduledThreadPoolExecutor(1, LoadGenerator.daemon("chaos-faults"));
-      faults.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-      ScheduledExecutorService ticker =
-          Executors.newSingleThreadScheduledExecutor(LoadGenerator.daemon("chaos-progress"));
-      try {
-        for (Scenario.Fault fault : scenario.faults()) {
-          faults.schedule(
-              () -> {
-                if (!loadDone.get()) {
-                  inject(fleet, fault, ledger, sender);
-                }
-              },
-              fault.at().toMillis(),
-              TimeUnit.MILLISECONDS);
+      long loadMillis;
+      try (sender) {
+        LoadGenerator load = new LoadGenerator(scenario, sender, ledger, fleet.gatewaySecret());
+        // A fault held up behind a slow restart and due only after the load is dropped.
+        AtomicBoolean loadDone = new AtomicBoolean();
+        // One thread for the faults: they run in order, a fault waiting for the one before it. A
+        // shop's restart only launches it (its start may take long on a busy machine).
+        ScheduledThreadPoolExecutor faults =
+            new ScheduledThreadPoolExecutor(1, LoadGenerator.daemon("chaos-faults"));
+        faults.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        ScheduledExecutorService ticker =
+            Executors.newSingleThreadScheduledExecutor(LoadGenerator.daemon("chaos-progress"));
+        try {
+          for (Scenario.Fault fault : scenario.faults()) {
+            faults.schedule(
+                () -> {
+                  if (!loadDone.get()) {
+                    inject(fleet, fault, ledger, sender);
+                  }
+                },
+                fault.at().toMillis(),
+                TimeUnit.MILLISECONDS);
+          }
+          Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
+          ticker.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
+          load.run(
+              scenario.duration().isZero() ? Long.MAX_VALUE : scenario.duration().toMillis(),
+              target);
+          loadMillis = sender.now();
+          loadDone.set(true);
+          ticker.shutdown();
+          // A fault still running (a restart) finishes; those not yet due are dropped.
+          faults.shutdown();
+          faults.awaitTermination(3, TimeUnit.MINUTES);
+          progress.finish();
+        } finally {
+          ticker.shutdownNow();
+          faults.shutdownNow();
         }
-        Progress progress = new Progress(scenario, sender, ledger, timeline, load, out);
-        ticker.scheduleAtFixedRate(progress::print, 1, 1, TimeUnit.SECONDS);
-        load.run(
-            scenario.duration().isZero() ? Long.MAX_VALUE : scenario.duration().toMillis(), target);
-        loadDone.set(true);
-        ticker.shutdown();
-        // A fault still running (a restart) finishes; those not yet due are dropped.
-        faults.shutdown();
-        faults.awaitTermination(3, TimeUnit.MINUTES);
-        progress.finish();
-      } finally {
-        ticker.shutdownNow();
-        faults.shutdownNow();
-      }
-      double seconds = sender.now() / 1000.0;
-      Rates rates =
-          new Rates(
-              capacity,
+        // the load's own time: a restart still running after it, awaited above, is not part of it
+        double seconds = loadMillis / 1000.0;
+        Rates rates =
+            new Rates(
+                capacity,
+                target,
+                load.operations() / seconds,
+                timeline.all().getTotalCount() / seconds);
+        if (rates.paced()) {
+          out.printf(
+              "   rate reached %.1f operations/s (%.0f requests/s) of %.1f aimed at%s%n",
+              rates.reached(),
+              rates.requests(),
               target,
-              load.operations() / seconds,
-              timeline.all().getTotalCount() / seconds);
-      if (rates.paced()) {
-        out.printf(
-            "   rate reached %.1f operations/s (%.0f requests/s) of %.1f aimed at%s%n",
-            rates.reached(),
-            rates.requests(),
-            target,
-            rates.missed() ? ": the load did not reach its rate" : "");
+              rates.missed() ? ": the load did not reach its rate" : "");
+        }
+        out.println("   load done; checking the shop");
+        ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());
+        ShopState state = inspector.inspect(ledger, scenario.users());
+        Verdict verdict =
+            Verdict.judge(
+                scenario.name(),
+                ledger,
+                state,
+                Timeline.millis(timeline.all(), 50),
+                Timeline.millis(timeline.all(), 99));
+        return new Result(
+            scenario,
+            started,
+            rates,
+            verdict,
+            timeline,
+            ledger.faults(),
+            state.pendingMessages(),
+            state.counts(),
+            serverErrors(ledger));
       }
-      out.println("   load done; checking the shop");
-      ShopInspector inspector = new ShopInspector(sender, fleet.liveInstance());
-      ShopState state = inspector.inspect(ledger, scenario.users());
-      Verdict verdict =
-          Verdict.judge(
-              scenario.name(),
-              ledger,
-              state,
-              Timeline.millis(timeline.all(), 50),
-              Timeline.millis(timeline.all(), 99));
-      return new Result(
-          scenario,
-          started,
-          rates,
-          verdict,
-          timeline,
-          ledger.faults(),
-          state.pendingMessages(),
-          state.counts(),
-          serverErrors(ledger));
     }
   }
 
@@ -197,11 +203,12 @@ final class ChaosRun {
     if (from.equals(until)) {
       return 0;
     }
-    Sender probe =
-        new Sender(fleet.endpoints(), ledger, new Timeline(), System.nanoTime() + from.toNanos());
-    LoadGenerator users = new LoadGenerator(scenario, probe, ledger, fleet.gatewaySecret());
-    users.run(-until.toMillis(), 0);
-    return users.operations();
+    try (Sender probe =
+        new Sender(fleet.endpoints(), ledger, new Timeline(), System.nanoTime() + from.toNanos())) {
+      LoadGenerator users = new LoadGenerator(scenario, probe, ledger, fleet.gatewaySecret());
+      users.run(-until.toMillis(), 0);
+      return users.operations();
+    }
   }
 
   private void inject(ShopFleet fleet, Scenario.Fault fault, Ledger ledger, Sender sender) {

@@ -107,7 +107,7 @@ final class Report {
       md.add(
           String.format(
               "| [%s](#%s) | %s | %d | %d | %d | %d | %d | %d (%d) | %d (%d) | %d | %.1f | %.1f"
-                  + " | %s | %.0f |",
+                  + " | %s | %s |",
               v.scenario(),
               v.scenario(),
               v.ok() ? "OK" : "**FAILED**",
@@ -124,7 +124,7 @@ final class Report {
               v.p50Millis(),
               v.p99Millis(),
               rates(r.rates()),
-              r.rates().requests()));
+              requests(r.rates())));
     }
     for (ChaosRun.Result r : results) {
       md.addAll(section(r));
@@ -146,6 +146,12 @@ final class Report {
         rates.reached(),
         rates.target(),
         rates.missed() ? " MISSED" : "");
+  }
+
+  private static String requests(ChaosRun.Rates rates) {
+    return Double.isNaN(rates.requests())
+        ? "-"
+        : String.format(java.util.Locale.ROOT, "%.0f", rates.requests());
   }
 
   private static String rates(ChaosRun.Rates rates) {
@@ -213,15 +219,15 @@ final class Report {
               java.util.Locale.ROOT,
               "Rate: the users first ran flat out without faults, %s to warm up and %s measured"
                   + " (capacity %.1f operations/s), then the load aimed at %.0f %% of that, %.1f/s,"
-                  + " and reached %.1f/s%s, %.0f HTTP requests/s (retries and repeats included).",
+                  + " and reached %.1f/s (%.0f HTTP requests/s, retries and repeats included)%s.",
               ChaosRun.seconds(s.load().warmup()),
               ChaosRun.seconds(s.load().capacity()),
               rates.capacity(),
               s.load().share() * 100,
               rates.target(),
               rates.reached(),
-              rates.missed() ? ": **it did not reach its rate**" : "",
-              rates.requests()));
+              rates.requests(),
+              rates.missed() ? ": **it did not reach its rate**" : ""));
     } else {
       md.add(
           String.format(

@@ -32,7 +32,7 @@ import org.springframework.web.client.RestClientException;
  * attempt and its latency go to the {@link Ledger} and the {@link Timeline} ({@link Attempts});
  * only a completed answer comes back.
  */
-final class Sender {
+final class Sender implements AutoCloseable {
 
   /** Attempts of one operation, the first included. */
   static final int MAX_ATTEMPTS = 10;
@@ -40,8 +40,12 @@ final class Sender {
   /** How long one operation may keep retrying before it is given up. */
   static final Duration GIVE_UP = Duration.ofSeconds(45);
 
-  /** Connections kept per shop: more than the users and their copies at once. */
-  private static final int CONNECTIONS_PER_SHOP = 256;
+  /**
+   * Connections the pool may open: more than the most requests in flight at once (at most 200
+   * users, each with a copy at the same moment, and the later repeats), all on one shop when the
+   * others are down, so that no request waits for a connection.
+   */
+  private static final int CONNECTIONS = 1024;
 
   // A blocking client: the JDK's sends each request through its async machinery, and on two
   // cores that starts a thread per request (the common pool has one thread), which cost the tool
@@ -65,7 +69,7 @@ final class Sender {
     this.endpoints = List.copyOf(endpoints);
     this.ledger = ledger;
     this.startNanos = startNanos;
-    this.http = httpClient(endpoints.size());
+    this.http = httpClient();
     this.client =
         RestClient.builder()
             .requestFactory(
@@ -76,11 +80,11 @@ final class Sender {
             .build();
   }
 
-  private static CloseableHttpClient httpClient(int shops) {
+  private static CloseableHttpClient httpClient() {
     PoolingHttpClientConnectionManager pool =
         PoolingHttpClientConnectionManagerBuilder.create()
-            .setMaxConnPerRoute(CONNECTIONS_PER_SHOP)
-            .setMaxConnTotal(CONNECTIONS_PER_SHOP * shops)
+            .setMaxConnPerRoute(CONNECTIONS)
+            .setMaxConnTotal(CONNECTIONS)
             .setDefaultConnectionConfig(
                 ConnectionConfig.custom()
                     .setConnectTimeout(Timeout.ofSeconds(2))
@@ -183,6 +187,8 @@ final class Sender {
     HttpGet request =
         new HttpGet(endpoints.get(Math.floorMod(instance, endpoints.size())).resolve(path));
     request.setHeader("Authorization", basic(user, password));
+    // the audit reads every order of the run: longer than an operation's request may take
+    request.setConfig(RequestConfig.custom().setResponseTimeout(Timeout.ofSeconds(30)).build());
     long start = now();
     try {
       return Optional.of(
@@ -199,6 +205,12 @@ final class Sender {
     } catch (IOException e) {
       return Optional.empty();
     }
+  }
+
+  /** Closes the connections this sender keeps open to the shops. */
+  @Override
+  public void close() {
+    http.close(org.apache.hc.core5.io.CloseMode.GRACEFUL);
   }
 
   int instances() {

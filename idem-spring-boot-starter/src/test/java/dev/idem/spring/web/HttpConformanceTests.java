@@ -437,6 +437,7 @@ abstract class HttpConformanceTests {
     HttpResponse<String> first = post("/by-path/a", "{}", "Idempotency-Key", key);
     HttpResponse<String> second = post("/by-path/a", "{}", "Idempotency-Key", key);
     assertThat(second.body()).isEqualTo(first.body());
+    assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(controller.runs(run)).isEqualTo(1);
   }
 
