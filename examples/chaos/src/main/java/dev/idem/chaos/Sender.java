@@ -85,11 +85,9 @@ final class Sender implements AutoCloseable {
         PoolingHttpClientConnectionManagerBuilder.create()
             .setMaxConnPerRoute(CONNECTIONS)
             .setMaxConnTotal(CONNECTIONS)
+            // how long a read may wait is the request's response timeout, set below and by get()
             .setDefaultConnectionConfig(
-                ConnectionConfig.custom()
-                    .setConnectTimeout(Timeout.ofSeconds(2))
-                    .setSocketTimeout(Timeout.ofSeconds(20))
-                    .build())
+                ConnectionConfig.custom().setConnectTimeout(Timeout.ofSeconds(2)).build())
             .build();
     return HttpClients.custom()
         .setConnectionManager(pool)
