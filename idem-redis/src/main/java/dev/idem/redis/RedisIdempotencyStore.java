@@ -33,7 +33,6 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -182,7 +181,7 @@ public final class RedisIdempotencyStore
     Duration timeout = backend.timeout();
     String owner = RecordClaims.owner(request);
     CompletableFuture<ClaimResult> sent = claims.claim(request, owner);
-    return (timeout.isZero() ? sent : sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS))
+    return RecordClaims.within(sent, timeout, backend.timer())
         .exceptionallyCompose(
             failure -> {
               claims.giveBack(request.key(), owner);

@@ -111,13 +111,20 @@ public final class DuplicateWaiter {
     /**
      * As {@link #await}, holding no thread: the stage completes when woken or after one slice,
      * never later than {@code remainingNanos}, on the thread that wakes it or a timer's.
+     *
+     * <p>The slice's timer is left to run out rather than cancelled when the waiter is woken (it
+     * then completes nothing): the store's notice may wake it on the client's I/O thread, and the
+     * JDK's {@code completeOnTimeout} would cancel there, under its scheduler's lock.
      */
     public CompletableFuture<Void> next(long remainingNanos, int round) {
       long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
       if (wait <= 0) {
         return CompletableFuture.completedFuture(null);
       }
-      return woken.copy().completeOnTimeout(null, wait, TimeUnit.NANOSECONDS);
+      CompletableFuture<Void> next = woken.copy();
+      CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, Runnable::run)
+          .execute(() -> next.complete(null));
+      return next;
     }
 
     private static long backoff(int round) {

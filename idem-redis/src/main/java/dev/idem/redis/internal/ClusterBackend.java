@@ -8,6 +8,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,11 @@ public final class ClusterBackend implements RedisBackend {
   @Override
   public Duration timeout() {
     return connection.getTimeout();
+  }
+
+  @Override
+  public Timer timer() {
+    return connection.getResources().timer();
   }
 
   @Override

@@ -10,6 +10,8 @@ import dev.idem.core.StoreFullException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -78,6 +80,37 @@ public final class RecordClaims {
       Thread.currentThread().interrupt();
       throw new IdempotencyStoreException("interrupted while waiting for Redis", e);
     }
+  }
+
+  /**
+   * {@code stage}, failed with a {@link TimeoutException} if it has not ended within {@code
+   * timeout} (zero: no limit), timed on {@code timer}. Not the JDK's {@code orTimeout}: a stage
+   * that ends cancels its timeout on the thread that ends it, Lettuce's I/O thread here, and the
+   * JDK's cancel takes its scheduler's lock, which that thread must not wait for (under BlockHound
+   * it is refused mid-wait and leaves the lock broken for every later timeout); a cancel on the
+   * client's timer takes none.
+   */
+  public static <T> CompletableFuture<T> within(
+      CompletableFuture<T> stage, Duration timeout, Timer timer) {
+    if (timeout.isZero() || stage.isDone()) {
+      return stage;
+    }
+    CompletableFuture<T> bounded = new CompletableFuture<>();
+    Timeout expiry =
+        timer.newTimeout(
+            ignored -> bounded.completeExceptionally(new TimeoutException()),
+            timeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+    stage.whenComplete(
+        (value, failure) -> {
+          expiry.cancel();
+          if (failure != null) {
+            bounded.completeExceptionally(failure);
+          } else {
+            bounded.complete(value);
+          }
+        });
+    return bounded;
   }
 
   /** The failure of a call that had no answer within {@code timeout}, as Lettuce's own. */

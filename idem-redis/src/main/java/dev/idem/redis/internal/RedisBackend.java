@@ -5,6 +5,7 @@ import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,6 +24,12 @@ public interface RedisBackend extends AutoCloseable {
 
   /** How long a call may take before it fails: the connection's command timeout. */
   Duration timeout();
+
+  /**
+   * The client's own timer (Lettuce's wheel): a timeout set on it is cancelled without taking a
+   * lock, so a stage that ends on an I/O thread may cancel its timeout there.
+   */
+  Timer timer();
 
   /** Plain string commands on the same connection, routed by key. */
   RedisStringCommands<byte[], byte[]> strings();

@@ -8,6 +8,7 @@ import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 
@@ -35,6 +36,11 @@ public final class StandaloneBackend implements RedisBackend {
   @Override
   public Duration timeout() {
     return connection.getTimeout();
+  }
+
+  @Override
+  public Timer timer() {
+    return connection.getResources().timer();
   }
 
   @Override

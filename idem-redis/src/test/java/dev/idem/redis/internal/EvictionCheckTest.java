@@ -58,6 +58,11 @@ class EvictionCheckTest {
       }
 
       @Override
+      public io.netty.util.Timer timer() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
       public RedisStringCommands<byte[], byte[]> strings() {
         throw new UnsupportedOperationException();
       }
