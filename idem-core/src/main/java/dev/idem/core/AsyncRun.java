@@ -59,23 +59,46 @@ final class AsyncRun<T> {
       return CompletableFuture.failedFuture(failure);
     }
     CompletableFuture<Executed<T>> done = new CompletableFuture<>();
+    Executor settling = task -> settle(task, storeCalls);
     if (stage instanceof CompletableFuture<T> future && future.isDone()) {
       // ended while it started, on this storeCalls thread: settled here, with no other hop
-      future.whenComplete((value, failure) -> ended(value, failure, done));
+      future.whenComplete((value, failure) -> ended(value, failure, done, settling));
     } else {
-      stage.whenComplete((value, failure) -> settle(() -> ended(value, failure, done), storeCalls));
+      stage.whenComplete(
+          (value, failure) -> settle(() -> ended(value, failure, done, settling), storeCalls));
     }
     return done;
   }
 
-  private void ended(T value, Throwable failure, CompletableFuture<Executed<T>> done) {
+  // On a storeCalls thread. A store that settles without blocking lets the thread go while the
+  // outcome is on the wire; its answer is taken up on a storeCalls thread again.
+  private void ended(
+      T value, Throwable failure, CompletableFuture<Executed<T>> done, Executor settling) {
+    boolean later = owned != null && owned.settlesLater();
     if (failure != null) {
       Throwable cause =
           failure instanceof CompletionException && failure.getCause() != null
               ? failure.getCause()
               : failure;
+      if (later) {
+        owned.failedLater(cause, settling).whenComplete((ignored, never) -> fail(done, cause));
+        return;
+      }
       failed(cause);
       done.completeExceptionally(cause);
+      return;
+    }
+    if (later) {
+      owned
+          .returnedLater(value, settling)
+          .whenComplete(
+              (executed, settleFailure) -> {
+                if (settleFailure != null) {
+                  fail(done, settleFailure);
+                } else {
+                  done.complete(executed);
+                }
+              });
       return;
     }
     try {
@@ -83,6 +106,13 @@ final class AsyncRun<T> {
     } catch (RuntimeException | Error e) {
       done.completeExceptionally(e);
     }
+  }
+
+  private static void fail(CompletableFuture<?> done, Throwable failure) {
+    done.completeExceptionally(
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure);
   }
 
   private void failed(Throwable failure) {

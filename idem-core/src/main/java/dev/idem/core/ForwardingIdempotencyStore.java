@@ -13,22 +13,33 @@ import java.util.concurrent.CompletableFuture;
  * methods, so that no decorator can silently take a record out of the caller's transaction or stop
  * waiters from being woken. The one exception: a subclass that wraps {@link #claim} and not {@link
  * #claimAsync} loses {@link StoreCapability#NON_BLOCKING_CLAIM}, since its own claim, which may
- * block, then runs for asynchronous claims too.
+ * block, then runs for asynchronous claims too; one that wraps {@link #complete} or {@link
+ * #release} and not their stages loses {@link StoreCapability#NON_BLOCKING_SETTLEMENT} the same
+ * way.
  */
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
   private final IdempotencyStore delegate;
   private final boolean claimsOnlyBlocking;
+  private final boolean settlesOnlyBlocking;
 
   protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
     if (delegate == null) {
       throw new NullPointerException("delegate");
     }
     this.delegate = delegate;
-    Class<?> claim = nearestDeclaring("claim");
-    Class<?> claimAsync = nearestDeclaring("claimAsync");
-    // a claim wrapped below the last claimAsync wrapped would be passed by
-    this.claimsOnlyBlocking = claim != claimAsync && claimAsync.isAssignableFrom(claim);
+    this.claimsOnlyBlocking = wrapsOnlyBlocking("claim", "claimAsync", ClaimRequest.class);
+    this.settlesOnlyBlocking =
+        wrapsOnlyBlocking("complete", "completeAsync", Lease.class, Outcome.class, Duration.class)
+            || wrapsOnlyBlocking("release", "releaseAsync", Lease.class);
+  }
+
+  // Whether a subclass wraps the blocking call below the last one that wraps its stage: the stage
+  // of the store below would pass that wrapping by.
+  private boolean wrapsOnlyBlocking(String blocking, String staged, Class<?>... parameters) {
+    Class<?> wrapped = nearestDeclaring(blocking, parameters);
+    Class<?> stagedBy = nearestDeclaring(staged, parameters);
+    return wrapped != stagedBy && stagedBy.isAssignableFrom(wrapped);
   }
 
   /** The store this one passes its calls to. */
@@ -53,12 +64,12 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   // The class nearest to this one's that declares the method, up to this base class.
-  private Class<?> nearestDeclaring(String method) {
+  private Class<?> nearestDeclaring(String method, Class<?>... parameters) {
     for (Class<?> type = getClass();
         type != ForwardingIdempotencyStore.class;
         type = type.getSuperclass()) {
       try {
-        type.getDeclaredMethod(method, ClaimRequest.class);
+        type.getDeclaredMethod(method, parameters);
         return type;
       } catch (NoSuchMethodException e) {
         // not here: look further up
@@ -75,6 +86,26 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   @Override
   public boolean release(Lease lease) {
     return delegate.release(lease);
+  }
+
+  /**
+   * The delegate's, unless a subclass wraps {@link #complete} or {@link #release} and not their
+   * stages: then its own {@code complete} runs, on the calling thread.
+   */
+  @Override
+  public CompletableFuture<Boolean> completeAsync(
+      Lease lease, Outcome outcome, Duration retention) {
+    return settlesOnlyBlocking
+        ? IdempotencyStore.super.completeAsync(lease, outcome, retention)
+        : delegate.completeAsync(lease, outcome, retention);
+  }
+
+  /** The delegate's, unless a subclass wraps a settlement only blocking (see completeAsync). */
+  @Override
+  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    return settlesOnlyBlocking
+        ? IdempotencyStore.super.releaseAsync(lease)
+        : delegate.releaseAsync(lease);
   }
 
   @Override
@@ -105,13 +136,19 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   @Override
   public final Set<StoreCapability> capabilities() {
     Set<StoreCapability> delegates = delegate.capabilities();
-    if (claimsOnlyBlocking && delegates.contains(StoreCapability.NON_BLOCKING_CLAIM)) {
-      // this store's own claim runs for asynchronous claims too, and it may block
-      EnumSet<StoreCapability> blocking = EnumSet.copyOf(delegates);
-      blocking.remove(StoreCapability.NON_BLOCKING_CLAIM);
-      return Set.copyOf(blocking);
+    if (!claimsOnlyBlocking && !settlesOnlyBlocking) {
+      return delegates;
     }
-    return delegates;
+    // this store's own blocking calls run for asynchronous ones too, and they may block
+    EnumSet<StoreCapability> blocking = EnumSet.noneOf(StoreCapability.class);
+    blocking.addAll(delegates);
+    if (claimsOnlyBlocking) {
+      blocking.remove(StoreCapability.NON_BLOCKING_CLAIM);
+    }
+    if (settlesOnlyBlocking) {
+      blocking.remove(StoreCapability.NON_BLOCKING_SETTLEMENT);
+    }
+    return Set.copyOf(blocking);
   }
 
   @Override

@@ -71,6 +71,30 @@ public interface IdempotencyStore extends RecordChangeNotifier {
   boolean release(Lease lease);
 
   /**
+   * {@link #complete}, as a stage that ends with its answer or fails with what it throws. A store
+   * with {@link StoreCapability#NON_BLOCKING_SETTLEMENT} sends it and returns at once, ending the
+   * stage on a thread of its client, which the caller must not block; the default completes on the
+   * calling thread. A decorator that changes {@code complete} changes this too.
+   */
+  default CompletableFuture<Boolean> completeAsync(
+      Lease lease, Outcome outcome, Duration retention) {
+    try {
+      return CompletableFuture.completedFuture(complete(lease, outcome, retention));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** {@link #release}, as a stage, as {@link #completeAsync} is to {@link #complete}. */
+  default CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    try {
+      return CompletableFuture.completedFuture(release(lease));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
    * Extends a matching lease to {@code leaseDuration} from now. Returns the renewed lease, or empty
    * when the lease no longer matches (the work should then stop: another owner may run).
    */

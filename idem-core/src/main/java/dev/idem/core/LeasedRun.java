@@ -4,9 +4,9 @@ import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.internal.RunningLease;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -17,22 +17,23 @@ import org.slf4j.MDC;
  * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
  * it to the caller's transaction to settle), or releases the key after a retryable failure.
  *
- * <p>Just over 400 lines because it is the one home of the settlement rules, for the blocking call
- * and the asynchronous one ({@link Owned}) and for held outcomes ({@code Held}): storing with
- * retries, the unstored mark, the transaction's say and the release must not drift apart.
+ * <p>The one home of the settlement rules, for the blocking call and the asynchronous one ({@link
+ * Owned}) and for held outcomes ({@code Held}): what is stored, held or released, and the
+ * transaction's say. The store's side (retries, the unstored mark, the release) is {@link
+ * Settlement}'s, written once as stages, which a blocking call joins.
  */
 final class LeasedRun {
 
   static final String MDC_KEY = "idem.key";
 
   private static final Logger log = LoggerFactory.getLogger(LeasedRun.class);
-  private static final long COMPLETION_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final ResultCodec<Void> PLAIN = ResultCodec.none();
 
   private final IdempotencyStore store;
   private final LeaseWatchdog watchdog;
   private final DuplicateWaiter waiter;
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
+  private final Settlement settlement;
 
   LeasedRun(
       IdempotencyStore store,
@@ -43,6 +44,7 @@ final class LeasedRun {
     this.watchdog = watchdog;
     this.waiter = waiter;
     this.report = report;
+    this.settlement = new Settlement(store, waiter, report);
   }
 
   /**
@@ -112,8 +114,32 @@ final class LeasedRun {
 
     /** The work failed: the failure is stored, held or frees the key; the caller rethrows it. */
     void failed(Throwable failure) {
-      settleFailure(running, watch, failure, codec, config, joined, deferral);
-      report.accept(running.key(), ExecutionOutcome.EXECUTED);
+      failedLater(failure, Settlement.INLINE).join();
+    }
+
+    /**
+     * As {@link #failed}, for a store that settles without blocking ({@link #settlesLater}): the
+     * stage ends once the failure is settled, never failing; what follows the store's answer runs
+     * on {@code after}.
+     */
+    CompletableFuture<Void> failedLater(Throwable failure, Executor after) {
+      return Settlement.then(
+          settleFailure(running, watch, failure, codec, config, joined, deferral, after),
+          after,
+          ignored -> {
+            report.accept(running.key(), ExecutionOutcome.EXECUTED);
+            return null;
+          });
+    }
+
+    /**
+     * Whether this run may settle through the store's stages: the store sends them without
+     * blocking, and no transaction or caller holds the outcome.
+     */
+    boolean settlesLater() {
+      return deferral == null
+          && !joined
+          && store.capabilities().contains(StoreCapability.NON_BLOCKING_SETTLEMENT);
     }
 
     /**
@@ -122,6 +148,15 @@ final class LeasedRun {
      * @throws LeaseLostException another owner took the lease over before the value was stored
      */
     Executed<T> returned(T value) {
+      return Settlement.joined(returnedLater(value, Settlement.INLINE));
+    }
+
+    /**
+     * As {@link #returned}, as a stage that fails with what {@code returned} throws; what follows
+     * the store's answer (the next attempt, the report, the caller's continuation) runs on {@code
+     * after}, not on the store client's thread.
+     */
+    CompletableFuture<Executed<T>> returnedLater(T value, Executor after) {
       Outcome outcome;
       Duration retention;
       try {
@@ -129,31 +164,40 @@ final class LeasedRun {
         // a value kept for no time is an answer not to store: the caller gets it, the key is freed
         outcome = kept(retention) ? encoded(value) : null;
       } catch (RuntimeException e) {
+        CompletableFuture<Void> settled;
         if (deferral == null && !joined) {
           stopWatch(watch);
-          release(running);
+          settled = settlement.release(running, after);
         } else {
-          settleFailure(running, watch, e, codec, config, joined, deferral);
+          settled = settleFailure(running, watch, e, codec, config, joined, deferral, after);
         }
-        throw e;
+        return settled.thenCompose(ignored -> CompletableFuture.failedFuture(e));
       }
+      CompletableFuture<Boolean> stored;
       if (outcome == null && deferral == null) {
         stopWatch(watch);
-        release(running);
+        stored = settlement.release(running, after).thenApply(ignored -> true);
       } else if (deferral != null) {
         hold(outcome, retention);
+        stored = CompletableFuture.completedFuture(true);
       } else {
         stopWatch(watch);
-        if (!storeOutcome(running, outcome, retention, config)) {
-          report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
-          throw new LeaseLostException(
-              "the lease on "
-                  + running.key()
-                  + " was taken over before the result could be stored");
-        }
+        stored = settlement.storeOutcome(running, outcome, retention, config, after);
       }
-      report.accept(running.key(), ExecutionOutcome.EXECUTED);
-      return new Executed<>(value, false);
+      return Settlement.then(
+          stored,
+          after,
+          kept -> {
+            if (!kept) {
+              report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+              throw new LeaseLostException(
+                  "the lease on "
+                      + running.key()
+                      + " was taken over before the result could be stored");
+            }
+            report.accept(running.key(), ExecutionOutcome.EXECUTED);
+            return new Executed<>(value, false);
+          });
     }
 
     /** The value as stored; one the codec finds too large keeps the key with the unstored mark. */
@@ -175,7 +219,7 @@ final class LeasedRun {
       } catch (RuntimeException | Error e) {
         // a deferral that could not take the outcome must not leave the key renewed for ever
         stopWatch(watch);
-        release(running);
+        settlement.release(running, Settlement.INLINE);
         throw e;
       }
     }
@@ -183,34 +227,45 @@ final class LeasedRun {
 
   /**
    * Settles a failure of the work. Nothing thrown here may leave the key held: a classifier, codec
-   * or deferral that fails frees it, and what it threw is added to the work's failure.
+   * or deferral that fails frees it, and what it threw is added to the work's failure. The stage
+   * never fails.
    */
-  private void settleFailure(
+  private CompletableFuture<Void> settleFailure(
       RunningLease running,
       LeaseWatchdog.Watch watch,
       Throwable failure,
       ResultCodec<?> codec,
       IdempotencyConfig config,
       boolean joined,
-      Consumer<PendingOutcome> deferral) {
+      Consumer<PendingOutcome> deferral,
+      Executor after) {
     try {
       if (deferral != null) {
         deferral.accept(
             new Held(running, watch, failureOutcome(codec, failure), config.retention(), config));
-        return;
+        return CompletableFuture.completedFuture(null);
       }
       stopWatch(watch);
       if (joined) {
         storeInTransaction(running, failureOutcome(codec, failure), config);
+        return CompletableFuture.completedFuture(null);
       } else if (isTerminal(config, failure)) {
-        storeTerminalFailure(running, failureOutcome(codec, failure), config);
+        return settlement
+            .storeOutcome(
+                running, failureOutcome(codec, failure), config.retention(), config, after)
+            .thenAccept(
+                stored -> {
+                  if (!stored) {
+                    log.warn("lease on {} was lost; terminal failure not stored", running.key());
+                  }
+                });
       } else {
-        release(running);
+        return settlement.release(running, after);
       }
     } catch (RuntimeException | Error unexpected) {
       stopWatch(watch);
-      release(running);
       failure.addSuppressed(unexpected);
+      return settlement.release(running, after);
     }
   }
 
@@ -247,7 +302,8 @@ final class LeasedRun {
    */
   private void storeInTransaction(RunningLease running, Outcome outcome, IdempotencyConfig config) {
     try {
-      if (!completeOrMark(running, outcome, config.retention())) {
+      if (!Settlement.joined(
+          settlement.completeOrMark(running, outcome, config.retention(), Settlement.INLINE))) {
         log.warn("lease on {} was lost; its failure not stored", running.key());
       }
     } catch (RuntimeException e) {
@@ -261,13 +317,6 @@ final class LeasedRun {
     }
   }
 
-  private void storeTerminalFailure(
-      RunningLease running, Outcome outcome, IdempotencyConfig config) {
-    if (!storeOutcome(running, outcome, config.retention(), config)) {
-      log.warn("lease on {} was lost; terminal failure not stored", running.key());
-    }
-  }
-
   private static void stopWatch(LeaseWatchdog.Watch watch) {
     if (watch != null) {
       watch.close();
@@ -276,66 +325,6 @@ final class LeasedRun {
 
   private LeaseWatchdog.Watch startWatchdog(RunningLease running, IdempotencyConfig config) {
     return config.watchdog() ? watchdog.watch(store, running, config.lease()) : null;
-  }
-
-  /**
-   * Stores the outcome, trying again while the store fails. Returns false only when the store says
-   * the lease no longer matches; when the store keeps failing the failure is logged and true is
-   * returned, because the work did run and its caller should get its answer. An outcome the store
-   * refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken.
-   */
-  private boolean storeOutcome(
-      RunningLease running, Outcome outcome, Duration retention, IdempotencyConfig config) {
-    IdempotencyKey key = running.key();
-    RuntimeException last = null;
-    for (int attempt = 1; attempt <= config.completionAttempts(); attempt++) {
-      try {
-        boolean stored = completeOrMark(running, outcome, retention);
-        waiter.signal(key);
-        // a reply lost on the way back: the earlier attempt may have stored it
-        return stored || (last != null && storedByUs(running, outcome));
-      } catch (RuntimeException e) {
-        last = e;
-        if (attempt < config.completionAttempts()) {
-          LockSupport.parkNanos(COMPLETION_BACKOFF_NANOS * attempt);
-        }
-      }
-    }
-    report.accept(key, ExecutionOutcome.STORE_ERROR);
-    log.error(
-        "the work for {} ran but its outcome could not be stored after {} attempts; a retry after"
-            + " the lease ends will run it again",
-        key,
-        config.completionAttempts(),
-        last);
-    return true;
-  }
-
-  /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
-  private boolean completeOrMark(RunningLease running, Outcome outcome, Duration retention) {
-    try {
-      return store.complete(running.lease(), outcome, retention);
-    } catch (OutcomeTooLargeException tooLarge) {
-      log.warn(
-          "the result of {} is not kept ({}); repeats get OutcomeNotReplayableException",
-          running.key(),
-          tooLarge.getMessage());
-      return store.complete(running.lease(), Outcome.unstored(tooLarge), retention);
-    }
-  }
-
-  private boolean storedByUs(RunningLease running, Outcome outcome) {
-    try {
-      return store
-          .find(running.key())
-          .filter(r -> r.state() == RecordState.COMPLETED)
-          .filter(r -> r.fence() == running.lease().fence())
-          .filter(r -> r.outcome().equals(outcome) || r.outcome().kind() == Outcome.Kind.UNSTORED)
-          .isPresent();
-    } catch (RuntimeException e) {
-      log.warn("could not read back the outcome of {}", running.key(), e);
-      return false;
-    }
   }
 
   /**
@@ -372,10 +361,10 @@ final class LeasedRun {
     public boolean complete() {
       settle();
       if (outcome == null) {
-        LeasedRun.this.release(running);
+        settlement.release(running, Settlement.INLINE);
         return true;
       }
-      if (storeOutcome(running, outcome, retention, config)) {
+      if (settlement.storeOutcome(running, outcome, retention, config, Settlement.INLINE).join()) {
         return true;
       }
       report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
@@ -386,7 +375,7 @@ final class LeasedRun {
     @Override
     public void release() {
       settle();
-      LeasedRun.this.release(running);
+      settlement.release(running, Settlement.INLINE);
     }
 
     private void settle() {
@@ -394,16 +383,6 @@ final class LeasedRun {
         throw new IllegalStateException("the outcome of " + running.key() + " is already settled");
       }
       stopWatch(watch);
-    }
-  }
-
-  private void release(RunningLease running) {
-    try {
-      store.release(running.lease());
-    } catch (RuntimeException e) {
-      log.warn("could not release {}; it frees itself when the lease ends", running.key(), e);
-    } finally {
-      waiter.signal(running.key());
     }
   }
 }

@@ -16,5 +16,11 @@ public enum StoreCapability {
    * ends its stage when the storage answers, so an asynchronous call holds no thread while its
    * claim is on the wire.
    */
-  NON_BLOCKING_CLAIM
+  NON_BLOCKING_CLAIM,
+  /**
+   * {@link IdempotencyStore#completeAsync} and {@link IdempotencyStore#releaseAsync} send without
+   * blocking the calling thread and end their stages when the storage answers, so an asynchronous
+   * call holds no thread while its outcome is on the wire.
+   */
+  NON_BLOCKING_SETTLEMENT
 }

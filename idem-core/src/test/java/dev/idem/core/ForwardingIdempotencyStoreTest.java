@@ -13,8 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** What a decorator passes on of a store that claims without blocking. */
+/** What a decorator passes on of a store that claims and settles without blocking. */
 class ForwardingIdempotencyStoreTest {
+
+  private static final Outcome ANSWER = Outcome.success(new byte[] {1});
 
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final NonBlocking store = new NonBlocking();
@@ -100,6 +102,52 @@ class ForwardingIdempotencyStoreTest {
     assertThat(decorated.capabilities()).contains(StoreCapability.NON_BLOCKING_CLAIM);
   }
 
+  @Test
+  void aDecoratorThatWrapsOnlyTheBlockingCompleteSeesAsynchronousOnesTooAndLosesNonBlocking() {
+    IdempotencyStore decorated =
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+            calls.add("decorator complete");
+            return super.complete(lease, outcome, retention);
+          }
+        };
+    Lease lease = ((ClaimResult.Claimed) decorated.claim(request())).lease();
+
+    assertThat(decorated.completeAsync(lease, ANSWER, Duration.ofMinutes(1)).join()).isTrue();
+    assertThat(calls).containsExactly("store claim", "decorator complete", "store complete");
+    assertThat(decorated.capabilities())
+        .contains(StoreCapability.NON_BLOCKING_CLAIM)
+        .doesNotContain(StoreCapability.NON_BLOCKING_SETTLEMENT);
+  }
+
+  @Test
+  void aDecoratorThatWrapsOnlyTheBlockingReleaseReleasesAsynchronouslyThroughIt() {
+    IdempotencyStore decorated =
+        new ForwardingIdempotencyStore(store) {
+          @Override
+          public boolean release(Lease lease) {
+            calls.add("decorator release");
+            return super.release(lease);
+          }
+        };
+    Lease lease = ((ClaimResult.Claimed) decorated.claim(request())).lease();
+
+    assertThat(decorated.releaseAsync(lease).join()).isTrue();
+    assertThat(calls).containsExactly("store claim", "decorator release", "store release");
+    assertThat(decorated.capabilities()).doesNotContain(StoreCapability.NON_BLOCKING_SETTLEMENT);
+  }
+
+  @Test
+  void aDecoratorThatWrapsNeitherPassesTheAsynchronousSettlementOn() {
+    IdempotencyStore decorated = new ForwardingIdempotencyStore(store) {};
+    Lease lease = ((ClaimResult.Claimed) decorated.claim(request())).lease();
+
+    assertThat(decorated.completeAsync(lease, ANSWER, Duration.ofMinutes(1)).join()).isTrue();
+    assertThat(calls).containsExactly("store claim", "store completeAsync");
+    assertThat(decorated.capabilities()).contains(StoreCapability.NON_BLOCKING_SETTLEMENT);
+  }
+
   private static ClaimRequest request() {
     return ClaimRequest.of(
         IdempotencyKey.of("orders", UUID.randomUUID().toString()),
@@ -126,17 +174,34 @@ class ForwardingIdempotencyStoreTest {
     @Override
     public Set<StoreCapability> capabilities() {
       return EnumSet.of(
-          StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.NON_BLOCKING_CLAIM);
+          StoreCapability.SHARED_BETWEEN_PROCESSES,
+          StoreCapability.NON_BLOCKING_CLAIM,
+          StoreCapability.NON_BLOCKING_SETTLEMENT);
     }
 
     @Override
     public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+      calls.add("store complete");
       return memory.complete(lease, outcome, retention);
     }
 
     @Override
+    public CompletableFuture<Boolean> completeAsync(
+        Lease lease, Outcome outcome, Duration retention) {
+      calls.add("store completeAsync");
+      return CompletableFuture.completedFuture(memory.complete(lease, outcome, retention));
+    }
+
+    @Override
     public boolean release(Lease lease) {
+      calls.add("store release");
       return memory.release(lease);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+      calls.add("store releaseAsync");
+      return CompletableFuture.completedFuture(memory.release(lease));
     }
 
     @Override

@@ -226,6 +226,19 @@ public final class RedisIdempotencyStore
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    return RecordClaims.await(completeAsync(lease, outcome, retention), backend.timeout());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The completion script and, for a counted claim, the move of its count are sent at once; the
+   * stage ends on Lettuce's thread when both have answered (or failed after the connection's
+   * command timeout). A count that could not be moved is logged: it ends by itself.
+   */
+  @Override
+  public CompletableFuture<Boolean> completeAsync(
+      Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long retentionMillis = RedisKeys.millis(retention);
     long expiresAt = System.currentTimeMillis() + retentionMillis;
@@ -244,8 +257,9 @@ public final class RedisIdempotencyStore
             .toBytes();
     CompletableFuture<Long> counted =
         RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
-    boolean stored =
-        scripts.number(
+    CompletableFuture<Boolean> stored =
+        scripts
+            .numberAsync(
                 LuaScripts.COMPLETE,
                 keys.record(digest),
                 head,
@@ -253,19 +267,36 @@ public final class RedisIdempotencyStore
                 RedisKeys.bytes(retentionMillis),
                 changeChannel,
                 RedisKeys.bytes(digest))
-            == 1;
-    if (stored) {
-      replays.remember(digest, expiresAt);
+            .thenApply(
+                n -> {
+                  if (n == 1) {
+                    replays.remember(digest, expiresAt);
+                  }
+                  return n == 1;
+                });
+    if (counted == null) {
+      return stored;
     }
-    if (counted != null) {
-      settle(counted);
-    }
-    return stored;
+    return stored.thenCombine(
+        counted.handle(
+            (moved, failure) -> {
+              if (failure != null) {
+                log.warn("could not move the count of a completed record: {}", failure.toString());
+              }
+              return moved;
+            }),
+        (done, moved) -> done);
   }
 
   @Override
   public boolean release(Lease lease) {
     return RecordClaims.await(claims.release(lease), backend.timeout());
+  }
+
+  /** {@inheritDoc} The release script is sent at once; its stage ends on Lettuce's thread. */
+  @Override
+  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    return claims.release(lease);
   }
 
   /**
@@ -350,14 +381,6 @@ public final class RedisIdempotencyStore
   }
 
   // A completion stands even if its count could not be moved: the count then ends with the claim's.
-  private void settle(CompletableFuture<Long> counted) {
-    try {
-      RecordClaims.await(counted, backend.timeout());
-    } catch (RuntimeException e) {
-      log.warn("could not move the count of a completed record: {}", e.toString());
-    }
-  }
-
   /** Returns 0: every record carries its own Redis expiry, so Redis removes expired ones itself. */
   @Override
   public int purgeExpired(int limit) {
@@ -367,11 +390,15 @@ public final class RedisIdempotencyStore
   @Override
   public Set<StoreCapability> capabilities() {
     return acks != null
-        ? Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.CHANGE_NOTIFICATION)
+        ? Set.of(
+            StoreCapability.SHARED_BETWEEN_PROCESSES,
+            StoreCapability.CHANGE_NOTIFICATION,
+            StoreCapability.NON_BLOCKING_SETTLEMENT)
         : Set.of(
             StoreCapability.SHARED_BETWEEN_PROCESSES,
             StoreCapability.CHANGE_NOTIFICATION,
-            StoreCapability.NON_BLOCKING_CLAIM);
+            StoreCapability.NON_BLOCKING_CLAIM,
+            StoreCapability.NON_BLOCKING_SETTLEMENT);
   }
 
   /**

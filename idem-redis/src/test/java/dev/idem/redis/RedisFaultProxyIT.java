@@ -13,6 +13,7 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.net.FaultProxy;
@@ -234,6 +235,49 @@ class RedisFaultProxyIT {
       for (CompletableFuture<Executed<String>> call : calls) {
         assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("ran", false));
       }
+    } finally {
+      storeCalls.shutdownNow();
+      slowClient.shutdown();
+    }
+  }
+
+  @Test
+  void asynchronousCallsHoldNoStoreThreadWhileRedisHoldsTheirOutcomes() throws Exception {
+    RedisURI slowUri = proxiedUri();
+    slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);
+    RedisClient slowClient = RedisClient.create(slowUri);
+    ExecutorService storeCalls = Executors.newSingleThreadExecutor();
+    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX);
+        Idempotency engine = Idempotency.builder(slowStore).build()) {
+      assertThat(slowStore.capabilities()).contains(StoreCapability.NON_BLOCKING_SETTLEMENT);
+      CompletableFuture<String> work = new CompletableFuture<>();
+      List<IdempotencyKey> keys = new ArrayList<>();
+      List<CompletableFuture<Executed<String>>> calls = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        IdempotencyKey key = IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString());
+        keys.add(key);
+        calls.add(
+            engine.executeAsync(
+                key,
+                Fingerprint.NONE,
+                ResultCodec.utf8(),
+                ctx -> work,
+                IdempotencyConfig.custom().watchdog(false).build(),
+                storeCalls));
+      }
+      await().atMost(WAIT).until(() -> keys.stream().allMatch(k -> slowStore.find(k).isPresent()));
+
+      proxy.hold(true);
+      work.complete("ran");
+      // a completion that held the one store thread would hold it for the 30 s command timeout
+      CompletableFuture.runAsync(() -> {}, storeCalls).get(10, TimeUnit.SECONDS);
+      assertThat(calls).noneMatch(CompletableFuture::isDone);
+      proxy.hold(false);
+      for (CompletableFuture<Executed<String>> call : calls) {
+        assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("ran", false));
+      }
+      assertThat(slowStore.find(keys.get(0)))
+          .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
     } finally {
       storeCalls.shutdownNow();
       slowClient.shutdown();

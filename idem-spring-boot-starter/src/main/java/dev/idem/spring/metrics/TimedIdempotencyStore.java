@@ -90,21 +90,39 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   /** Timed from its sending to its answer; not observed, since no thread holds it meanwhile. */
   @Override
   public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
+    return timedStage("claim", () -> super.claimAsync(request));
+  }
+
+  /** Timed as {@link #claimAsync} is. */
+  @Override
+  public CompletableFuture<Boolean> completeAsync(
+      Lease lease, Outcome outcome, Duration retention) {
+    return timedStage("complete", () -> super.completeAsync(lease, outcome, retention));
+  }
+
+  /** Timed as {@link #claimAsync} is. */
+  @Override
+  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    return timedStage("release", () -> super.releaseAsync(lease));
+  }
+
+  private <T> CompletableFuture<T> timedStage(
+      String operation, Supplier<CompletableFuture<T>> call) {
     long start = System.nanoTime();
-    CompletableFuture<ClaimResult> sent;
+    CompletableFuture<T> sent;
     try {
-      sent = super.claimAsync(request);
+      sent = call.get();
     } catch (RuntimeException e) {
-      record("claim", "error", System.nanoTime() - start);
+      record(operation, "error", System.nanoTime() - start);
       throw e;
     }
     sent.whenComplete(
         (result, failure) -> {
           try {
-            record("claim", failure == null ? "ok" : "error", System.nanoTime() - start);
+            record(operation, failure == null ? "ok" : "error", System.nanoTime() - start);
           } catch (RuntimeException e) {
-            // a meter that cannot be recorded must not undo a claim the store made
-            log.warn("could not time an asynchronous claim", e);
+            // a meter that cannot be recorded must not undo what the store did
+            log.warn("could not time an asynchronous {}", operation, e);
           }
         });
     return sent;

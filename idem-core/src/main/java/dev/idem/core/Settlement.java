@@ -1,0 +1,259 @@
+package dev.idem.core;
+
+import dev.idem.core.internal.DuplicateWaiter;
+import dev.idem.core.internal.RunningLease;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's side of settling a run: storing an outcome with retries and the unstored mark, and
+ * freeing a key, each through the store's stages. A blocking store ends them on the calling thread;
+ * one that settles without blocking ends them on its client's thread, so that what follows an
+ * answer there (a next attempt, a log line, a read-back, the caller's continuation) is handed to
+ * the {@code after} executor the caller gives, and only waking local waiters runs where the answer
+ * came.
+ */
+final class Settlement {
+
+  private static final Logger log = LoggerFactory.getLogger(Settlement.class);
+  private static final long COMPLETION_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * The {@code after} of a blocking call: it settles through the store's blocking calls, on the
+   * calling thread, so that decorators see them as the blocking calls they are.
+   */
+  static final Executor INLINE = Runnable::run;
+
+  private final IdempotencyStore store;
+  private final DuplicateWaiter waiter;
+  private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
+
+  Settlement(
+      IdempotencyStore store,
+      DuplicateWaiter waiter,
+      BiConsumer<IdempotencyKey, ExecutionOutcome> report) {
+    this.store = store;
+    this.waiter = waiter;
+    this.report = report;
+  }
+
+  /**
+   * Stores the outcome, trying again while the store fails. Ends with false only when the store
+   * says the lease no longer matches; when the store keeps failing the failure is logged and it
+   * ends with true, because the work did run and its caller should get its answer. An outcome the
+   * store refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken. Each
+   * attempt goes through the store's {@code complete}, or its {@code completeAsync} when {@code
+   * after} is not {@link #INLINE}; what follows one that failed (the backoff, the next attempt, the
+   * read-back) runs on {@code after}, never on the thread that ended the store's stage, which may
+   * be its client's I/O thread. The stage never fails.
+   */
+  CompletableFuture<Boolean> storeOutcome(
+      RunningLease running,
+      Outcome outcome,
+      Duration retention,
+      IdempotencyConfig config,
+      Executor after) {
+    CompletableFuture<Boolean> stored = new CompletableFuture<>();
+    attempt(running, outcome, retention, config, after, 1, null, stored);
+    return stored;
+  }
+
+  private void attempt(
+      RunningLease running,
+      Outcome outcome,
+      Duration retention,
+      IdempotencyConfig config,
+      Executor after,
+      int attempt,
+      RuntimeException last,
+      CompletableFuture<Boolean> stored) {
+    IdempotencyKey key = running.key();
+    completeOrMark(running, outcome, retention, after)
+        .whenComplete(
+            (done, failure) -> {
+              if (failure == null) {
+                waiter.signal(key);
+                if (done || last == null) {
+                  stored.complete(done);
+                } else {
+                  // a reply lost on the way back: the earlier attempt may have stored it
+                  onThread(after, stored, () -> stored.complete(storedByUs(running, outcome)));
+                }
+                return;
+              }
+              RuntimeException e = runtime(failure);
+              onThread(
+                  after,
+                  stored,
+                  () -> {
+                    if (attempt < config.completionAttempts()) {
+                      LockSupport.parkNanos(COMPLETION_BACKOFF_NANOS * attempt);
+                      attempt(running, outcome, retention, config, after, attempt + 1, e, stored);
+                      return;
+                    }
+                    report.accept(key, ExecutionOutcome.STORE_ERROR);
+                    log.error(
+                        "the work for {} ran but its outcome could not be stored after {}"
+                            + " attempts; a retry after the lease ends will run it again",
+                        key,
+                        config.completionAttempts(),
+                        e);
+                    stored.complete(true);
+                  });
+            });
+  }
+
+  /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
+  CompletableFuture<Boolean> completeOrMark(
+      RunningLease running, Outcome outcome, Duration retention, Executor after) {
+    CompletableFuture<Boolean> marked = new CompletableFuture<>();
+    complete(running, outcome, retention, after)
+        .whenComplete(
+            (done, failure) -> {
+              if (failure == null) {
+                marked.complete(done);
+              } else if (runtime(failure) instanceof OutcomeTooLargeException tooLarge) {
+                onThread(
+                    after,
+                    marked,
+                    () -> {
+                      log.warn(
+                          "the result of {} is not kept ({}); repeats get"
+                              + " OutcomeNotReplayableException",
+                          running.key(),
+                          tooLarge.getMessage());
+                      complete(running, Outcome.unstored(tooLarge), retention, after)
+                          .whenComplete(
+                              (again, failed) -> {
+                                if (failed == null) {
+                                  marked.complete(again);
+                                } else {
+                                  marked.completeExceptionally(runtime(failed));
+                                }
+                              });
+                    });
+              } else {
+                marked.completeExceptionally(runtime(failure));
+              }
+            });
+    return marked;
+  }
+
+  private CompletableFuture<Boolean> complete(
+      RunningLease running, Outcome outcome, Duration retention, Executor after) {
+    try {
+      return after == INLINE
+          ? CompletableFuture.completedFuture(store.complete(running.lease(), outcome, retention))
+          : store.completeAsync(running.lease(), outcome, retention);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private boolean storedByUs(RunningLease running, Outcome outcome) {
+    try {
+      return store
+          .find(running.key())
+          .filter(r -> r.state() == RecordState.COMPLETED)
+          .filter(r -> r.fence() == running.lease().fence())
+          .filter(r -> r.outcome().equals(outcome) || r.outcome().kind() == Outcome.Kind.UNSTORED)
+          .isPresent();
+    } catch (RuntimeException e) {
+      log.warn("could not read back the outcome of {}", running.key(), e);
+      return false;
+    }
+  }
+
+  /**
+   * Frees the key; a release that fails is logged, since the key then frees itself when the lease
+   * ends. The stage never fails; the log line is written on {@code after}.
+   */
+  CompletableFuture<Void> release(RunningLease running, Executor after) {
+    CompletableFuture<Boolean> sent;
+    try {
+      sent =
+          after == INLINE
+              ? CompletableFuture.completedFuture(store.release(running.lease()))
+              : store.releaseAsync(running.lease());
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Void> released = new CompletableFuture<>();
+    sent.whenComplete(
+        (done, failure) -> {
+          waiter.signal(running.key());
+          if (failure == null) {
+            released.complete(null);
+            return;
+          }
+          onThread(
+              after,
+              released,
+              () -> {
+                log.warn(
+                    "could not release {}; it frees itself when the lease ends",
+                    running.key(),
+                    runtime(failure));
+                released.complete(null);
+              });
+        });
+    return released;
+  }
+
+  /**
+   * {@code next} applied to {@code stage}'s value: where it ended when it has already, else on
+   * {@code after}.
+   */
+  static <V, R> CompletableFuture<R> then(
+      CompletableFuture<V> stage, Executor after, Function<V, R> next) {
+    return stage.isDone() ? stage.thenApply(next) : stage.thenApplyAsync(next, after);
+  }
+
+  /** Runs {@code task} on {@code after}; what it throws, or a refusal, fails {@code stage}. */
+  private static void onThread(Executor after, CompletableFuture<?> stage, Runnable task) {
+    try {
+      after.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (RuntimeException | Error e) {
+              stage.completeExceptionally(e);
+            }
+          });
+    } catch (RuntimeException | Error e) {
+      stage.completeExceptionally(e);
+    }
+  }
+
+  /** What a stage failed with, unwrapped, as a runtime exception. */
+  private static RuntimeException runtime(Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof RuntimeException e) {
+      return e;
+    }
+    if (cause instanceof Error e) {
+      throw e;
+    }
+    return new IdempotencyStoreException("idempotency store failed", cause);
+  }
+
+  /** The stage's value, or what it failed with, thrown as the blocking call throws it. */
+  static <V> V joined(CompletableFuture<V> stage) {
+    try {
+      return stage.join();
+    } catch (CompletionException e) {
+      throw runtime(e);
+    }
+  }
+}
