@@ -1,7 +1,6 @@
 package dev.idem.core;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -75,44 +74,39 @@ final class AsyncRun<T> {
   private void ended(
       T value, Throwable failure, CompletableFuture<Executed<T>> done, Executor settling) {
     boolean later = owned != null && owned.settlesLater();
-    if (failure != null) {
-      Throwable cause =
-          failure instanceof CompletionException && failure.getCause() != null
-              ? failure.getCause()
-              : failure;
-      if (later) {
-        owned.failedLater(cause, settling).whenComplete((ignored, never) -> fail(done, cause));
+    try {
+      if (failure != null) {
+        Throwable cause = Settlement.unwrap(failure);
+        if (later) {
+          owned
+              .failedLater(cause, settling)
+              .whenComplete(
+                  (ignored, settleFailure) ->
+                      done.completeExceptionally(
+                          settleFailure == null ? cause : Settlement.unwrap(settleFailure)));
+          return;
+        }
+        failed(cause);
+        done.completeExceptionally(cause);
         return;
       }
-      failed(cause);
-      done.completeExceptionally(cause);
-      return;
-    }
-    if (later) {
-      owned
-          .returnedLater(value, settling)
-          .whenComplete(
-              (executed, settleFailure) -> {
-                if (settleFailure != null) {
-                  fail(done, settleFailure);
-                } else {
-                  done.complete(executed);
-                }
-              });
-      return;
-    }
-    try {
+      if (later) {
+        owned
+            .returnedLater(value, settling)
+            .whenComplete(
+                (executed, settleFailure) -> {
+                  if (settleFailure != null) {
+                    done.completeExceptionally(Settlement.unwrap(settleFailure));
+                  } else {
+                    done.complete(executed);
+                  }
+                });
+        return;
+      }
       done.complete(owned == null ? new Executed<>(value, false) : owned.returned(value));
     } catch (RuntimeException | Error e) {
       done.completeExceptionally(e);
     }
-  }
-
-  private static void fail(CompletableFuture<?> done, Throwable failure) {
-    done.completeExceptionally(
-        failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause()
-            : failure);
   }
 
   private void failed(Throwable failure) {

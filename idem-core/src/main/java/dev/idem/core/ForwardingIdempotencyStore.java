@@ -21,7 +21,8 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
   private final IdempotencyStore delegate;
   private final boolean claimsOnlyBlocking;
-  private final boolean settlesOnlyBlocking;
+  private final boolean completesOnlyBlocking;
+  private final boolean releasesOnlyBlocking;
 
   protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
     if (delegate == null) {
@@ -29,9 +30,9 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
     this.delegate = delegate;
     this.claimsOnlyBlocking = wrapsOnlyBlocking("claim", "claimAsync", ClaimRequest.class);
-    this.settlesOnlyBlocking =
-        wrapsOnlyBlocking("complete", "completeAsync", Lease.class, Outcome.class, Duration.class)
-            || wrapsOnlyBlocking("release", "releaseAsync", Lease.class);
+    this.completesOnlyBlocking =
+        wrapsOnlyBlocking("complete", "completeAsync", Lease.class, Outcome.class, Duration.class);
+    this.releasesOnlyBlocking = wrapsOnlyBlocking("release", "releaseAsync", Lease.class);
   }
 
   // Whether a subclass wraps the blocking call below the last one that wraps its stage: the stage
@@ -89,21 +90,21 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * The delegate's, unless a subclass wraps {@link #complete} or {@link #release} and not their
-   * stages: then its own {@code complete} runs, on the calling thread.
+   * The delegate's, unless a subclass wraps {@link #complete} and not this: then its own {@code
+   * complete} runs, on the calling thread.
    */
   @Override
   public CompletableFuture<Boolean> completeAsync(
       Lease lease, Outcome outcome, Duration retention) {
-    return settlesOnlyBlocking
+    return completesOnlyBlocking
         ? IdempotencyStore.super.completeAsync(lease, outcome, retention)
         : delegate.completeAsync(lease, outcome, retention);
   }
 
-  /** The delegate's, unless a subclass wraps a settlement only blocking (see completeAsync). */
+  /** The delegate's, unless a subclass wraps {@link #release} and not this (as completeAsync). */
   @Override
   public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    return settlesOnlyBlocking
+    return releasesOnlyBlocking
         ? IdempotencyStore.super.releaseAsync(lease)
         : delegate.releaseAsync(lease);
   }
@@ -136,6 +137,7 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
   @Override
   public final Set<StoreCapability> capabilities() {
     Set<StoreCapability> delegates = delegate.capabilities();
+    boolean settlesOnlyBlocking = completesOnlyBlocking || releasesOnlyBlocking;
     if (!claimsOnlyBlocking && !settlesOnlyBlocking) {
       return delegates;
     }

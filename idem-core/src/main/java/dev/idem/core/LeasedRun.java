@@ -114,7 +114,7 @@ final class LeasedRun {
 
     /** The work failed: the failure is stored, held or frees the key; the caller rethrows it. */
     void failed(Throwable failure) {
-      failedLater(failure, Settlement.INLINE).join();
+      Settlement.joined(failedLater(failure, Settlement.INLINE));
     }
 
     /**
@@ -171,7 +171,12 @@ final class LeasedRun {
         } else {
           settled = settleFailure(running, watch, e, codec, config, joined, deferral, after);
         }
-        return settled.thenCompose(ignored -> CompletableFuture.failedFuture(e));
+        return Settlement.then(
+            settled,
+            after,
+            ignored -> {
+              throw e;
+            });
       }
       CompletableFuture<Boolean> stored;
       if (outcome == null && deferral == null) {
@@ -228,7 +233,7 @@ final class LeasedRun {
   /**
    * Settles a failure of the work. Nothing thrown here may leave the key held: a classifier, codec
    * or deferral that fails frees it, and what it threw is added to the work's failure. The stage
-   * never fails.
+   * fails only with an {@link Error} from the store's release.
    */
   private CompletableFuture<Void> settleFailure(
       RunningLease running,
@@ -250,14 +255,23 @@ final class LeasedRun {
         storeInTransaction(running, failureOutcome(codec, failure), config);
         return CompletableFuture.completedFuture(null);
       } else if (isTerminal(config, failure)) {
-        return settlement
-            .storeOutcome(
-                running, failureOutcome(codec, failure), config.retention(), config, after)
-            .thenAccept(
-                stored -> {
-                  if (!stored) {
+        CompletableFuture<Boolean> stored =
+            settlement.storeOutcome(
+                running, failureOutcome(codec, failure), config.retention(), config, after);
+        return Settlement.then(
+                stored,
+                after,
+                kept -> {
+                  if (!kept) {
                     log.warn("lease on {} was lost; terminal failure not stored", running.key());
                   }
+                  return (Void) null;
+                })
+            .exceptionallyCompose(
+                // an Error on the way: the key is freed and what it was goes with the failure
+                unexpected -> {
+                  failure.addSuppressed(Settlement.unwrap(unexpected));
+                  return settlement.release(running, after);
                 });
       } else {
         return settlement.release(running, after);

@@ -89,14 +89,18 @@ final class Settlement {
                 }
                 return;
               }
-              RuntimeException e = runtime(failure);
+              Throwable cause = unwrap(failure);
+              if (cause instanceof Error) {
+                stored.completeExceptionally(cause);
+                return;
+              }
+              RuntimeException e = runtime(cause);
               onThread(
                   after,
                   stored,
                   () -> {
                     if (attempt < config.completionAttempts()) {
-                      LockSupport.parkNanos(COMPLETION_BACKOFF_NANOS * attempt);
-                      attempt(running, outcome, retention, config, after, attempt + 1, e, stored);
+                      retry(running, outcome, retention, config, after, attempt + 1, e, stored);
                       return;
                     }
                     report.accept(key, ExecutionOutcome.STORE_ERROR);
@@ -111,6 +115,29 @@ final class Settlement {
             });
   }
 
+  // The next attempt after a backoff: a blocking call waits it out on its thread; one that
+  // settles later holds none meanwhile (scheduled from a thread of after, never an I/O thread).
+  private void retry(
+      RunningLease running,
+      Outcome outcome,
+      Duration retention,
+      IdempotencyConfig config,
+      Executor after,
+      int attempt,
+      RuntimeException last,
+      CompletableFuture<Boolean> stored) {
+    long backoff = COMPLETION_BACKOFF_NANOS * (attempt - 1);
+    if (after == INLINE) {
+      LockSupport.parkNanos(backoff);
+      attempt(running, outcome, retention, config, after, attempt, last, stored);
+      return;
+    }
+    onThread(
+        CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, after),
+        stored,
+        () -> attempt(running, outcome, retention, config, after, attempt, last, stored));
+  }
+
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
   CompletableFuture<Boolean> completeOrMark(
       RunningLease running, Outcome outcome, Duration retention, Executor after) {
@@ -120,7 +147,7 @@ final class Settlement {
             (done, failure) -> {
               if (failure == null) {
                 marked.complete(done);
-              } else if (runtime(failure) instanceof OutcomeTooLargeException tooLarge) {
+              } else if (unwrap(failure) instanceof OutcomeTooLargeException tooLarge) {
                 onThread(
                     after,
                     marked,
@@ -136,12 +163,12 @@ final class Settlement {
                                 if (failed == null) {
                                   marked.complete(again);
                                 } else {
-                                  marked.completeExceptionally(runtime(failed));
+                                  marked.completeExceptionally(unwrap(failed));
                                 }
                               });
                     });
               } else {
-                marked.completeExceptionally(runtime(failure));
+                marked.completeExceptionally(unwrap(failure));
               }
             });
     return marked;
@@ -153,7 +180,7 @@ final class Settlement {
       return after == INLINE
           ? CompletableFuture.completedFuture(store.complete(running.lease(), outcome, retention))
           : store.completeAsync(running.lease(), outcome, retention);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
   }
@@ -183,27 +210,30 @@ final class Settlement {
           after == INLINE
               ? CompletableFuture.completedFuture(store.release(running.lease()))
               : store.releaseAsync(running.lease());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       sent = CompletableFuture.failedFuture(e);
     }
     CompletableFuture<Void> released = new CompletableFuture<>();
     sent.whenComplete(
         (done, failure) -> {
           waiter.signal(running.key());
-          if (failure == null) {
+          Throwable cause = failure == null ? null : unwrap(failure);
+          if (cause == null) {
             released.complete(null);
-            return;
+          } else if (cause instanceof Error) {
+            released.completeExceptionally(cause);
+          } else {
+            onThread(
+                after,
+                released,
+                () -> {
+                  log.warn(
+                      "could not release {}; it frees itself when the lease ends",
+                      running.key(),
+                      cause);
+                  released.complete(null);
+                });
           }
-          onThread(
-              after,
-              released,
-              () -> {
-                log.warn(
-                    "could not release {}; it frees itself when the lease ends",
-                    running.key(),
-                    runtime(failure));
-                released.complete(null);
-              });
         });
     return released;
   }
@@ -233,12 +263,16 @@ final class Settlement {
     }
   }
 
-  /** What a stage failed with, unwrapped, as a runtime exception. */
+  /** What a stage failed with: the cause a dependent stage wraps. */
+  static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+
+  /** What a stage failed with, unwrapped, as a runtime exception; an {@link Error} is thrown. */
   private static RuntimeException runtime(Throwable failure) {
-    Throwable cause =
-        failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause()
-            : failure;
+    Throwable cause = unwrap(failure);
     if (cause instanceof RuntimeException e) {
       return e;
     }

@@ -226,19 +226,52 @@ public final class RedisIdempotencyStore
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    return RecordClaims.await(completeAsync(lease, outcome, retention), backend.timeout());
+    Completion sent = sendCompletion(lease, outcome, retention);
+    boolean stored = RecordClaims.await(sent.stored(), backend.timeout());
+    // a completion stands even if its count could not be moved: the count then ends with the
+    // claim's
+    if (sent.counted() != null) {
+      try {
+        RecordClaims.await(sent.counted(), backend.timeout());
+      } catch (RuntimeException e) {
+        log.warn("could not move the count of a completed record: {}", e.toString());
+      }
+    }
+    return stored;
   }
 
   /**
    * {@inheritDoc}
    *
    * <p>The completion script and, for a counted claim, the move of its count are sent at once; the
-   * stage ends on Lettuce's thread when both have answered (or failed after the connection's
-   * command timeout). A count that could not be moved is logged: it ends by itself.
+   * stage ends on Lettuce's thread when both have answered, each within the connection's command
+   * timeout. A count that could not be moved is logged: it ends by itself.
    */
   @Override
   public CompletableFuture<Boolean> completeAsync(
       Lease lease, Outcome outcome, Duration retention) {
+    Completion sent = sendCompletion(lease, outcome, retention);
+    CompletableFuture<Boolean> stored = bounded(sent.stored());
+    if (sent.counted() == null) {
+      return stored;
+    }
+    return stored.thenCombine(
+        bounded(sent.counted())
+            .handle(
+                (moved, failure) -> {
+                  if (failure != null) {
+                    log.warn(
+                        "could not move the count of a completed record: {}", failure.toString());
+                  }
+                  return moved;
+                }),
+        (done, moved) -> done);
+  }
+
+  /** The completion's commands, sent; {@code counted} is null for a claim not counted. */
+  private record Completion(CompletableFuture<Boolean> stored, CompletableFuture<Long> counted) {}
+
+  private Completion sendCompletion(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long retentionMillis = RedisKeys.millis(retention);
     long expiresAt = System.currentTimeMillis() + retentionMillis;
@@ -274,18 +307,20 @@ public final class RedisIdempotencyStore
                   }
                   return n == 1;
                 });
-    if (counted == null) {
-      return stored;
-    }
-    return stored.thenCombine(
-        counted.handle(
-            (moved, failure) -> {
-              if (failure != null) {
-                log.warn("could not move the count of a completed record: {}", failure.toString());
-              }
-              return moved;
-            }),
-        (done, moved) -> done);
+    return new Completion(stored, counted);
+  }
+
+  // A stage that fails as the blocking call would once the connection's command timeout has passed,
+  // whatever the client's own timeout options.
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
+    Duration timeout = backend.timeout();
+    return RecordClaims.within(stage, timeout, backend.timer())
+        .exceptionallyCompose(
+            failure ->
+                CompletableFuture.failedFuture(
+                    failure instanceof TimeoutException
+                        ? RecordClaims.timedOut(timeout)
+                        : ScriptRunner.failed(failure)));
   }
 
   @Override
@@ -293,10 +328,13 @@ public final class RedisIdempotencyStore
     return RecordClaims.await(claims.release(lease), backend.timeout());
   }
 
-  /** {@inheritDoc} The release script is sent at once; its stage ends on Lettuce's thread. */
+  /**
+   * {@inheritDoc} The release script is sent at once; its stage ends on Lettuce's thread, within
+   * the connection's command timeout.
+   */
   @Override
   public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    return claims.release(lease);
+    return bounded(claims.release(lease));
   }
 
   /**
@@ -380,7 +418,6 @@ public final class RedisIdempotencyStore
     return issued;
   }
 
-  // A completion stands even if its count could not be moved: the count then ends with the claim's.
   /** Returns 0: every record carries its own Redis expiry, so Redis removes expired ones itself. */
   @Override
   public int purgeExpired(int limit) {

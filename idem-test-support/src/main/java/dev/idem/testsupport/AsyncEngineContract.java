@@ -366,5 +366,18 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
       callers.add(Thread.currentThread().getName());
       return super.release(lease);
     }
+
+    @Override
+    public CompletableFuture<Boolean> completeAsync(
+        Lease lease, Outcome outcome, Duration retention) {
+      callers.add(Thread.currentThread().getName());
+      return super.completeAsync(lease, outcome, retention);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+      callers.add(Thread.currentThread().getName());
+      return super.releaseAsync(lease);
+    }
   }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -79,6 +80,29 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
   public boolean release(Lease lease) {
     maybeFail(Operation.RELEASE);
     return super.release(lease);
+  }
+
+  /** Fails as {@link #complete} does, as a failed stage; else the real store's own stage. */
+  @Override
+  public CompletableFuture<Boolean> completeAsync(
+      Lease lease, Outcome outcome, Duration retention) {
+    try {
+      maybeFail(Operation.COMPLETE);
+    } catch (IdempotencyStoreException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return super.completeAsync(lease, outcome, retention);
+  }
+
+  /** Fails as {@link #release} does, as a failed stage; else the real store's own stage. */
+  @Override
+  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    try {
+      maybeFail(Operation.RELEASE);
+    } catch (IdempotencyStoreException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return super.releaseAsync(lease);
   }
 
   @Override
