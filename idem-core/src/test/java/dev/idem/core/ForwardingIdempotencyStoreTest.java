@@ -2,11 +2,9 @@ package dev.idem.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -156,9 +154,7 @@ class ForwardingIdempotencyStoreTest {
   }
 
   /** The in-memory store, saying it claims without blocking and telling which claim ran. */
-  private final class NonBlocking implements IdempotencyStore {
-    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
-
+  private final class NonBlocking extends MemoryBackedStore {
     @Override
     public ClaimResult claim(ClaimRequest request) {
       calls.add("store claim");
@@ -202,31 +198,6 @@ class ForwardingIdempotencyStoreTest {
     public CompletableFuture<Boolean> releaseAsync(Lease lease) {
       calls.add("store releaseAsync");
       return CompletableFuture.completedFuture(memory.release(lease));
-    }
-
-    @Override
-    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-      return memory.renew(lease, leaseDuration);
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-      return memory.find(key);
-    }
-
-    @Override
-    public boolean evict(IdempotencyKey key, RecordState state, long fence) {
-      return memory.evict(key, state, fence);
-    }
-
-    @Override
-    public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
-      return memory.issue(key, ttl, scopeCap);
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-      return memory.purgeExpired(limit);
     }
   }
 }

@@ -3,10 +3,8 @@ package dev.idem.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -160,16 +158,10 @@ class LaterSettlementTest {
   }
 
   /** The in-memory store, settling on its own io thread as a non-blocking client would. */
-  private final class IoStore implements IdempotencyStore {
-    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+  private final class IoStore extends MemoryBackedStore {
     private final AtomicInteger failingCompletes = new AtomicInteger();
     private final AtomicInteger completes = new AtomicInteger();
     private final AtomicInteger releases = new AtomicInteger();
-
-    @Override
-    public ClaimResult claim(ClaimRequest request) {
-      return memory.claim(request);
-    }
 
     @Override
     public boolean complete(Lease lease, Outcome outcome, Duration retention) {
@@ -206,38 +198,8 @@ class LaterSettlementTest {
     }
 
     @Override
-    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-      return memory.renew(lease, leaseDuration);
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-      return memory.find(key);
-    }
-
-    @Override
-    public boolean evict(IdempotencyKey key, RecordState state, long fence) {
-      return memory.evict(key, state, fence);
-    }
-
-    @Override
-    public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
-      return memory.issue(key, ttl, scopeCap);
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-      return memory.purgeExpired(limit);
-    }
-
-    @Override
     public Set<StoreCapability> capabilities() {
       return Set.of(StoreCapability.NON_BLOCKING_SETTLEMENT);
-    }
-
-    @Override
-    public Subscription onChange(IdempotencyKey key, Runnable listener) {
-      return memory.onChange(key, listener);
     }
   }
 }
