@@ -124,7 +124,7 @@ final class LeasedRun {
      */
     CompletableFuture<Void> failedLater(Throwable failure, Executor after) {
       return Settlement.then(
-          settleFailure(running, watch, failure, codec, config, joined, deferral, after),
+          settleFailure(failure, after),
           after,
           ignored -> {
             report.accept(running.key(), ExecutionOutcome.EXECUTED);
@@ -169,7 +169,7 @@ final class LeasedRun {
           stopWatch(watch);
           settled = settlement.release(running, after);
         } else {
-          settled = settleFailure(running, watch, e, codec, config, joined, deferral, after);
+          settled = settleFailure(e, after);
         }
         return Settlement.then(
             settled,
@@ -218,6 +218,51 @@ final class LeasedRun {
       }
     }
 
+    /**
+     * Settles a failure of the work. Nothing thrown here may leave the key held: a classifier,
+     * codec or deferral that fails frees it, and what it threw is added to the work's failure. The
+     * stage fails only with an {@link Error} from the store's release.
+     */
+    private CompletableFuture<Void> settleFailure(Throwable failure, Executor after) {
+      try {
+        if (deferral != null) {
+          deferral.accept(
+              new Held(running, watch, failureOutcome(codec, failure), config.retention(), config));
+          return CompletableFuture.completedFuture(null);
+        }
+        stopWatch(watch);
+        if (joined) {
+          storeInTransaction(running, failureOutcome(codec, failure), config);
+          return CompletableFuture.completedFuture(null);
+        } else if (isTerminal(config, failure)) {
+          CompletableFuture<Boolean> stored =
+              settlement.storeOutcome(
+                  running, failureOutcome(codec, failure), config.retention(), config, after);
+          return Settlement.then(
+                  stored,
+                  after,
+                  kept -> {
+                    if (!kept) {
+                      log.warn("lease on {} was lost; terminal failure not stored", running.key());
+                    }
+                    return (Void) null;
+                  })
+              .exceptionallyCompose(
+                  // an Error on the way: the key is freed and what it was goes with the failure
+                  unexpected -> {
+                    failure.addSuppressed(Settlement.unwrap(unexpected));
+                    return settlement.release(running, after);
+                  });
+        } else {
+          return settlement.release(running, after);
+        }
+      } catch (RuntimeException | Error unexpected) {
+        stopWatch(watch);
+        failure.addSuppressed(unexpected);
+        return settlement.release(running, after);
+      }
+    }
+
     private void hold(Outcome outcome, Duration retention) {
       try {
         deferral.accept(new Held(running, watch, outcome, retention, config));
@@ -227,59 +272,6 @@ final class LeasedRun {
         settlement.release(running, Settlement.INLINE);
         throw e;
       }
-    }
-  }
-
-  /**
-   * Settles a failure of the work. Nothing thrown here may leave the key held: a classifier, codec
-   * or deferral that fails frees it, and what it threw is added to the work's failure. The stage
-   * fails only with an {@link Error} from the store's release.
-   */
-  private CompletableFuture<Void> settleFailure(
-      RunningLease running,
-      LeaseWatchdog.Watch watch,
-      Throwable failure,
-      ResultCodec<?> codec,
-      IdempotencyConfig config,
-      boolean joined,
-      Consumer<PendingOutcome> deferral,
-      Executor after) {
-    try {
-      if (deferral != null) {
-        deferral.accept(
-            new Held(running, watch, failureOutcome(codec, failure), config.retention(), config));
-        return CompletableFuture.completedFuture(null);
-      }
-      stopWatch(watch);
-      if (joined) {
-        storeInTransaction(running, failureOutcome(codec, failure), config);
-        return CompletableFuture.completedFuture(null);
-      } else if (isTerminal(config, failure)) {
-        CompletableFuture<Boolean> stored =
-            settlement.storeOutcome(
-                running, failureOutcome(codec, failure), config.retention(), config, after);
-        return Settlement.then(
-                stored,
-                after,
-                kept -> {
-                  if (!kept) {
-                    log.warn("lease on {} was lost; terminal failure not stored", running.key());
-                  }
-                  return (Void) null;
-                })
-            .exceptionallyCompose(
-                // an Error on the way: the key is freed and what it was goes with the failure
-                unexpected -> {
-                  failure.addSuppressed(Settlement.unwrap(unexpected));
-                  return settlement.release(running, after);
-                });
-      } else {
-        return settlement.release(running, after);
-      }
-    } catch (RuntimeException | Error unexpected) {
-      stopWatch(watch);
-      failure.addSuppressed(unexpected);
-      return settlement.release(running, after);
     }
   }
 

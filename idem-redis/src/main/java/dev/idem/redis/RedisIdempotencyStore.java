@@ -18,8 +18,8 @@ import dev.idem.redis.internal.EvictionCheck;
 import dev.idem.redis.internal.LuaScripts;
 import dev.idem.redis.internal.Notifications;
 import dev.idem.redis.internal.RecordClaims;
+import dev.idem.redis.internal.RecordCompletions;
 import dev.idem.redis.internal.RecordReplies;
-import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
 import dev.idem.redis.internal.RedisFailures;
 import dev.idem.redis.internal.RedisKeys;
@@ -74,6 +74,7 @@ public final class RedisIdempotencyStore
   private final ScopeTally tally;
   private final byte[] changeChannel;
   private final RecordClaims claims;
+  private final RecordCompletions completions;
   private final ReplicaAcks acks;
 
   private RedisIdempotencyStore(RedisBackend backend, String keyPrefix, ReplicaAcks acks) {
@@ -88,6 +89,7 @@ public final class RedisIdempotencyStore
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
       this.claims =
           new RecordClaims(keys, scripts, backend.stringsAsync(), replays, tally, changes);
+      this.completions = new RecordCompletions(backend, keys, scripts, replays, tally);
     } catch (RedisException e) {
       backend.close();
       throw new IdempotencyStoreException("could not connect to Redis: " + e.getMessage(), e);
@@ -226,18 +228,7 @@ public final class RedisIdempotencyStore
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    Completion sent = sendCompletion(lease, outcome, retention);
-    boolean stored = RecordClaims.await(sent.stored(), backend.timeout());
-    // a completion stands even if its count could not be moved: the count then ends with the
-    // claim's
-    if (sent.counted() != null) {
-      try {
-        RecordClaims.await(sent.counted(), backend.timeout());
-      } catch (RuntimeException e) {
-        log.warn("could not move the count of a completed record: {}", e.toString());
-      }
-    }
-    return stored;
+    return completions.await(completions.send(lease, outcome, retention));
   }
 
   /**
@@ -250,77 +241,7 @@ public final class RedisIdempotencyStore
   @Override
   public CompletableFuture<Boolean> completeAsync(
       Lease lease, Outcome outcome, Duration retention) {
-    Completion sent = sendCompletion(lease, outcome, retention);
-    CompletableFuture<Boolean> stored = bounded(sent.stored());
-    if (sent.counted() == null) {
-      return stored;
-    }
-    return stored.thenCombine(
-        bounded(sent.counted())
-            .handle(
-                (moved, failure) -> {
-                  if (failure != null) {
-                    log.warn(
-                        "could not move the count of a completed record: {}", failure.toString());
-                  }
-                  return moved;
-                }),
-        (done, moved) -> done);
-  }
-
-  /** The completion's commands, sent; {@code counted} is null for a claim not counted. */
-  private record Completion(CompletableFuture<Boolean> stored, CompletableFuture<Long> counted) {}
-
-  private Completion sendCompletion(Lease lease, Outcome outcome, Duration retention) {
-    String digest = lease.key().digest();
-    long retentionMillis = RedisKeys.millis(retention);
-    long expiresAt = System.currentTimeMillis() + retentionMillis;
-    byte[] head =
-        new RecordValue.Writer()
-            .field('S', "P")
-            .field('F', lease.fence())
-            .field('O', lease.owner())
-            .toBytes();
-    byte[] fields =
-        new RecordValue.Writer()
-            .field('F', lease.fence())
-            .field('K', RecordReplies.kindCode(outcome.kind()))
-            .field('B', outcome.payload())
-            .field('X', expiresAt)
-            .toBytes();
-    CompletableFuture<Long> counted =
-        RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
-    CompletableFuture<Boolean> stored =
-        scripts
-            .numberAsync(
-                LuaScripts.COMPLETE,
-                keys.record(digest),
-                head,
-                fields,
-                RedisKeys.bytes(retentionMillis),
-                changeChannel,
-                RedisKeys.bytes(digest))
-            .thenApply(
-                n -> {
-                  if (n == 1) {
-                    replays.remember(digest, expiresAt);
-                  }
-                  return n == 1;
-                });
-    return new Completion(stored, counted);
-  }
-
-  // A stage that fails as the blocking call would once the connection's command timeout has passed,
-  // whatever the client's own timeout options.
-  private <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
-    Duration timeout = backend.timeout();
-    return RecordClaims.within(stage, timeout, backend.timer())
-        .exceptionallyCompose(
-            failure ->
-                CompletableFuture.failedFuture(
-                    failure instanceof TimeoutException
-                        ? RecordClaims.timedOut(timeout)
-                        : ScriptRunner.failed(failure)));
+    return completions.stage(completions.send(lease, outcome, retention));
   }
 
   @Override
@@ -334,7 +255,7 @@ public final class RedisIdempotencyStore
    */
   @Override
   public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    return bounded(claims.release(lease));
+    return completions.bounded(claims.release(lease));
   }
 
   /**

@@ -1,0 +1,137 @@
+package dev.idem.redis.internal;
+
+import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis store's completion, sent as stages: the completion script and, for a counted claim, the
+ * move of its count in the scope's tally, both sent at once. The store's blocking {@code complete}
+ * waits for them one after the other; its {@code completeAsync} returns them combined, each bounded
+ * by the command timeout.
+ */
+public final class RecordCompletions {
+
+  private static final Logger log = LoggerFactory.getLogger(RecordCompletions.class);
+
+  private final RedisBackend backend;
+  private final RedisKeys keys;
+  private final ScriptRunner scripts;
+  private final CompletedReplays replays;
+  private final ScopeTally tally;
+  private final byte[] changeChannel;
+
+  public RecordCompletions(
+      RedisBackend backend,
+      RedisKeys keys,
+      ScriptRunner scripts,
+      CompletedReplays replays,
+      ScopeTally tally) {
+    this.backend = backend;
+    this.keys = keys;
+    this.scripts = scripts;
+    this.replays = replays;
+    this.tally = tally;
+    this.changeChannel = keys.changeChannel();
+  }
+
+  /**
+   * A completion's commands, sent: {@code stored} ends with whether the lease still matched; {@code
+   * counted} is null for a claim not counted.
+   */
+  public record Sent(CompletableFuture<Boolean> stored, CompletableFuture<Long> counted) {}
+
+  /** Sends the completion of {@code lease} with {@code outcome}, kept for {@code retention}. */
+  public Sent send(Lease lease, Outcome outcome, Duration retention) {
+    String digest = lease.key().digest();
+    long retentionMillis = RedisKeys.millis(retention);
+    long expiresAt = System.currentTimeMillis() + retentionMillis;
+    byte[] head =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', lease.fence())
+            .field('O', lease.owner())
+            .toBytes();
+    byte[] fields =
+        new RecordValue.Writer()
+            .field('F', lease.fence())
+            .field('K', RecordReplies.kindCode(outcome.kind()))
+            .field('B', outcome.payload())
+            .field('X', expiresAt)
+            .toBytes();
+    CompletableFuture<Long> counted =
+        RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
+    CompletableFuture<Boolean> stored =
+        scripts
+            .numberAsync(
+                LuaScripts.COMPLETE,
+                keys.record(digest),
+                head,
+                fields,
+                RedisKeys.bytes(retentionMillis),
+                changeChannel,
+                RedisKeys.bytes(digest))
+            .thenApply(
+                n -> {
+                  if (n == 1) {
+                    replays.remember(digest, expiresAt);
+                  }
+                  return n == 1;
+                });
+    return new Sent(stored, counted);
+  }
+
+  /**
+   * Waits for the completion, then for its count. A completion stands even if its count could not
+   * be moved (the count then ends with the claim's): that is only logged.
+   */
+  public boolean await(Sent sent) {
+    boolean stored = RecordClaims.await(sent.stored(), backend.timeout());
+    if (sent.counted() != null) {
+      try {
+        RecordClaims.await(sent.counted(), backend.timeout());
+      } catch (RuntimeException e) {
+        log.warn("could not move the count of a completed record: {}", e.toString());
+      }
+    }
+    return stored;
+  }
+
+  /** As {@link #await}, as a stage that ends on Lettuce's thread, each command bounded. */
+  public CompletableFuture<Boolean> stage(Sent sent) {
+    CompletableFuture<Boolean> stored = bounded(sent.stored());
+    if (sent.counted() == null) {
+      return stored;
+    }
+    return stored.thenCombine(
+        bounded(sent.counted())
+            .handle(
+                (moved, failure) -> {
+                  if (failure != null) {
+                    log.warn(
+                        "could not move the count of a completed record: {}", failure.toString());
+                  }
+                  return moved;
+                }),
+        (done, moved) -> done);
+  }
+
+  /**
+   * {@code stage}, failing as the blocking call would once the connection's command timeout has
+   * passed, whatever the client's own timeout options.
+   */
+  public <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
+    Duration timeout = backend.timeout();
+    return RecordClaims.within(stage, timeout, backend.timer())
+        .exceptionallyCompose(
+            failure ->
+                CompletableFuture.failedFuture(
+                    failure instanceof TimeoutException
+                        ? RecordClaims.timedOut(timeout)
+                        : ScriptRunner.failed(failure)));
+  }
+}
