@@ -106,7 +106,8 @@ final class Settlement {
                     report.accept(key, ExecutionOutcome.STORE_ERROR);
                     log.error(
                         "the work for {} ran but its outcome could not be stored after {}"
-                            + " attempts; a retry after the lease ends will run it again",
+                            + " attempts; its answer is given, and a retry after the lease ends"
+                            + " runs it again unless an attempt reached the store after all",
                         key,
                         config.completionAttempts(),
                         e);
