@@ -1,15 +1,13 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
+import dev.idem.core.internal.LogThrottle;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -21,14 +19,12 @@ final class Claims {
 
   // under the engine's name, where the fail-open warning has always been logged
   private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
-  private static final long REFUSAL_LINE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final IdempotencyStore store;
   private final DuplicateWaiter waiter;
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
   private final boolean claimsWithoutBlocking;
-  private final AtomicLong nextRefusalLine = new AtomicLong(System.nanoTime());
-  private final AtomicInteger unloggedRefusals = new AtomicInteger();
+  private final LogThrottle refusals = new LogThrottle();
 
   Claims(
       IdempotencyStore store,
@@ -291,18 +287,13 @@ final class Claims {
   // One line per ten seconds at most, with how many refusals it stands for: a stalled store
   // refuses every request, and the meters count each one.
   private void logRefusal(ClaimRequest request, RuntimeException failure) {
-    long now = System.nanoTime();
-    long next = nextRefusalLine.get();
-    if (now - next < 0 || !nextRefusalLine.compareAndSet(next, now + REFUSAL_LINE_NANOS)) {
-      unloggedRefusals.incrementAndGet();
-      return;
+    if (refusals.due()) {
+      log.warn(
+          "store failed at claim; {} refused (fail closed){}: {}",
+          request.key(),
+          refusals.skipped(),
+          failure.toString());
     }
-    int more = unloggedRefusals.getAndSet(0);
-    log.warn(
-        "store failed at claim; {} refused (fail closed){}: {}",
-        request.key(),
-        more == 0 ? "" : ", and " + more + " more since the last such line",
-        failure.toString());
   }
 
   /** The refusal of a duplicate in flight, reported. */

@@ -2,6 +2,7 @@ package dev.idem.redis.internal;
 
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.internal.LogThrottle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -24,6 +25,7 @@ public final class RecordCompletions {
   private final CompletedReplays replays;
   private final ScopeTally tally;
   private final byte[] changeChannel;
+  private final LogThrottle countFailures = new LogThrottle();
 
   public RecordCompletions(
       RedisBackend backend,
@@ -95,7 +97,7 @@ public final class RecordCompletions {
       try {
         RecordClaims.await(sent.counted(), backend.timeout());
       } catch (RuntimeException e) {
-        log.warn("could not move the count of a completed record: {}", e.toString());
+        countNotMoved(e);
       }
     }
     return stored;
@@ -112,12 +114,21 @@ public final class RecordCompletions {
             .handle(
                 (moved, failure) -> {
                   if (failure != null) {
-                    log.warn(
-                        "could not move the count of a completed record: {}", failure.toString());
+                    countNotMoved(failure);
                   }
                   return moved;
                 }),
         (done, moved) -> done);
+  }
+
+  // One line per ten seconds at most: a stalled Redis fails the move of every completion's count.
+  private void countNotMoved(Throwable failure) {
+    if (countFailures.due()) {
+      log.warn(
+          "could not move the count of a completed record{}: {}",
+          countFailures.skipped(),
+          failure.toString());
+    }
   }
 
   /**
