@@ -263,7 +263,7 @@ final class Claims {
 
   // What a failed claim stage failed with, as the blocking claim would have thrown it.
   private static RuntimeException storeFailure(RuntimeException failed) {
-    Throwable cause = failed instanceof CompletionException ? failed.getCause() : failed;
+    Throwable cause = Settlement.unwrap(failed);
     if (cause instanceof RuntimeException e) {
       return e;
     }

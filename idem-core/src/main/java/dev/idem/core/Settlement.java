@@ -61,82 +61,89 @@ final class Settlement {
       Duration retention,
       IdempotencyConfig config,
       Executor after) {
-    CompletableFuture<Boolean> stored = new CompletableFuture<>();
-    attempt(running, outcome, retention, config, after, 1, null, stored);
-    return stored;
+    Storing storing = new Storing(running, outcome, retention, config, after);
+    storing.attempt(1, null);
+    return storing.stored;
   }
 
-  private void attempt(
-      RunningLease running,
-      Outcome outcome,
-      Duration retention,
-      IdempotencyConfig config,
-      Executor after,
-      int attempt,
-      RuntimeException last,
-      CompletableFuture<Boolean> stored) {
-    IdempotencyKey key = running.key();
-    completeOrMark(running, outcome, retention, after)
-        .whenComplete(
-            (done, failure) -> {
-              if (failure == null) {
-                waiter.signal(key);
-                if (done || last == null) {
-                  stored.complete(done);
-                } else {
-                  // a reply lost on the way back: the earlier attempt may have stored it
-                  onThread(after, stored, () -> stored.complete(storedByUs(running, outcome)));
-                }
-                return;
-              }
-              Throwable cause = unwrap(failure);
-              if (cause instanceof Error) {
-                stored.completeExceptionally(cause);
-                return;
-              }
-              RuntimeException e = runtime(cause);
-              onThread(
-                  after,
-                  stored,
-                  () -> {
-                    if (attempt < config.completionAttempts()) {
-                      retry(running, outcome, retention, config, after, attempt + 1, e, stored);
-                      return;
-                    }
-                    report.accept(key, ExecutionOutcome.STORE_ERROR);
-                    log.error(
-                        "the work for {} ran but its outcome could not be stored after {}"
-                            + " attempts; its answer is given, and a retry after the lease ends"
-                            + " runs it again unless an attempt reached the store after all",
-                        key,
-                        config.completionAttempts(),
-                        e);
-                    stored.complete(true);
-                  });
-            });
-  }
+  /** One outcome on its way to the store, attempt after attempt. */
+  private final class Storing {
+    private final RunningLease running;
+    private final Outcome outcome;
+    private final Duration retention;
+    private final IdempotencyConfig config;
+    private final Executor after;
+    private final CompletableFuture<Boolean> stored = new CompletableFuture<>();
 
-  // The next attempt after a backoff: a blocking call waits it out on its thread; one that
-  // settles later holds none meanwhile (scheduled from a thread of after, never an I/O thread).
-  private void retry(
-      RunningLease running,
-      Outcome outcome,
-      Duration retention,
-      IdempotencyConfig config,
-      Executor after,
-      int attempt,
-      RuntimeException last,
-      CompletableFuture<Boolean> stored) {
-    long backoff = COMPLETION_BACKOFF_NANOS * (attempt - 1);
-    if (after == INLINE) {
-      LockSupport.parkNanos(backoff);
-      attempt(running, outcome, retention, config, after, attempt, last, stored);
-      return;
+    Storing(
+        RunningLease running,
+        Outcome outcome,
+        Duration retention,
+        IdempotencyConfig config,
+        Executor after) {
+      this.running = running;
+      this.outcome = outcome;
+      this.retention = retention;
+      this.config = config;
+      this.after = after;
     }
-    onThread(
-        CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, after),
-        stored,
-        () -> attempt(running, outcome, retention, config, after, attempt, last, stored));
+
+    void attempt(int attempt, RuntimeException last) {
+      IdempotencyKey key = running.key();
+      completeOrMark(running, outcome, retention, after)
+          .whenComplete(
+              (done, failure) -> {
+                if (failure == null) {
+                  waiter.signal(key);
+                  if (done || last == null) {
+                    stored.complete(done);
+                  } else {
+                    // a reply lost on the way back: the earlier attempt may have stored it
+                    onThread(after, stored, () -> stored.complete(storedByUs(running, outcome)));
+                  }
+                  return;
+                }
+                Throwable cause = unwrap(failure);
+                if (cause instanceof Error) {
+                  stored.completeExceptionally(cause);
+                  return;
+                }
+                RuntimeException e = runtime(cause);
+                onThread(
+                    after,
+                    stored,
+                    () -> {
+                      if (attempt < config.completionAttempts()) {
+                        retry(attempt + 1, e);
+                        return;
+                      }
+                      report.accept(key, ExecutionOutcome.STORE_ERROR);
+                      log.error(
+                          "the work for {} ran but its outcome could not be stored after {}"
+                              + " attempts; its answer is given, and a retry after the lease ends"
+                              + " runs it again unless an attempt reached the store after all",
+                          key,
+                          config.completionAttempts(),
+                          e);
+                      stored.complete(true);
+                    });
+              });
+    }
+
+    // The next attempt after a backoff: a blocking call waits it out on its thread; one that
+    // settles later holds none meanwhile (scheduled from a thread of after, never an I/O thread).
+    private void retry(int attempt, RuntimeException last) {
+      long backoff = COMPLETION_BACKOFF_NANOS * (attempt - 1);
+      if (after == INLINE) {
+        LockSupport.parkNanos(backoff);
+        attempt(attempt, last);
+        return;
+      }
+      onThread(
+          CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, after),
+          stored,
+          () -> attempt(attempt, last));
+    }
   }
 
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
