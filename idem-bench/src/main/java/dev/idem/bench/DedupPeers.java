@@ -12,7 +12,13 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.apache.camel.CamelContext;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.channel.NullChannel;
@@ -33,7 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * connections to PostgreSQL, where every effect is written: Idem's {@link IdempotentConsumer} on
  * Redis and {@link JdbcInbox} on PostgreSQL, and Spring Integration's {@link
  * IdempotentReceiverInterceptor} with a {@link RedisMetadataStore} and with a {@link
- * JdbcMetadataStore}.
+ * JdbcMetadataStore}, and Camel's idempotent consumer with a {@link JdbcMessageIdRepository}.
  */
 final class DedupPeers {
 
@@ -41,6 +47,7 @@ final class DedupPeers {
   static final String SPRING_REDIS = "Spring Integration RedisMetadataStore";
   static final String IDEM_JDBC = "Idem JdbcInbox";
   static final String SPRING_JDBC = "Spring Integration JdbcMetadataStore";
+  static final String CAMEL_JDBC = "Camel JdbcMessageIdRepository";
 
   /** Connections of each peer's pool. */
   static final int POOL = 10;
@@ -53,14 +60,15 @@ final class DedupPeers {
 
   private DedupPeers() {}
 
-  /** All four, each Idem peer before the peer on the same server. */
+  /** All five, each Idem peer before the peers on the same server. */
   static List<DedupPeer> all(RedisRig rig, String url) throws Exception {
     return Peers.build(
         List.of(
             () -> idemRedis(rig, url),
             () -> springRedis(rig, url),
             () -> idemJdbc(url),
-            () -> springJdbc(url)),
+            () -> springJdbc(url),
+            () -> camelJdbc(url)),
         DedupPeer::shutdown);
   }
 
@@ -173,6 +181,57 @@ final class DedupPeers {
           pool.close();
         });
   }
+
+  /**
+   * Camel's idempotent consumer over a {@link JdbcMessageIdRepository} (the table Camel creates,
+   * under a name of the run's), in a route of its own: the id is added before the effect, which
+   * commits on its own connection, and taken back when the route fails (Camel's defaults, eager and
+   * remove on failure). A duplicate is skipped.
+   */
+  static DedupPeer camelJdbc(String url) throws Exception {
+    HikariDataSource pool = BenchJdbc.pool(url, "dedup-camel-jdbc", POOL);
+    JdbcMessageIdRepository repository = new JdbcMessageIdRepository(pool, GROUP);
+    repository.setTableName(CAMEL_TABLE);
+    CamelContext camel = new DefaultCamelContext();
+    try {
+      camel.addRoutes(
+          new RouteBuilder() {
+            @Override
+            public void configure() {
+              from(CAMEL_ROUTE)
+                  .idempotentConsumer(header(MESSAGE_ID_HEADER), repository)
+                  .process(
+                      exchange -> {
+                        DedupPeer.Effect effect =
+                            exchange.getMessage().getHeader(EFFECT_HEADER, DedupPeer.Effect.class);
+                        try (Connection connection = pool.getConnection()) {
+                          effect.apply(connection);
+                        }
+                      });
+            }
+          });
+      camel.start();
+    } catch (Exception | Error e) {
+      camel.close();
+      pool.close();
+      throw e;
+    }
+    ProducerTemplate producer = camel.createProducerTemplate();
+    return new DedupPeer(
+        CAMEL_JDBC,
+        "PostgreSQL",
+        (id, effect) ->
+            producer.sendBodyAndHeaders(
+                CAMEL_ROUTE, id, Map.of(MESSAGE_ID_HEADER, id, EFFECT_HEADER, effect)),
+        () -> {
+          camel.close();
+          BenchJdbc.execute(pool, "DROP TABLE IF EXISTS " + CAMEL_TABLE);
+          pool.close();
+        });
+  }
+
+  private static final String CAMEL_TABLE = "bench_peer_camel_processed";
+  private static final String CAMEL_ROUTE = "direct:bench-dedup";
 
   /** What a receiving handler does with a message. */
   @FunctionalInterface

@@ -17,13 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 /**
- * Idem's message de-duplication against Spring Integration's idempotent receiver, on the same
- * RabbitMQ, Redis and PostgreSQL in one run: every message is delivered twice (half of the copies
- * right behind the first, half after all the others), and the first handling of every {@value
- * #FAIL_EVERY}th message fails before its effect, as a downstream call that timed out would, so
- * that the broker delivers it again. The effects are rows in PostgreSQL, counted afterwards: {@code
- * doubled} rows beyond one per message, {@code lost} messages without a row. Writes the {@code
- * dedup-peers} section of {@code docs/benchmarks.md}.
+ * Idem's message de-duplication against Spring Integration's idempotent receiver and Camel's
+ * idempotent consumer, on the same RabbitMQ, Redis and PostgreSQL in one run: every message is
+ * delivered twice (half of the copies right behind the first, half after all the others), and the
+ * first handling of every {@value #FAIL_EVERY}th message fails before its effect, as a downstream
+ * call that timed out would, so that the broker delivers it again. The effects are rows in
+ * PostgreSQL, counted afterwards: {@code doubled} rows beyond one per message, {@code lost}
+ * messages without a row. Writes the {@code dedup-peers} section of {@code docs/benchmarks.md}.
  *
  * <p>Arguments: {@code --quick} for a short, rough run; {@code --doc=PATH} to write elsewhere;
  * {@code --only=TEXT} to run only the de-duplicators whose name contains it (with {@code --doc}).
