@@ -54,6 +54,23 @@ class QuickstartTest {
   }
 
   @Test
+  void aPaymentWithoutAnOrderIsRefusedWith400AndSettlesNothing() throws Exception {
+    int before = settlements();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/payments"))
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", "key-6")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100}"))
+            .build();
+    HttpResponse<String> refused = http.send(request, HttpResponse.BodyHandlers.ofString());
+
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(refused.body()).contains("urn:idem:problem:missing-key");
+    assertThat(settlements()).isEqualTo(before);
+  }
+
+  @Test
   void theReadmeShowsThisApplicationsOwnCode() throws Exception {
     String readme = Files.readString(Path.of("../../README.md"));
     String controller =
@@ -74,6 +91,10 @@ class QuickstartTest {
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     return http.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  private int settlements() {
+    return db.queryForObject("SELECT COUNT(*) FROM settlements", Integer.class);
   }
 
   private int settlements(String order) {

@@ -8,6 +8,7 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
+import dev.idem.spring.web.internal.ProblemAdvice;
 import dev.idem.spring.web.internal.RouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -23,8 +24,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 
 /**
  * Spring MVC support: the {@link IdempotencyFilter} (registered as an ordered Filter bean), the
- * caller's {@link IdempotencyScopeResolver} and the token endpoint. Off with {@code
- * idem.http.enabled=false}.
+ * caller's {@link IdempotencyScopeResolver}, the token endpoint and the problem answers to Idem's
+ * exceptions from bean methods ({@link ProblemAdvice}). Off with {@code idem.http.enabled=false}.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -62,6 +63,13 @@ public class IdemWebAutoConfiguration {
     filter.setMaxRecordsPerCaller(
         IdemAutoConfiguration.cap(properties.getHttp().getMaxRecordsPerCaller()));
     return filter;
+  }
+
+  /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
+  @Bean
+  @ConditionalOnMissingBean
+  public ProblemAdvice idemProblemAdvice() {
+    return new ProblemAdvice();
   }
 
   /** Refuses, once every handler is mapped, the protected handlers that cannot be protected. */

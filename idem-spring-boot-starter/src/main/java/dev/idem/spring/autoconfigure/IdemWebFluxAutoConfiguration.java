@@ -10,6 +10,7 @@ import dev.idem.spring.web.internal.Routes;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import dev.idem.spring.webflux.ReactiveScopeResolver;
 import dev.idem.spring.webflux.ReactiveTokenController;
+import dev.idem.spring.webflux.internal.ReactiveProblemAdvice;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -24,7 +25,8 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 
 /**
  * Spring WebFlux support: the {@link IdempotencyWebFilter}, the caller's {@link
- * ReactiveScopeResolver} and the token endpoint. Off with {@code idem.http.enabled=false}.
+ * ReactiveScopeResolver}, the token endpoint and the problem answers to Idem's exceptions from bean
+ * methods ({@link ReactiveProblemAdvice}). Off with {@code idem.http.enabled=false}.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -70,6 +72,13 @@ public class IdemWebFluxAutoConfiguration {
   public SmartInitializingSingleton idemReactiveHandlersCheck(
       ObjectProvider<IdempotencyWebFilter> filter) {
     return () -> filter.ifAvailable(IdempotencyWebFilter::checkHandlers);
+  }
+
+  /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
+  @Bean
+  @ConditionalOnMissingBean
+  public ReactiveProblemAdvice idemProblemAdvice() {
+    return new ReactiveProblemAdvice();
   }
 
   @Bean

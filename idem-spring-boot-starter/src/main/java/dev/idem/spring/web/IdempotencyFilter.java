@@ -259,8 +259,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       Route route,
       CapturingResponse captured,
       boolean transactionDecides) {
-    boolean unstored =
-        Refusals.refusedBeforeHandler(request) || route.isRetryable(captured.getStatus());
+    boolean unstored = Refusals.passedOn(request) || route.isRetryable(captured.getStatus());
     if (unstored && !transactionDecides) {
       return null;
     }

@@ -40,6 +40,7 @@ abstract class HttpConformanceTests {
   @LocalServerPort int port;
   @Autowired ConformanceHandlers controller;
   @Autowired IdempotencyStore store;
+  @Autowired Refunds refunds;
 
   Http http;
   String run;
@@ -241,6 +242,38 @@ abstract class HttpConformanceTests {
     assertThat(after.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(after.body()).isEqualTo(first.get().body());
     assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anIdemRefusalFromABeanMethodInsideARequestGetsItsProblemAnswer() {
+    assertProblem(post("/refunds?cents=5", null), 400, "missing-key");
+    HttpResponse<String> first = post("/refunds?id=" + run + "&cents=5", null);
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).startsWith("refund " + run + " of 5 #");
+    assertProblem(post("/refunds?id=" + run + "&cents=6", null), 422, "key-reuse");
+    assertThat(post("/refunds?id=" + run + "&cents=5", null).body()).isEqualTo(first.body());
+  }
+
+  @Test
+  void aBeanMethodRefusalThatAsksForARetryIsNotStoredByTheGuardedRouteAroundIt() throws Exception {
+    String refund = "/refunds?id=" + run + "&cents=5";
+    String order = "/refund-orders?id=" + run + "&cents=5";
+    refunds.hold(run);
+    CompletableFuture<HttpResponse<String>> first;
+    try {
+      first = http.sendAsync("POST", refund, null, withRun());
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.claims(run) == 1);
+      HttpResponse<String> refused = post(order, null, "Idempotency-Key", key);
+      assertProblem(refused, 409, "in-progress");
+      assertThat(refused.headers().firstValue("Retry-After")).hasValue("2");
+    } finally {
+      refunds.release(run);
+    }
+    assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    HttpResponse<String> retried = post(order, null, "Idempotency-Key", key);
+    assertThat(retried.statusCode()).isEqualTo(200);
+    assertThat(retried.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(retried.body()).isEqualTo("order of " + first.get().body());
   }
 
   @Test

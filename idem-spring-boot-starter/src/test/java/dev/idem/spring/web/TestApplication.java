@@ -34,7 +34,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 // Spring Data Redis is on the test class path; these applications pick their store otherwise.
 @EnableAutoConfiguration(
     excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@Import(TestController.class)
+@Import({TestController.class, Refunds.class})
 public class TestApplication {
 
   static final String POSTGRES_URL =

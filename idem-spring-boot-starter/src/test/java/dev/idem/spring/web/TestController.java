@@ -31,9 +31,24 @@ public class TestController extends ConformanceHandlers {
   public record Order(String item, int qty) {}
 
   private final InFlightWork inFlight;
+  private final Refunds refunds;
 
-  public TestController(InFlightWork inFlight) {
+  public TestController(InFlightWork inFlight, Refunds refunds) {
     this.inFlight = inFlight;
+    this.refunds = refunds;
+  }
+
+  /** Not guarded itself: the refund bean method is. */
+  @PostMapping("/refunds")
+  String refund(@RequestParam(required = false) String id, @RequestParam int cents) {
+    return refunds.refund(id, cents);
+  }
+
+  /** A guarded route whose handler calls the guarded refund bean method. */
+  @Idempotent
+  @PostMapping("/refund-orders")
+  String refundOrder(@RequestParam String id, @RequestParam int cents) {
+    return "order of " + refunds.refund(id, cents);
   }
 
   @Idempotent

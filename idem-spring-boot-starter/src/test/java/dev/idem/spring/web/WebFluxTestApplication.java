@@ -27,7 +27,7 @@ import reactor.core.publisher.Mono;
 @SpringBootConfiguration
 @EnableAutoConfiguration(
     excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@Import(WebFluxTestController.class)
+@Import({WebFluxTestController.class, Refunds.class})
 public class WebFluxTestApplication {
 
   @Bean

@@ -28,9 +28,24 @@ import reactor.core.scheduler.Schedulers;
 public class WebFluxTestController extends ConformanceHandlers {
 
   private final InFlightWork inFlight;
+  private final Refunds refunds;
 
-  public WebFluxTestController(InFlightWork inFlight) {
+  public WebFluxTestController(InFlightWork inFlight, Refunds refunds) {
     this.inFlight = inFlight;
+    this.refunds = refunds;
+  }
+
+  /** Not guarded itself: the refund bean method is. */
+  @PostMapping("/refunds")
+  Mono<String> refund(@RequestParam(required = false) String id, @RequestParam int cents) {
+    return refunds.refundLater(id, cents);
+  }
+
+  /** A guarded route whose handler calls the guarded refund bean method. */
+  @Idempotent
+  @PostMapping("/refund-orders")
+  Mono<String> refundOrder(@RequestParam String id, @RequestParam int cents) {
+    return refunds.refundLater(id, cents).map(refund -> "order of " + refund);
   }
 
   @Idempotent

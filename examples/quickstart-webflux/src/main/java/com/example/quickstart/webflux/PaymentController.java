@@ -2,20 +2,13 @@ package com.example.quickstart.webflux;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotentOperation;
-import dev.idem.core.KeyReuseException;
-import dev.idem.core.RequestInProgressException;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.ReactiveIdempotency;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Service;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -53,20 +46,6 @@ class RefundController {
     String request = refund.order() + ":" + refund.amount();
     return reactive.execute(
         refunds, refund.id(), request, ctx -> gateway.refund(refund.order(), refund.amount()));
-  }
-
-  @ExceptionHandler(KeyReuseException.class)
-  ResponseEntity<ProblemDetail> keyReuse(KeyReuseException e) {
-    return ResponseEntity.unprocessableContent()
-        .body(ProblemDetail.forStatusAndDetail(HttpStatus.UNPROCESSABLE_CONTENT, e.getMessage()));
-  }
-
-  @ExceptionHandler(RequestInProgressException.class)
-  ResponseEntity<ProblemDetail> inProgress(RequestInProgressException e) {
-    long seconds = Math.max(1, (e.retryAfter().toMillis() + 999) / 1000);
-    return ResponseEntity.status(HttpStatus.CONFLICT)
-        .header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
-        .body(ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage()));
   }
 }
 

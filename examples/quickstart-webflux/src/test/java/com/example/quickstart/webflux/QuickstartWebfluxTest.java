@@ -76,6 +76,7 @@ class QuickstartWebfluxTest {
     assertThat(first.statusCode()).isEqualTo(200);
     assertThat(again.body()).isEqualTo(first.body());
     assertThat(reuse.statusCode()).isEqualTo(422);
+    assertThat(reuse.body()).contains("urn:idem:problem:key-reuse");
     assertThat(gateway.refunds.getOrDefault(run + "-o5", new AtomicInteger()).get()).isEqualTo(1);
   }
 

@@ -10,6 +10,9 @@ import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
 import java.nio.charset.StandardCharsets;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 
 /**
  * One RFC 9457 problem answer, whichever web stack writes it: {@code type} {@code
@@ -45,6 +48,29 @@ public record Problem(int status, String name, String title, String detail, Stri
     }
     json.append('}');
     return json.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** This problem as a controller's answer. */
+  public ResponseEntity<byte[]> entity() {
+    ResponseEntity.BodyBuilder answer =
+        ResponseEntity.status(status).contentType(MediaType.parseMediaType(CONTENT_TYPE));
+    if (retryAfter != null) {
+      answer.header(HttpHeaders.RETRY_AFTER, retryAfter);
+    }
+    return answer.body(body());
+  }
+
+  /**
+   * True when {@code e} is an Idem refusal that asks the client to come back later (it has a {@code
+   * Retry-After}: in progress, store full, store unavailable). Such an answer is never the outcome
+   * of a guarded request around it: the filter passes it on unstored and frees the key.
+   */
+  public static boolean asksForRetry(Object e) {
+    if (e instanceof IdempotencyException idem) {
+      Problem problem = of(idem);
+      return problem != null && problem.retryAfter() != null;
+    }
+    return false;
   }
 
   /** The answer for an Idem exception, or null when {@code e} has no HTTP mapping. */
