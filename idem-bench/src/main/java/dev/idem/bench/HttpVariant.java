@@ -43,6 +43,7 @@ final class HttpVariant implements AutoCloseable {
     MINIMAL_REDIS_PAIR("no starter, hand-written Redis pair"),
     MEMORY("in-memory"),
     REDIS("Redis"),
+    REDIS_CONSOLIDATED("Redis, flushes consolidated"),
     POSTGRES("PostgreSQL"),
     WEBFLUX_NONE("WebFlux, no starter"),
     WEBFLUX_MEMORY("WebFlux, in-memory"),
@@ -119,11 +120,14 @@ final class HttpVariant implements AutoCloseable {
         properties.put("idem.store", "memory");
         properties.put(HttpBenchApp.MEMORY_MAX_ENTRIES, MEMORY_MAX_ENTRIES);
       }
-      case REDIS, WEBFLUX_REDIS -> {
+      case REDIS, REDIS_CONSOLIDATED, WEBFLUX_REDIS -> {
         redisPrefix = "idem-bench-http:" + run + ":" + kind.ordinal() + ":";
         properties.put("idem.store", "redis");
         properties.put("idem.redis.key-prefix", redisPrefix);
         properties.put(HttpBenchApp.REDIS_URI, redisUri);
+        if (kind == Kind.REDIS_CONSOLIDATED) {
+          properties.put(HttpBenchApp.REDIS_FLUSH_CONSOLIDATION, true);
+        }
       }
       case POSTGRES -> {
         properties.put("idem.store", "jdbc");
@@ -175,7 +179,7 @@ final class HttpVariant implements AutoCloseable {
       return "none";
     }
     String store = context.getBean(IdempotencyStore.class).getClass().getName();
-    if (kind != Kind.REDIS && kind != Kind.WEBFLUX_REDIS) {
+    if (kind != Kind.REDIS && kind != Kind.REDIS_CONSOLIDATED && kind != Kind.WEBFLUX_REDIS) {
       return store;
     }
     boolean consolidated =
@@ -219,7 +223,7 @@ final class HttpVariant implements AutoCloseable {
         switch (kind) {
           case NONE, MINIMAL_REDIS_PAIR, WEBFLUX_NONE -> null;
           case MEMORY, WEBFLUX_MEMORY -> InMemoryIdempotencyStore.class;
-          case REDIS, WEBFLUX_REDIS -> RedisIdempotencyStore.class;
+          case REDIS, REDIS_CONSOLIDATED, WEBFLUX_REDIS -> RedisIdempotencyStore.class;
           case POSTGRES -> JdbcIdempotencyStore.class;
         };
     if (expected == null) {
