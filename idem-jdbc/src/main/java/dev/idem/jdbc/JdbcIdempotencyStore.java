@@ -312,6 +312,42 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
   }
 
+  /**
+   * Writes {@code key} as completed with {@code outcome} where no row is, in one statement; only
+   * inside a transaction this store joins, which shows the row together with the caller's writes or
+   * not at all. A copy of the key in another transaction waits on the row until this one ends.
+   *
+   * @return false when a row for the key is there (live, expired or in progress): the engine's
+   *     claim decides then
+   */
+  boolean insertCompleted(IdempotencyKey key, Outcome outcome, Duration retention) {
+    if (!jdbc.joined()) {
+      throw new IllegalStateException("a completed record is written only in a joined transaction");
+    }
+    long ms = Math.max(1, retention.toMillis());
+    return jdbc.run(
+        "insert completed",
+        c -> {
+          try {
+            return Params.update(
+                    c,
+                    sql.insertCompleted(),
+                    key.digest(),
+                    key.scope(),
+                    key.value(),
+                    ms,
+                    outcome.kind().name(),
+                    outcome.payload())
+                == 1;
+          } catch (SQLException e) {
+            if (dialect.isDuplicateKey(e)) {
+              return false;
+            }
+            throw e;
+          }
+        });
+  }
+
   @Override
   public int purgeExpired(int limit) {
     return jdbc.run("purge", c -> Params.update(c, sql.purge(), limit));

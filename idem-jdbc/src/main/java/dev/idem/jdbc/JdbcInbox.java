@@ -1,10 +1,17 @@
 package dev.idem.jdbc;
 
+import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
+import dev.idem.core.Outcome;
+import dev.idem.core.RecordState;
+import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.core.internal.AllListeners;
 import java.sql.Connection;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -29,9 +36,14 @@ public final class JdbcInbox implements AutoCloseable {
     void handle(Connection connection) throws E;
   }
 
+  // What the engine stores for a handler that ran: the fact alone.
+  private static final Outcome PROCESSED = Outcome.success(ResultCodec.none().encode(null));
+
   private final JdbcTransactions transactions;
+  private final JdbcIdempotencyStore store;
   private final Idempotency idempotency;
   private final IdempotentConsumer consumer;
+  private final IdempotencyListener listener;
 
   /**
    * @param config the inbox table's settings (its own table, e.g. {@code idem_inbox}); join mode is
@@ -55,8 +67,10 @@ public final class JdbcInbox implements AutoCloseable {
       String consumerGroup,
       IdempotencyListener listener) {
     this.transactions = new JdbcTransactions(dataSource);
-    JdbcIdempotencyStore store =
+    this.store =
         new JdbcIdempotencyStore(dataSource, config.joinTransactions(transactions).build());
+    // guarded as the engine guards it: a listener that throws is logged, the delivery goes on
+    this.listener = listener == null ? null : new AllListeners(List.of(listener));
     Idempotency.Builder engine = Idempotency.builder(store);
     if (listener != null) {
       engine.listener(listener);
@@ -68,10 +82,24 @@ public final class JdbcInbox implements AutoCloseable {
   /**
    * Applies {@code handler} once for {@code messageId}, in one transaction with the inbox row.
    *
+   * <p>A new message costs one statement besides the handler's: the row is written completed at
+   * once, since the transaction shows it only with the handler's writes and takes it back if the
+   * handler fails. A copy delivered meanwhile waits on that row until the transaction ends, then
+   * reads it: a duplicate costs two statements. Any other row (in progress under the engine's
+   * claim, expired, a stored failure) goes to that claim in a transaction of its own, which waits,
+   * replays or takes it over.
+   *
    * @return PROCESSED when the handler ran and committed now, DUPLICATE when it had before
    * @throws E whatever the handler throws; the transaction was rolled back
    */
   public <E extends Exception> Delivery receive(String messageId, Handler<E> handler) throws E {
+    IdempotencyKey key = consumer.keyOf(messageId);
+    Delivery delivery = transactions.inTransaction(c -> written(key, c, handler));
+    if (delivery != null) {
+      return delivery;
+    }
+    // A transaction of its own: on MySQL and MariaDB the insert that found the row holds a shared
+    // lock on it, and two copies that both hold one would deadlock upgrading it in the claim.
     return transactions.inTransaction(
         c ->
             consumer.process(
@@ -80,6 +108,32 @@ public final class JdbcInbox implements AutoCloseable {
                   handler.handle(c);
                   return null;
                 }));
+  }
+
+  // The row written completed and the handler run, or a row completed by a handler found; null for
+  // any other row (in progress, expired, a stored failure), which the engine's claim decides.
+  private <E extends Exception> Delivery written(
+      IdempotencyKey key, Connection c, Handler<E> handler) throws E {
+    if (store.insertCompleted(key, PROCESSED, IdempotentConsumer.DEFAULT_CONFIG.retention())) {
+      handler.handle(c);
+      heard(key, ExecutionOutcome.EXECUTED);
+      return Delivery.PROCESSED;
+    }
+    if (store
+        .find(key)
+        .filter(r -> r.state() == RecordState.COMPLETED)
+        .filter(r -> r.outcome().kind() == Outcome.Kind.SUCCESS)
+        .isPresent()) {
+      heard(key, ExecutionOutcome.REPLAYED);
+      return Delivery.DUPLICATE;
+    }
+    return null;
+  }
+
+  private void heard(IdempotencyKey key, ExecutionOutcome outcome) {
+    if (listener != null) {
+      listener.onOutcome(key, outcome);
+    }
   }
 
   /** The transactions the inbox opens, for callers that want to add their own work to one. */

@@ -490,6 +490,66 @@ abstract class JoinModeTests {
     }
   }
 
+  @Test
+  void anInboxWritesANewMessageInOneStatementAndAnswersACopyWithTwo() throws Exception {
+    CountedStatements counted = new CountedStatements(ds);
+    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
+    JdbcSchema.createIfMissing(ds, config.build());
+    try (JdbcInbox inbox = new JdbcInbox(counted.dataSource(), config, "counted-" + scope)) {
+      String id = "msg-" + UUID.randomUUID();
+      IdempotencyKey effect = IdempotencyKey.of(scope, id);
+      counted.take();
+      inbox.receive(id, c -> insertOrder(c, effect, "inbox"));
+      assertThat(counted.take()).as("the row, then the handler's insert").isEqualTo(2);
+      assertThat(inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
+          .isEqualTo(IdempotentConsumer.Delivery.DUPLICATE);
+      assertThat(counted.take()).as("the insert that met the row, then its read").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aMessageInProgressUnderTheEnginesClaimIsRefusedNotTakenForDone() throws Exception {
+    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
+    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
+    String group = "busy-" + scope;
+    String id = "msg-" + UUID.randomUUID();
+    IdempotencyKey effect = IdempotencyKey.of(scope, id);
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
+      plain.claim(
+          dev.idem.core.ClaimRequest.of(
+              IdempotencyKey.of("consumer:" + group, id), Fingerprint.NONE, Duration.ofMinutes(1)));
+      assertThatThrownBy(() -> inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
+          .isInstanceOf(dev.idem.core.RequestInProgressException.class);
+      assertThat(orders(effect)).isZero();
+    }
+  }
+
+  @Test
+  void aMessageWhoseRowExpiredIsProcessedAgain() throws Exception {
+    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
+    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
+    String group = "expired-" + scope;
+    String id = "msg-" + UUID.randomUUID();
+    IdempotencyKey key = IdempotencyKey.of("consumer:" + group, id);
+    IdempotencyKey effect = IdempotencyKey.of(scope, id);
+    var claimed =
+        (dev.idem.core.ClaimResult.Claimed)
+            plain.claim(
+                dev.idem.core.ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
+    plain.complete(
+        claimed.lease(),
+        dev.idem.core.Outcome.success(ResultCodec.none().encode(null)),
+        Duration.ofMillis(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> plain.find(key).isEmpty());
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
+      assertThat(inbox.receive(id, c -> insertOrder(c, effect, "again")))
+          .isEqualTo(IdempotentConsumer.Delivery.PROCESSED);
+      assertThat(orders(effect)).isEqualTo(1);
+    }
+  }
+
   private JdbcInbox inbox() {
     JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
     JdbcSchema.createIfMissing(ds, config.build());

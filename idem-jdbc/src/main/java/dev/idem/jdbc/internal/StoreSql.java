@@ -13,6 +13,9 @@ package dev.idem.jdbc.internal;
  *
  * <p>{@code evictToIssued} and {@code evict} are an operator's release and removal: they match the
  * live row by its state and fence instead of its owner.
+ *
+ * <p>{@code insertCompleted} writes a completed record where none is, in one statement: the inbox's
+ * claim, whose transaction shows the row only together with the message's effect.
  */
 public record StoreSql(
     String claim,
@@ -30,7 +33,8 @@ public record StoreSql(
     String deleteExpired,
     String issue,
     String purge,
-    String countScope) {
+    String countScope,
+    String insertCompleted) {
 
   private static final String OWNED =
       " WHERE id = ? AND state = 'IN_PROGRESS' AND fence = ? AND owner = ?";
@@ -117,6 +121,16 @@ public record StoreSql(
             + table
             + " WHERE scope = ? AND expires_at > "
             + n
-            + " AND id <> ? LIMIT ?) capped");
+            + " AND id <> ? LIMIT ?) capped",
+        dialect.insertIfAbsent(
+            table,
+            Statements.RECORD_COLUMNS,
+            "(?, ?, ?, 'COMPLETED', '', "
+                + dialect.fenceFloor()
+                + ", NULL, NULL, "
+                + n
+                + " + ?, FALSE, NULL, ?, ?, "
+                + n
+                + ")"));
   }
 }
