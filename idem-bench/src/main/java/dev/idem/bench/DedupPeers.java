@@ -57,6 +57,10 @@ final class DedupPeers {
 
   private static final String INBOX_TABLE = "bench_peer_inbox";
   private static final String METADATA_PREFIX = "BENCH_PEER_";
+  private static final String CAMEL_TABLE = "bench_peer_camel_processed";
+  private static final String CAMEL_ROUTE = "direct:bench-dedup";
+  private static final String MESSAGE_ID_HEADER = "benchMessageId";
+  private static final String EFFECT_HEADER = "benchEffect";
 
   private DedupPeers() {}
 
@@ -230,9 +234,6 @@ final class DedupPeers {
         });
   }
 
-  private static final String CAMEL_TABLE = "bench_peer_camel_processed";
-  private static final String CAMEL_ROUTE = "direct:bench-dedup";
-
   /** What a receiving handler does with a message. */
   @FunctionalInterface
   private interface Handle {
@@ -261,9 +262,6 @@ final class DedupPeers {
     proxy.addAdvice((MethodInterceptor) interceptor);
     return (MessageHandler) proxy.getProxy();
   }
-
-  private static final String MESSAGE_ID_HEADER = "benchMessageId";
-  private static final String EFFECT_HEADER = "benchEffect";
 
   private static Message<String> message(String id, DedupPeer.Effect effect) {
     return MessageBuilder.withPayload(id)

@@ -67,7 +67,9 @@ record DedupPeersSection(
                 .formatted(RedisBench.version("org.apache.camel", "camel-sql"))
             + " `JdbcMessageIdRepository` (the table Camel creates, with its primary key), Camel's"
             + " defaults: the id is added before the effect, which commits on its own, and removed"
-            + " when the route fails; a duplicate is skipped.");
+            + " when the route fails; a duplicate is skipped. Unlike Spring Integration's JDBC"
+            + " receiver here, the mark and the effect commit apart: a process that dies between"
+            + " them loses the message (not exercised here).");
     lines.add(
         "- Each de-duplicator has one HikariCP pool of %d connections.".formatted(DedupPeers.POOL));
     lines.add("");

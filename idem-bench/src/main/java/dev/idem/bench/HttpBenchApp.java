@@ -41,7 +41,8 @@ public class HttpBenchApp {
   /**
    * True to let Netty gather the commands that request threads hand the Lettuce connection
    * meanwhile into one socket write (a {@link FlushConsolidationHandler}); off by default, as in an
-   * application. Set as a system property: {@code -Dbench.redis-flush-consolidation=true}.
+   * application. {@link HttpVariant} sets it for its {@code REDIS_CONSOLIDATED} copy only; as a
+   * system property it would reach every copy and spoil that comparison.
    */
   static final String REDIS_FLUSH_CONSOLIDATION = "bench.redis-flush-consolidation";
 

@@ -317,8 +317,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * inside a transaction this store joins, which shows the row together with the caller's writes or
    * not at all. A copy of the key in another transaction waits on the row until this one ends.
    *
-   * @return false when a row for the key is there (live, expired or in progress): the engine's
-   *     claim decides then
+   * @return false when a row for the key is there (live, expired or in progress), or when the
+   *     database chose this insert as a deadlock's victim (and rolled its transaction back): the
+   *     caller reads the row, or leaves it to the engine's claim
    */
   boolean insertCompleted(IdempotencyKey key, Outcome outcome, Duration retention) {
     if (!jdbc.joined()) {
@@ -340,7 +341,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                     outcome.payload())
                 == 1;
           } catch (SQLException e) {
-            if (dialect.isDuplicateKey(e)) {
+            // MySQL and MariaDB: copies that waited on a row whose transaction rolled back may
+            // deadlock inserting it; the one rolled back treats the row as met, and reads it
+            if (dialect.isDuplicateKey(e) || dialect.isTransient(e)) {
               return false;
             }
             throw e;

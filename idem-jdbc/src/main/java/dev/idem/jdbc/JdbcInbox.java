@@ -87,16 +87,20 @@ public final class JdbcInbox implements AutoCloseable {
    * handler fails. A copy delivered meanwhile waits on that row until the transaction ends, then
    * reads it: a duplicate costs two statements. Any other row (in progress under the engine's
    * claim, expired, a stored failure) goes to that claim in a transaction of its own, which waits,
-   * replays or takes it over.
+   * replays or takes it over. Called inside a transaction of {@link #transactions()} already open
+   * on this thread, it goes to the claim at once, in that transaction.
    *
    * @return PROCESSED when the handler ran and committed now, DUPLICATE when it had before
    * @throws E whatever the handler throws; the transaction was rolled back
    */
   public <E extends Exception> Delivery receive(String messageId, Handler<E> handler) throws E {
     IdempotencyKey key = consumer.keyOf(messageId);
-    Delivery delivery = transactions.inTransaction(c -> written(key, c, handler));
-    if (delivery != null) {
-      return delivery;
+    // Inside a transaction already open on this thread the second one below would be the same.
+    if (transactions.current() == null) {
+      Delivery delivery = transactions.inTransaction(c -> written(key, c, handler));
+      if (delivery != null) {
+        return delivery;
+      }
     }
     // A transaction of its own: on MySQL and MariaDB the insert that found the row holds a shared
     // lock on it, and two copies that both hold one would deadlock upgrading it in the claim.

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.idem.core.ClaimRequest;
+import dev.idem.core.ClaimResult;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -13,8 +15,10 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.testsupport.ChildJvm;
@@ -467,6 +471,15 @@ abstract class JoinModeTests {
 
   @Test
   void anInboxAppliesCopiesDeliveredAtOnceOnce() throws Exception {
+    copiesAtOnceAreAppliedOnce(false);
+  }
+
+  @Test
+  void anInboxCalledInAnOpenTransactionAppliesCopiesDeliveredAtOnceOnce() throws Exception {
+    copiesAtOnceAreAppliedOnce(true);
+  }
+
+  private void copiesAtOnceAreAppliedOnce(boolean inOpenTransaction) throws Exception {
     try (JdbcInbox inbox = inbox()) {
       String id = "msg-" + UUID.randomUUID();
       IdempotencyKey effect = IdempotencyKey.of(scope, id);
@@ -477,6 +490,12 @@ abstract class JoinModeTests {
             pool.submit(
                 () -> {
                   go.await();
+                  if (inOpenTransaction) {
+                    return inbox
+                        .transactions()
+                        .inTransaction(
+                            outer -> inbox.receive(id, c -> insertOrder(c, effect, "copy")));
+                  }
                   return inbox.receive(id, c -> insertOrder(c, effect, "copy"));
                 }));
       }
@@ -517,10 +536,10 @@ abstract class JoinModeTests {
     IdempotencyKey effect = IdempotencyKey.of(scope, id);
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
       plain.claim(
-          dev.idem.core.ClaimRequest.of(
+          ClaimRequest.of(
               IdempotencyKey.of("consumer:" + group, id), Fingerprint.NONE, Duration.ofMinutes(1)));
       assertThatThrownBy(() -> inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
-          .isInstanceOf(dev.idem.core.RequestInProgressException.class);
+          .isInstanceOf(RequestInProgressException.class);
       assertThat(orders(effect)).isZero();
     }
   }
@@ -535,13 +554,10 @@ abstract class JoinModeTests {
     IdempotencyKey key = IdempotencyKey.of("consumer:" + group, id);
     IdempotencyKey effect = IdempotencyKey.of(scope, id);
     var claimed =
-        (dev.idem.core.ClaimResult.Claimed)
-            plain.claim(
-                dev.idem.core.ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
+        (ClaimResult.Claimed)
+            plain.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
     plain.complete(
-        claimed.lease(),
-        dev.idem.core.Outcome.success(ResultCodec.none().encode(null)),
-        Duration.ofMillis(1));
+        claimed.lease(), Outcome.success(ResultCodec.none().encode(null)), Duration.ofMillis(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> plain.find(key).isEmpty());
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
       assertThat(inbox.receive(id, c -> insertOrder(c, effect, "again")))

@@ -276,6 +276,12 @@ public class IdemProperties {
     /** Where {@code POST} issues a token; empty to leave the endpoint out. */
     private String tokenPath = "/api/tokens";
 
+    /**
+     * Whether an Idem exception that escapes a handler (from an {@code @Idempotent} bean method it
+     * called) gets the filter's problem answer (400, 409, 410, 422, 429, 503) instead of a 500.
+     */
+    private boolean problemAnswers = true;
+
     /** The most a stored 4xx answer is kept (when shorter than the operation's retention). */
     private Duration clientErrorRetention = Duration.ofHours(1);
 
@@ -285,6 +291,14 @@ public class IdemProperties {
      * everyone. Unauthenticated callers share one scope, and so one cap; 0 for none.
      */
     private int maxRecordsPerCaller = DEFAULT_MAX_PER_CALLER;
+
+    public boolean isProblemAnswers() {
+      return problemAnswers;
+    }
+
+    public void setProblemAnswers(boolean problemAnswers) {
+      this.problemAnswers = problemAnswers;
+    }
 
     public int getMaxRecordsPerCaller() {
       return maxRecordsPerCaller;

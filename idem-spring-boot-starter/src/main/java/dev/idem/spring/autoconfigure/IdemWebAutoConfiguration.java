@@ -67,8 +67,8 @@ public class IdemWebAutoConfiguration {
 
   /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
   @Bean
-  @ConditionalOnMissingBean
-  public ProblemAdvice idemProblemAdvice() {
+  @ConditionalOnProperty(prefix = "idem.http", name = "problem-answers", matchIfMissing = true)
+  ProblemAdvice idemProblemAdvice() {
     return new ProblemAdvice();
   }
 

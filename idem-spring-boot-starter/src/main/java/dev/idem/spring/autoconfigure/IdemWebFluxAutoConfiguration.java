@@ -6,11 +6,11 @@ import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.StoreCallExecutor;
+import dev.idem.spring.web.internal.ProblemAdvice;
 import dev.idem.spring.web.internal.Routes;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import dev.idem.spring.webflux.ReactiveScopeResolver;
 import dev.idem.spring.webflux.ReactiveTokenController;
-import dev.idem.spring.webflux.internal.ReactiveProblemAdvice;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -26,7 +26,7 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 /**
  * Spring WebFlux support: the {@link IdempotencyWebFilter}, the caller's {@link
  * ReactiveScopeResolver}, the token endpoint and the problem answers to Idem's exceptions from bean
- * methods ({@link ReactiveProblemAdvice}). Off with {@code idem.http.enabled=false}.
+ * methods ({@link ProblemAdvice}). Off with {@code idem.http.enabled=false}.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -76,9 +76,9 @@ public class IdemWebFluxAutoConfiguration {
 
   /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
   @Bean
-  @ConditionalOnMissingBean
-  public ReactiveProblemAdvice idemProblemAdvice() {
-    return new ReactiveProblemAdvice();
+  @ConditionalOnProperty(prefix = "idem.http", name = "problem-answers", matchIfMissing = true)
+  ProblemAdvice idemProblemAdvice() {
+    return new ProblemAdvice();
   }
 
   @Bean

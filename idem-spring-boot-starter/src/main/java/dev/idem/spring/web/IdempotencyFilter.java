@@ -36,6 +36,7 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.method.HandlerMethod;
@@ -259,7 +260,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       Route route,
       CapturingResponse captured,
       boolean transactionDecides) {
-    boolean unstored = Refusals.passedOn(request) || route.isRetryable(captured.getStatus());
+    boolean unstored =
+        Refusals.refusedBeforeHandler(request)
+            || route.isRetryable(captured.getStatus(), captured.getHeader(HttpHeaders.RETRY_AFTER));
     if (unstored && !transactionDecides) {
       return null;
     }

@@ -19,7 +19,6 @@ import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
 import dev.idem.spring.webflux.internal.CapturedResponse;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
-import dev.idem.spring.webflux.internal.ReactiveProblemAdvice;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
 import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
@@ -176,7 +175,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                   ctx ->
                       chain
                           .filter(guarded)
-                          .then(Mono.fromSupplier(() -> outcome(route, captured, guarded)))
+                          .then(Mono.fromSupplier(() -> outcome(route, captured)))
                           .contextWrite(context)
                           .toFuture());
           CompletableFuture<Executed<StoredResponse>> executed =
@@ -220,10 +219,9 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
    * The answer to store, or null for one that goes to the client without being stored, which frees
    * the key (a retryable status).
    */
-  private StoredResponse outcome(
-      Route route, CapturedResponse captured, ServerWebExchange exchange) {
-    Object refusal = exchange.getAttribute(ReactiveProblemAdvice.EXCEPTION_ATTRIBUTE);
-    if (route.isRetryable(captured.status()) || Problem.asksForRetry(refusal)) {
+  private StoredResponse outcome(Route route, CapturedResponse captured) {
+    if (route.isRetryable(
+        captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
       return null;
     }
     if (captured.bodySize() > maxBodyBytes) {

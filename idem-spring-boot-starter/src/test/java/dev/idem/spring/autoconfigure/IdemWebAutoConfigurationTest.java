@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
+import dev.idem.spring.web.internal.ProblemAdvice;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -35,6 +36,18 @@ class IdemWebAutoConfigurationTest {
                 assertThat(context)
                     .doesNotHaveBean(IdempotencyFilter.class)
                     .doesNotHaveBean(TokenController.class));
+  }
+
+  @Test
+  void theProblemAnswersToEscapedIdemExceptionsAreOnUnlessSwitchedOff() {
+    runner.run(context -> assertThat(context).hasSingleBean(ProblemAdvice.class));
+    runner
+        .withPropertyValues("idem.http.problem-answers=false")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasSingleBean(IdempotencyFilter.class)
+                    .doesNotHaveBean(ProblemAdvice.class));
   }
 
   @Test

@@ -61,16 +61,21 @@ public record Problem(int status, String name, String title, String detail, Stri
   }
 
   /**
-   * True when {@code e} is an Idem refusal that asks the client to come back later (it has a {@code
-   * Retry-After}: in progress, store full, store unavailable). Such an answer is never the outcome
-   * of a guarded request around it: the filter passes it on unstored and frees the key.
+   * The answer for an Idem exception that escaped a handler (thrown by a bean method it called): as
+   * {@link #of}, except that a store failure does not claim the request was not run, since the
+   * handler may have done part of its work before it.
    */
-  public static boolean asksForRetry(Object e) {
-    if (e instanceof IdempotencyException idem) {
-      Problem problem = of(idem);
-      return problem != null && problem.retryAfter() != null;
+  public static Problem escaped(IdempotencyException e) {
+    Problem problem = of(e);
+    if (e instanceof IdempotencyStoreException && problem != null) {
+      return new Problem(
+          problem.status(),
+          problem.name(),
+          problem.title(),
+          "The idempotency store did not answer. Retry the request later.",
+          problem.retryAfter());
     }
-    return false;
+    return problem;
   }
 
   /** The answer for an Idem exception, or null when {@code e} has no HTTP mapping. */

@@ -1,6 +1,14 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.IdempotencyException;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.KeyReuseException;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.RequestInProgressException;
+import dev.idem.core.StoreFullException;
+import dev.idem.core.TokenAlreadyUsedException;
+import dev.idem.core.UnknownTokenException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.ResponseEntity;
@@ -8,22 +16,29 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Spring MVC: answers an Idem exception that escapes a handler (from an {@code @Idempotent} bean
- * method the handler called) with the problem the filter gives for it, instead of a 500. Last in
- * order, so the application's own {@code @ExceptionHandler} for it wins; an exception without an
- * HTTP mapping is thrown on. A refusal that asks for a retry stays unstored by a guarded route
- * around it ({@link Refusals#passedOn}).
+ * Answers an Idem exception that escapes a handler (thrown by an {@code @Idempotent} bean method or
+ * a {@code ReactiveIdempotency} call the handler made) with the problem the filter gives for it,
+ * instead of a 500; on Spring MVC and WebFlux alike. It handles only the exceptions that have an
+ * HTTP answer ({@link Problem#of}), so that others reach the application's handlers, and it is last
+ * in order, so that the application's own {@code @ExceptionHandler} for one of them wins. A refusal
+ * that asks for a retry carries {@code Retry-After}, which keeps a guarded route around it from
+ * storing it.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class ProblemAdvice {
 
-  @ExceptionHandler(IdempotencyException.class)
+  @ExceptionHandler({
+    InvalidKeyException.class,
+    KeyReuseException.class,
+    RequestInProgressException.class,
+    UnknownTokenException.class,
+    TokenAlreadyUsedException.class,
+    StoreFullException.class,
+    OutcomeNotReplayableException.class,
+    IdempotencyStoreException.class
+  })
   ResponseEntity<byte[]> answer(IdempotencyException e) {
-    Problem problem = Problem.of(e);
-    if (problem == null) {
-      throw e;
-    }
-    return problem.entity();
+    return Problem.escaped(e).entity();
   }
 }

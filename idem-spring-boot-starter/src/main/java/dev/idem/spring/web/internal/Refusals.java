@@ -11,21 +11,18 @@ import org.springframework.web.multipart.support.MissingServletRequestPartExcept
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Tells whether a guarded request's answer is a refusal rather than its outcome: Spring MVC refused
- * it before its handler ran (unreadable body, failed binding or validation, wrong media type), as
- * Stripe counts them, or the handler met an Idem refusal that asks for a retry (an {@code
- * Idempotent} bean method it called was in progress, its store full or unavailable). Nothing is
- * stored and the key is freed.
+ * Tells whether Spring MVC refused a request before its handler ran (unreadable body, failed
+ * binding or validation, wrong media type). Such a refusal is not the operation's outcome: nothing
+ * is stored and the key is freed, as Stripe does.
  */
 public final class Refusals {
 
   private Refusals() {}
 
   /** True when the exception Spring MVC resolved for {@code request} is a refusal. */
-  public static boolean passedOn(HttpServletRequest request) {
+  public static boolean refusedBeforeHandler(HttpServletRequest request) {
     Object e = request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE);
-    return Problem.asksForRetry(e)
-        || e instanceof HttpMessageNotReadableException
+    return e instanceof HttpMessageNotReadableException
         || e instanceof BindException
         || e instanceof HandlerMethodValidationException
         || e instanceof ServletRequestBindingException

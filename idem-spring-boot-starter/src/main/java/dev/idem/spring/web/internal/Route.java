@@ -22,8 +22,17 @@ public record Route(
     Set<String> ignoredFields,
     Set<Integer> retryableStatuses) {
 
-  /** True when an answer with {@code status} goes to the client unstored and frees the key. */
-  public boolean isRetryable(int status) {
-    return status >= 500 || retryableStatuses.contains(status);
+  /**
+   * True when an answer goes to the client unstored and frees the key: a 5xx, a status of the
+   * policy's {@code retryable-statuses}, or a 4xx that carries {@code Retry-After}, which asks the
+   * client to come back later (an Idem refusal from a bean method the handler called: in progress,
+   * store full; or the application's own) and so is not the operation's outcome.
+   *
+   * @param retryAfter the answer's {@code Retry-After} header, or null
+   */
+  public boolean isRetryable(int status, String retryAfter) {
+    return status >= 500
+        || retryableStatuses.contains(status)
+        || (status >= 400 && retryAfter != null);
   }
 }
