@@ -436,8 +436,7 @@ abstract class JoinModeTests {
   @Test
   void anInboxTellsItsListenerHowEachDeliveryEnded() throws Exception {
     List<ExecutionOutcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
-    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcStoreConfig.Builder config = inboxTable();
     try (JdbcInbox inbox =
         new JdbcInbox(ds, config, "heard-" + scope, (key, outcome) -> outcomes.add(outcome))) {
       String id = "msg-" + UUID.randomUUID();
@@ -512,8 +511,7 @@ abstract class JoinModeTests {
   @Test
   void anInboxWritesANewMessageInOneStatementAndAnswersACopyWithTwo() throws Exception {
     CountedStatements counted = new CountedStatements(ds);
-    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
-    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcStoreConfig.Builder config = inboxTable();
     try (JdbcInbox inbox = new JdbcInbox(counted.dataSource(), config, "counted-" + scope)) {
       String id = "msg-" + UUID.randomUUID();
       IdempotencyKey effect = IdempotencyKey.of(scope, id);
@@ -528,8 +526,7 @@ abstract class JoinModeTests {
 
   @Test
   void aMessageInProgressUnderTheEnginesClaimIsRefusedNotTakenForDone() throws Exception {
-    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
-    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcStoreConfig.Builder config = inboxTable();
     JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
     String group = "busy-" + scope;
     String id = "msg-" + UUID.randomUUID();
@@ -546,8 +543,7 @@ abstract class JoinModeTests {
 
   @Test
   void aMessageWhoseRowExpiredIsProcessedAgain() throws Exception {
-    JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
-    JdbcSchema.createIfMissing(ds, config.build());
+    JdbcStoreConfig.Builder config = inboxTable();
     JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
     String group = "expired-" + scope;
     String id = "msg-" + UUID.randomUUID();
@@ -566,9 +562,15 @@ abstract class JoinModeTests {
     }
   }
 
-  private JdbcInbox inbox() {
+  /** The inbox table's settings, the table created if missing. */
+  private JdbcStoreConfig.Builder inboxTable() {
     JdbcStoreConfig.Builder config = JdbcStoreConfig.custom(dialect()).table("idem_inbox");
     JdbcSchema.createIfMissing(ds, config.build());
+    return config;
+  }
+
+  private JdbcInbox inbox() {
+    JdbcStoreConfig.Builder config = inboxTable();
     return new JdbcInbox(ds, config, "loyalty-" + scope);
   }
 
