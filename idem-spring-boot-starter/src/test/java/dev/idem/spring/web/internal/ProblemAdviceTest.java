@@ -1,0 +1,72 @@
+package dev.idem.spring.web.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.IdempotencyException;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.KeyReuseException;
+import dev.idem.core.LeaseLostException;
+import dev.idem.core.MalformedJsonException;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.RequestInProgressException;
+import dev.idem.core.StoreFullException;
+import dev.idem.core.TokenAlreadyUsedException;
+import dev.idem.core.UnknownTokenException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+
+/**
+ * The advice's list of exceptions and {@link Problem#of} are two places for one mapping: the advice
+ * handles exactly the Idem exceptions that have an HTTP answer, so that the others reach the
+ * application's handlers.
+ */
+class ProblemAdviceTest {
+
+  private static final IdempotencyKey KEY = IdempotencyKey.of("orders", "k1");
+
+  private static final List<IdempotencyException> EVERY_KIND =
+      List.of(
+          new IdempotencyStoreException("down"),
+          new InvalidKeyException("bad"),
+          InvalidKeyException.missing("none"),
+          new KeyReuseException(KEY),
+          new LeaseLostException("taken over"),
+          new MalformedJsonException("bad json", 3),
+          new OutcomeNotReplayableException(KEY, "too large"),
+          new OutcomeTooLargeException(10, 5),
+          new ReplayedFailureException("java.lang.IllegalStateException", "failed"),
+          new RequestInProgressException(KEY, Duration.ofSeconds(2)),
+          new StoreFullException("full"),
+          new TokenAlreadyUsedException("used"),
+          new UnknownTokenException("unknown"));
+
+  @Test
+  void theAdviceHandlesExactlyTheExceptionsThatHaveAnAnswer() throws Exception {
+    Method answer = ProblemAdvice.class.getDeclaredMethod("answer", IdempotencyException.class);
+    List<Class<? extends Throwable>> handled =
+        Arrays.asList(answer.getAnnotation(ExceptionHandler.class).value());
+    for (IdempotencyException e : EVERY_KIND) {
+      boolean isHandled = handled.stream().anyMatch(type -> type.isInstance(e));
+      assertThat(isHandled).as(e.getClass().getSimpleName()).isEqualTo(Problem.of(e) != null);
+    }
+  }
+
+  @Test
+  void aStoreFailureInsideAHandlerDoesNotSayTheRequestWasNotRun() {
+    Problem filter = Problem.of(new IdempotencyStoreException("down"));
+    Problem escaped = Problem.escaped(new IdempotencyStoreException("down"));
+
+    assertThat(filter.detail()).contains("not run");
+    assertThat(escaped.detail()).doesNotContain("not run");
+    assertThat(escaped.status()).isEqualTo(503);
+    assertThat(escaped.retryAfter()).isEqualTo(filter.retryAfter());
+  }
+}
