@@ -12,7 +12,9 @@ import java.util.Objects;
 public enum ClaimVerdict {
   /**
    * The claim takes the key, with a new fence: no live record, an issued token, or a record in
-   * progress whose lease ended. The record it writes keeps the token mark of the one it replaces.
+   * progress whose lease ended, claimed again with its fingerprint (its owner may have had its
+   * effect, so only the same request takes it over). The record it writes keeps the token mark of
+   * the one it replaces.
    */
   TAKE,
   /** A token use ({@link ClaimRequest#requireIssued()}) found no live record issued as a token. */
@@ -21,7 +23,7 @@ public enum ClaimVerdict {
   IN_PROGRESS,
   /** The key completed with the same fingerprint: its outcome is the answer. */
   COMPLETED,
-  /** The key is in progress or completed with another fingerprint. */
+  /** The key is in progress (its lease running or ended) or completed with another fingerprint. */
   MISMATCH;
 
   /**
@@ -40,10 +42,10 @@ public enum ClaimVerdict {
     return switch (live.state()) {
       case ISSUED -> TAKE;
       case IN_PROGRESS -> {
-        if (!now.isBefore(live.leaseUntil())) {
-          yield TAKE;
+        if (!same) {
+          yield MISMATCH;
         }
-        yield same ? IN_PROGRESS : MISMATCH;
+        yield now.isBefore(live.leaseUntil()) ? IN_PROGRESS : TAKE;
       }
       case COMPLETED -> same ? COMPLETED : MISMATCH;
     };

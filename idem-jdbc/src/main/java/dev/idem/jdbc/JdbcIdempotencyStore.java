@@ -148,8 +148,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
     if (request.requireIssued()) {
+      String fingerprint = request.fingerprint().value();
       Params.update(
-          c, sql.claimToken(), request.fingerprint().value(), owner, leaseMs, leaseMs, id);
+          c, sql.claimToken(), fingerprint, owner, leaseMs, leaseMs, id, fingerprint, fingerprint);
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);

@@ -121,6 +121,21 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     assertThat(second.owner()).isNotEqualTo(first.owner());
   }
 
+  @Test
+  void anExpiredLeaseIsTakenOverOnlyByTheSameRequest() {
+    // the dead owner may have charged the first payload: another payload under its key is key
+    // reuse after the lease as while it ran, and the record stays the first one's
+    IdempotencyKey key = newKey();
+    Lease first = claimOrFail(key, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    ClaimResult other = claim(key, fingerprint("b"), longLease());
+    assertThat(other).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(((ClaimResult.Mismatch) other).record().fence()).isEqualTo(first.fence());
+    assertThat(store().find(key).orElseThrow().fingerprint()).isEqualTo(fingerprint("a"));
+    Lease same = claimOrFail(key, fingerprint("a"), longLease());
+    assertThat(same.fence()).isGreaterThan(first.fence());
+  }
+
   private void prepare(Situation situation, IdempotencyKey key) {
     Fingerprint a = fingerprint("a");
     boolean token = situation.name().startsWith("TOKEN") || situation == Situation.ISSUED;

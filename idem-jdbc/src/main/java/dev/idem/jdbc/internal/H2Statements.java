@@ -38,7 +38,7 @@ public final class H2Statements extends Statements {
         + FENCE_FLOOR
         + " AS fence_floor) s ON r.id = s.id"
         + " WHEN MATCHED AND ("
-        + claimable("r.", n)
+        + claimable("r.", n, "s.fingerprint")
         + ") THEN UPDATE SET"
         + " state = 'IN_PROGRESS', fingerprint = s.fingerprint, fence = GREATEST(r.fence + 1,"
         + " s.fence_floor), owner = s.owner, lease_until = "

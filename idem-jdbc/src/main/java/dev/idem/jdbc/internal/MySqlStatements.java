@@ -56,7 +56,7 @@ public final class MySqlStatements extends Statements {
         + " + 2 * ?, FALSE, NULL, NULL, NULL, "
         + NOW
         + ") ON DUPLICATE KEY UPDATE owner = IF("
-        + claimable("", "VALUES(updated_at)")
+        + claimable("", "VALUES(updated_at)", "VALUES(fingerprint)")
         + ", VALUES(owner), owner),"
         + ifWon("fence", "GREATEST(fence + 1, " + FENCE_FLOOR + ")")
         + ","

@@ -61,7 +61,7 @@ public final class PostgresStatements extends Statements {
         + " EXCLUDED.updated_at THEN COALESCE(r.token_expires_at, 0) ELSE 0 END),"
         + " outcome_kind = NULL, outcome = NULL, updated_at = EXCLUDED.updated_at"
         + " WHERE "
-        + claimable("r.", "EXCLUDED.updated_at")
+        + claimable("r.", "EXCLUDED.updated_at", "EXCLUDED.fingerprint")
         + " RETURNING "
         + rowColumns(NOW);
   }

@@ -143,9 +143,11 @@ public abstract class Statements {
         + " AS now_ms";
   }
 
-  // The lease-ended or expired condition under which an existing record may be claimed; r is the
-  // stored row's alias (with its dot) and now the statement's clock.
-  static String claimable(String r, String now) {
+  // The condition under which an existing record may be claimed: expired, issued, or in progress
+  // with its lease ended and claimed again with its fingerprint (or one side unchecked, empty);
+  // r is the stored row's alias (with its dot), now the statement's clock and fingerprint the
+  // claim's.
+  static String claimable(String r, String now, String fingerprint) {
     return r
         + "expires_at <= "
         + now
@@ -157,7 +159,15 @@ public abstract class Statements {
         + r
         + "lease_until <= "
         + now
-        + ")";
+        + " AND ("
+        + r
+        + "fingerprint = "
+        + fingerprint
+        + " OR "
+        + r
+        + "fingerprint = '' OR "
+        + fingerprint
+        + " = ''))";
   }
 
   // A lock row that may be taken: released, or its lease ended.

@@ -121,8 +121,8 @@ public final class LuaScripts {
               local fp = r.P or ''
               local same = ARGV[3] == '' or fp == '' or fp == ARGV[3]
               if r.S == 'P' then
-                if now >= lu then return claim(nextFence(), token, tonumber(r.N)) end
                 if not same then return reply('M') end
+                if now >= lu then return claim(nextFence(), token, tonumber(r.N)) end
                 if ARGV[7] == '1' and not r.W then
                   r.W = '1'
                   redis.call('SET', KEYS[1], encode(r), 'KEEPTTL')
