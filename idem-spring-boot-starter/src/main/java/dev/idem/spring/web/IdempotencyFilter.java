@@ -282,6 +282,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     return RequestFingerprint.of(
         request.getMethod(),
         pathWithinApplication(request),
+        request.getQueryString(),
         request.getContentType(),
         body,
         route.ignoredFields());

@@ -158,6 +158,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         RequestFingerprint.of(
             request.getMethod().name(),
             request.getPath().pathWithinApplication().value(),
+            request.getURI().getRawQuery(),
             request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
             body,
             route.ignoredFields());

@@ -82,6 +82,20 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aKeyReusedWithAnotherQueryIsKeyReuseNotAReplay() {
+    HttpResponse<String> first = post("/transfers?amount=10", null, "Idempotency-Key", key);
+    HttpResponse<String> other = post("/transfers?amount=1000", null, "Idempotency-Key", key);
+    HttpResponse<String> repeat = post("/transfers?amount=10", null, "Idempotency-Key", key);
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("moved 10 #1");
+    assertProblem(other, 422, "key-reuse");
+    assertThat(repeat.body()).isEqualTo("moved 10 #1");
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void theAutoConfigurationPicksTheExpectedStore() {
     assertThat(store).isInstanceOf(expectedStore());
   }

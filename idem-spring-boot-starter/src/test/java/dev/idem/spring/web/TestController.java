@@ -164,6 +164,13 @@ public class TestController extends ConformanceHandlers {
     return "optional " + count(run);
   }
 
+  /** Reads its amount from the query: a key reused with another amount is key reuse. */
+  @Idempotent
+  @PostMapping("/transfers")
+  String transfer(@RequestHeader("X-Run") String run, @RequestParam("amount") long amount) {
+    return "moved " + amount + " #" + count(run);
+  }
+
   @PostMapping("/plain")
   String plain(@RequestHeader("X-Run") String run) {
     return "plain " + count(run);

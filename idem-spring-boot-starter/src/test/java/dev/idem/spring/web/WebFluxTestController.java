@@ -90,6 +90,13 @@ public class WebFluxTestController extends ConformanceHandlers {
     return Mono.fromSupplier(() -> "list " + count(run));
   }
 
+  /** Reads its amount from the query: a key reused with another amount is key reuse. */
+  @Idempotent
+  @PostMapping("/transfers")
+  Mono<String> transfer(@RequestHeader("X-Run") String run, @RequestParam("amount") long amount) {
+    return Mono.fromSupplier(() -> "moved " + amount + " #" + count(run));
+  }
+
   @PostMapping("/plain")
   Mono<String> plain(@RequestHeader("X-Run") String run) {
     return Mono.fromSupplier(() -> "plain " + count(run));
