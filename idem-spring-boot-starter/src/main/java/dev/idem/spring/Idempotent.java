@@ -35,10 +35,20 @@ public @interface Idempotent {
   /**
    * A SpEL expression, like {@link #key()}, for what the call looked like: a repeat whose
    * fingerprint differs is refused with {@link dev.idem.core.KeyReuseException}. Its value is
-   * written as JSON and canonicalised. Empty (the default) does not compare calls. Bean methods
-   * only; web handlers fingerprint the request.
+   * written as JSON and canonicalised. Empty (the default) compares every argument: the argument
+   * itself when the method takes one, else an object of the arguments by parameter name (so {@link
+   * #ignoreFields()} names {@code "cmd.requestedAt"}). Bean methods only; web handlers fingerprint
+   * the request.
    */
   String fingerprint() default "";
+
+  /**
+   * False to compare nothing when no {@link #fingerprint()} is named: the key alone names the call,
+   * and a repeat with other arguments gets the first call's result. True (the default) compares
+   * every argument; a method with an argument that cannot be compared (a callback, a stream) then
+   * stops the application at start-up until it names a fingerprint or sets this to false.
+   */
+  boolean compareArguments() default true;
 
   /**
    * JSON fields left out of the fingerprint, as dot-separated paths from the document's root

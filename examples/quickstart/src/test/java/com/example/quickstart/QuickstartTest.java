@@ -45,6 +45,16 @@ class QuickstartTest {
   }
 
   @Test
+  void anotherAmountForASettledOrderIsRefusedNotAnsweredWithTheFirstReceipt() throws Exception {
+    assertThat(pay("key-7", "order-7", 10, "10:00").statusCode()).isEqualTo(200);
+    HttpResponse<String> otherAmount = pay("key-8", "order-7", 1000, "10:05");
+
+    assertThat(otherAmount.statusCode()).isEqualTo(422);
+    assertThat(otherAmount.body()).contains("urn:idem:problem:key-reuse");
+    assertThat(settlements("order-7")).isEqualTo(1);
+  }
+
+  @Test
   void theKeyReusedForAnotherPaymentIsRefused() throws Exception {
     pay("key-4", "order-4", "10:00");
     HttpResponse<String> reuse = pay("key-4", "order-5", "10:00");
@@ -82,8 +92,19 @@ class QuickstartTest {
   }
 
   private HttpResponse<String> pay(String key, String order, String at) throws Exception {
+    return pay(key, order, 100, at);
+  }
+
+  private HttpResponse<String> pay(String key, String order, long amount, String at)
+      throws Exception {
     String body =
-        "{\"order\":\"" + order + "\",\"amount\":100,\"requestedAt\":\"" + at + "\"}";
+        "{\"order\":\""
+            + order
+            + "\",\"amount\":"
+            + amount
+            + ",\"requestedAt\":\""
+            + at
+            + "\"}";
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/payments"))
             .header("Content-Type", "application/json")

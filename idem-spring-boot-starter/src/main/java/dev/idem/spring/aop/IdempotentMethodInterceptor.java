@@ -9,6 +9,7 @@ import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.internal.ComparedArguments;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
 import dev.idem.spring.aop.internal.ResultShape;
@@ -115,7 +116,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     try {
       value = keyValue(plan, context);
       key = value == null ? null : IdempotencyKey.of(scope(plan, arguments), value);
-      fingerprint = value == null ? null : fingerprint(plan, context);
+      fingerprint = value == null ? null : fingerprint(plan, context, arguments);
     } catch (RuntimeException e) {
       if (plan.shape() == ResultShape.NOW) {
         throw e;
@@ -162,13 +163,22 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     return text;
   }
 
-  private Fingerprint fingerprint(MethodPlan plan, EvaluationContext context) {
-    if (plan.fingerprint() == null) {
+  private Fingerprint fingerprint(MethodPlan plan, EvaluationContext context, Object[] arguments) {
+    if (plan.fingerprint() != null) {
+      Object value = evaluate(plan, plan.fingerprint(), context);
+      return Fingerprint.ofJson(
+          plan.operation(), mapper.writeValueAsString(value), plan.ignoredFields());
+    }
+    if (plan.comparedArguments().isEmpty()) {
       return Fingerprint.NONE;
     }
-    Object value = evaluate(plan, plan.fingerprint(), context);
-    return Fingerprint.ofJson(
-        plan.operation(), mapper.writeValueAsString(value), plan.ignoredFields());
+    String json;
+    try {
+      json = mapper.writeValueAsString(ComparedArguments.of(plan, arguments));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(ComparedArguments.unwritable(plan, e), e);
+    }
+    return Fingerprint.ofJson(plan.operation(), json, plan.ignoredFields());
   }
 
   private static Object evaluate(

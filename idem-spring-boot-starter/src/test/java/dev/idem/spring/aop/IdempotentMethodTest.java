@@ -140,6 +140,53 @@ class IdempotentMethodTest {
   }
 
   @Test
+  void everyArgumentIsComparedWhenNoFingerprintIsNamed() {
+    runner.run(
+        context -> {
+          Jobs jobs = context.getBean(Jobs.class);
+          Receipt first = jobs.settleAmount(key, 10);
+          assertThatThrownBy(() -> jobs.settleAmount(key, 1000))
+              .isInstanceOf(KeyReuseException.class);
+          assertThat(jobs.settleAmount(key, 10)).isEqualTo(first);
+          assertThat(jobs.runs("settleAmount")).isEqualTo(1);
+        });
+  }
+
+  @Test
+  void compareArgumentsFalseLetsTheKeyAloneNameTheCall() {
+    runner.run(
+        context -> {
+          Jobs jobs = context.getBean(Jobs.class);
+          Receipt first = jobs.settleUncompared(key, 10);
+          assertThat(jobs.settleUncompared(key, 1000)).isEqualTo(first);
+          assertThat(jobs.runs("settleUncompared")).isEqualTo(1);
+        });
+  }
+
+  @Test
+  void anArgumentThatCannotBeComparedFailsTheStartup() {
+    runner
+        .withBean(CallbackJobs.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("CallbackJobs.notify")
+                    .hasMessageContaining("onDone"));
+  }
+
+  /** A bean whose annotated method takes a callback, which no fingerprint can compare. */
+  static class CallbackJobs {
+    @Idempotent(key = "#key")
+    public void notify(String key, Runnable onDone) {
+      onDone.run();
+    }
+  }
+
+  @Test
   void anIgnoredFieldDoesNotChangeTheFingerprint() {
     runner.run(
         context -> {

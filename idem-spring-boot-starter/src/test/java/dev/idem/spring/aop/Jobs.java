@@ -37,6 +37,18 @@ public class Jobs {
     return new Receipt(cmd.id(), cmd.amount(), count("settle"));
   }
 
+  /** The README's bean method: no fingerprint named, so every argument is compared. */
+  @Idempotent(key = "#orderNo")
+  public Receipt settleAmount(String orderNo, long amount) {
+    return new Receipt(orderNo, amount, count("settleAmount"));
+  }
+
+  /** The key alone names the call: repeats are not compared. */
+  @Idempotent(key = "#orderNo", compareArguments = false)
+  public Receipt settleUncompared(String orderNo, long amount) {
+    return new Receipt(orderNo, amount, count("settleUncompared"));
+  }
+
   @Idempotent(key = "#orderNo")
   public List<Receipt> receipts(String orderNo) {
     long n = count("receipts");
@@ -88,7 +100,7 @@ public class Jobs {
     return MDC.get("idem.key");
   }
 
-  @Idempotent(key = "#key")
+  @Idempotent(key = "#key", fingerprint = "#key")
   public double during(String key, DoubleSupplier probe) {
     count("during");
     return probe.getAsDouble();

@@ -8,6 +8,7 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -26,7 +27,9 @@ import tools.jackson.databind.ObjectMapper;
  * @param operation the operation name (scope and policy)
  * @param required false when a null or blank key runs the method unguarded
  * @param key the parsed key expression
- * @param fingerprint the parsed fingerprint expression, or null for {@code Fingerprint.NONE}
+ * @param fingerprint the parsed fingerprint expression, or null when none is named
+ * @param comparedArguments the parameter names whose arguments make the fingerprint when no
+ *     expression is named: every parameter, or none when arguments are not compared
  * @param ignoredFields JSON paths left out of the fingerprint
  * @param config the engine config of the operation
  * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
@@ -38,6 +41,7 @@ public record MethodPlan(
     boolean required,
     Expression key,
     Expression fingerprint,
+    List<String> comparedArguments,
     Set<String> ignoredFields,
     IdempotencyConfig config,
     ResultShape shape,
@@ -75,6 +79,9 @@ public record MethodPlan(
         idempotent.required(),
         parser.parseExpression(idempotent.key()),
         fingerprint,
+        fingerprint == null && idempotent.compareArguments()
+            ? ComparedArguments.names(specific)
+            : List.of(),
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
         shape,
@@ -98,6 +105,7 @@ public record MethodPlan(
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
         requireKey(operation, idempotent);
+        ComparedArguments.check(operation, specific, idempotent);
         requireFollowedResult(operation, specific, userClass);
         IdemPolicies.checkAnnotation(operation, idempotent, placeholders);
       }
