@@ -1,6 +1,7 @@
 package dev.idem.spring;
 
 import dev.idem.jdbc.TransactionConnection;
+import dev.idem.spring.aop.internal.OutsideTransaction;
 import java.sql.Connection;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -32,10 +33,15 @@ public final class SpringTransactionConnection implements TransactionConnection 
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
   }
 
-  /** The bound transaction's connection, or null when no Spring transaction is active. */
+  /**
+   * The bound transaction's connection, or null when no Spring transaction is active, or while Idem
+   * stores the outcome of an {@code @Idempotent} method that declares no transaction of its own
+   * outside its caller's.
+   */
   @Override
   public Connection current() {
-    if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+    if (!TransactionSynchronizationManager.isActualTransactionActive()
+        || OutsideTransaction.active()) {
       return null;
     }
     Object resource = TransactionSynchronizationManager.getResource(dataSource);

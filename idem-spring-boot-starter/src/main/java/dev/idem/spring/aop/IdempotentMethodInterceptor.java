@@ -12,15 +12,19 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.internal.ComparedArguments;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
+import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
@@ -46,11 +50,16 @@ import tools.jackson.databind.ObjectMapper;
  * that cannot be evaluated (a null argument) or gives a value that is not a valid key. Nothing is
  * stored in these cases.
  *
- * <p>Inside a Spring transaction that the store does not write in (Redis, memory, JDBC with join
- * off or on another DataSource) the outcome is held until the transaction ends: stored after it
- * commits, the key freed after it rolls back, so that a retry runs again instead of replaying an
- * answer whose effects were rolled back. Until then a duplicate finds the key in progress. With the
- * JDBC store in join mode the record is written in the transaction itself.
+ * <p>A method's outcome follows a transaction only when its own declaration puts its effects in it
+ * ({@code @Transactional} on the method or its class). Then, inside a Spring transaction that the
+ * store does not write in (Redis, memory, JDBC with join off or on another DataSource), the outcome
+ * is held until the transaction ends: stored after it commits, the key freed after it rolls back,
+ * so that a retry runs again instead of replaying an answer whose effects were rolled back; until
+ * then a duplicate finds the key in progress. With the JDBC store in join mode the record is
+ * written in the transaction itself. A method that declares no transaction but is called inside one
+ * (a card charge inside a checkout) has effects that no rollback takes back: its outcome is stored
+ * when it returns, outside that transaction (in join mode too), and this is logged once per method
+ * at WARN.
  *
  * <p>A method returning a {@code CompletableFuture}, a {@code Mono} or a {@code Flux} is called
  * only once its key is claimed, and its outcome is settled when its result ends ({@link
@@ -58,6 +67,7 @@ import tools.jackson.databind.ObjectMapper;
  */
 public class IdempotentMethodInterceptor implements MethodInterceptor {
 
+  private static final Logger log = LoggerFactory.getLogger(IdempotentMethodInterceptor.class);
   private static final boolean SPRING_TX =
       ClassUtils.isPresent(
           "org.springframework.transaction.support.TransactionSynchronizationManager",
@@ -73,6 +83,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
   private final SpelExpressionParser parser = new SpelExpressionParser();
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
+  private final Set<Method> warned = ConcurrentHashMap.newKeySet();
 
   /**
    * @param callers names the caller, or null for none
@@ -130,6 +141,17 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
       return later.call(plan, key, fingerprint, () -> proceed(invocation));
     }
     Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
+    if (SPRING_TX && !plan.declaresTransaction() && TransactionOutcomes.active()) {
+      // its effect is not in the caller's transaction: settled when it returns, and outside that
+      // transaction, so that a rollback of the caller never makes a retry run it again
+      warnOnce(plan);
+      IdempotencyKey claimed = key;
+      Fingerprint compared = fingerprint;
+      return OutsideTransaction.call(
+          () ->
+              idempotency.execute(
+                  claimed, compared, plan.codec(), OutsideTransaction.inside(work), plan.config()));
+    }
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
     if (deferral == null) {
@@ -138,6 +160,16 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     return idempotency
         .executeWithStatus(key, fingerprint, plan.codec(), work, plan.config(), deferral)
         .value();
+  }
+
+  private void warnOnce(MethodPlan plan) {
+    if (warned.add(plan.method())) {
+      log.warn(
+          "{} runs inside a transaction it does not declare: Idem stores its outcome when it"
+              + " returns, outside that transaction, so a rollback of its caller does not run it"
+              + " again. If its effects are in the transaction, declare @Transactional on it",
+          plan.operation());
+    }
   }
 
   private EvaluationContext context(MethodPlan plan, Object target, Object[] arguments) {

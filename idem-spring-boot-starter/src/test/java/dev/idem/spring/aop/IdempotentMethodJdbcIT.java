@@ -130,6 +130,30 @@ class IdempotentMethodJdbcIT {
   }
 
   @Test
+  void aChargeThatDeclaresNoTransactionIsStoredWhenItReturnsWhateverItsCallersTransactionDoes() {
+    runner.run(
+        context -> {
+          IdempotencyStore store = context.getBean(IdempotencyStore.class);
+          Orders orders = context.getBean(Orders.class);
+          String orderNo = UUID.randomUUID().toString();
+          TransactionTemplate checkout =
+              new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+          for (int attempt = 0; attempt < 3; attempt++) {
+            assertThatThrownBy(
+                    () ->
+                        checkout.executeWithoutResult(
+                            status -> {
+                              orders.charge(orderNo);
+                              throw new IllegalStateException("the checkout failed after it");
+                            }))
+                .isInstanceOf(IllegalStateException.class);
+          }
+          assertThat(orders.charges()).isEqualTo(1);
+          assertThat(store.find(IdempotencyKey.of("Orders.charge", orderNo))).isPresent();
+        });
+  }
+
+  @Test
   void aMethodThatFailsAfterItsInsertLeavesNeitherRowNorRecord() {
     runner.run(
         context -> {

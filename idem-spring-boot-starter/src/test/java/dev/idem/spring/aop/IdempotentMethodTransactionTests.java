@@ -10,8 +10,11 @@ import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -41,20 +44,57 @@ abstract class IdempotentMethodTransactionTests {
   private final TransactionTemplate transactions = new TransactionTemplate(new ResourceLess());
 
   @Test
-  void aRollbackOfTheCallersTransactionLetsARetryRunAgain() {
+  void aRollbackOfTheCallersTransactionLetsARetryOfADeclaredTransactionalMethodRunAgain() {
     runner.run(
         context -> {
           assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(expectedStore());
           Jobs jobs = context.getBean(Jobs.class);
           transactions.executeWithoutResult(
               status -> {
-                jobs.receipts(key);
+                jobs.booked(key);
                 status.setRollbackOnly();
               });
-          List<Jobs.Receipt> retried = transactions.execute(status -> jobs.receipts(key));
-          assertThat(jobs.runs("receipts")).isEqualTo(2);
-          assertThat(jobs.receipts(key)).isEqualTo(retried);
-          assertThat(jobs.runs("receipts")).isEqualTo(2);
+          List<Jobs.Receipt> retried = transactions.execute(status -> jobs.booked(key));
+          assertThat(jobs.runs("booked")).isEqualTo(2);
+          assertThat(jobs.booked(key)).isEqualTo(retried);
+          assertThat(jobs.runs("booked")).isEqualTo(2);
+        });
+  }
+
+  @Test
+  void aMethodThatDeclaresNoTransactionIsStoredWhenItReturnsAndARolledBackCallerReplaysIt() {
+    // a card charge called from a checkout that fails after it: the charge happened, whatever
+    // becomes of the checkout's transaction, so a retried checkout must not charge again
+    runner.run(
+        context -> {
+          Jobs jobs = context.getBean(Jobs.class);
+          for (int attempt = 0; attempt < 3; attempt++) {
+            assertThatThrownBy(
+                    () ->
+                        transactions.executeWithoutResult(
+                            status -> {
+                              jobs.receipts(key);
+                              throw new IllegalStateException("the checkout failed after it");
+                            }))
+                .isInstanceOf(IllegalStateException.class);
+          }
+          assertThat(jobs.runs("receipts")).isEqualTo(1);
+        });
+  }
+
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void aMethodCalledInATransactionItDoesNotDeclareIsLoggedOnceAtWarn(CapturedOutput output) {
+    runner.run(
+        context -> {
+          Jobs jobs = context.getBean(Jobs.class);
+          transactions.executeWithoutResult(status -> jobs.receipts(key));
+          transactions.executeWithoutResult(status -> jobs.receipts(key + "-2"));
+          String warning = "Jobs.receipts runs inside a transaction it does not declare";
+          assertThat(output.getAll().split(warning, -1)).hasSize(2);
+          assertThat(output.getAll()).doesNotContain("Jobs.booked runs inside");
+          transactions.executeWithoutResult(status -> jobs.booked(key));
+          assertThat(output.getAll()).doesNotContain("Jobs.booked runs inside");
         });
   }
 
@@ -66,13 +106,13 @@ abstract class IdempotentMethodTransactionTests {
           List<Jobs.Receipt> first =
               transactions.execute(
                   status -> {
-                    List<Jobs.Receipt> receipts = jobs.receipts(key);
-                    assertThatThrownBy(() -> jobs.receipts(key))
+                    List<Jobs.Receipt> receipts = jobs.booked(key);
+                    assertThatThrownBy(() -> jobs.booked(key))
                         .isInstanceOf(RequestInProgressException.class);
                     return receipts;
                   });
-          assertThat(jobs.receipts(key)).isEqualTo(first);
-          assertThat(jobs.runs("receipts")).isEqualTo(1);
+          assertThat(jobs.booked(key)).isEqualTo(first);
+          assertThat(jobs.runs("booked")).isEqualTo(1);
         });
   }
 

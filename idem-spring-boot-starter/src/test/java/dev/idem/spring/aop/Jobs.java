@@ -49,6 +49,14 @@ public class Jobs {
     return new Receipt(orderNo, amount, count("settleUncompared"));
   }
 
+  /** Declares a transaction: its effects are in it, so its outcome follows it. */
+  @org.springframework.transaction.annotation.Transactional
+  @Idempotent(key = "#orderNo")
+  public List<Receipt> booked(String orderNo) {
+    long n = count("booked");
+    return List.of(new Receipt(orderNo, 1, n));
+  }
+
   @Idempotent(key = "#orderNo")
   public List<Receipt> receipts(String orderNo) {
     long n = count("receipts");

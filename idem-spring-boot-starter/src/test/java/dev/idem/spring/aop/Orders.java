@@ -14,6 +14,7 @@ public class Orders {
   private final JdbcTemplate jdbc;
   private final String table;
   private final AtomicInteger ran = new AtomicInteger();
+  private final AtomicInteger charges = new AtomicInteger();
 
   public Orders(JdbcTemplate jdbc, String table) {
     this.jdbc = jdbc;
@@ -35,6 +36,19 @@ public class Orders {
             orderNo,
             amount);
     return new Placed(orderNo, amount, id);
+  }
+
+  /**
+   * A card charge: its effect is outside every transaction (a call to a gateway), and it declares
+   * none, so a rollback of its caller's transaction must not make a retry charge again.
+   */
+  @Idempotent(key = "#orderNo")
+  public long charge(String orderNo) {
+    return charges.incrementAndGet();
+  }
+
+  int charges() {
+    return charges.get();
   }
 
   @Transactional

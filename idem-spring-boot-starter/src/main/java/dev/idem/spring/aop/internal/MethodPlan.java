@@ -32,6 +32,9 @@ import tools.jackson.databind.ObjectMapper;
  *     expression is named: every parameter, or none when arguments are not compared
  * @param ignoredFields JSON paths left out of the fingerprint
  * @param config the engine config of the operation
+ * @param declaresTransaction whether the method's own declaration puts its effects in a transaction
+ *     ({@code @Transactional} on it or its class, not with {@code NOT_SUPPORTED} or {@code NEVER}):
+ *     only then does its outcome follow a transaction it runs in
  * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
  * @param codec stores and reads back the result
  */
@@ -44,6 +47,7 @@ public record MethodPlan(
     List<String> comparedArguments,
     Set<String> ignoredFields,
     IdempotencyConfig config,
+    boolean declaresTransaction,
     ResultShape shape,
     ResultCodec<Object> codec) {
 
@@ -84,6 +88,7 @@ public record MethodPlan(
             : List.of(),
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
+        DeclaredTransaction.of(specific, userClass),
         shape,
         codec(shape.storedType(specific, userClass), mapper));
   }

@@ -17,6 +17,11 @@ public final class TransactionOutcomes {
 
   private TransactionOutcomes() {}
 
+  /** True when the calling thread runs in an actual Spring transaction. */
+  public static boolean active() {
+    return TransactionSynchronizationManager.isActualTransactionActive();
+  }
+
   /**
    * Where to hand the outcome of a call made now on {@code store}: a deferral bound to the thread's
    * transaction, or null to store it at once (no transaction, or the store joins it).
