@@ -384,6 +384,15 @@ final class LeasedRun {
       settlement.release(running, Settlement.INLINE);
     }
 
+    @Override
+    public void keep() {
+      settle();
+      log.warn(
+          "the outcome of {} is unknown (its transaction's end was not reported); the key stays"
+              + " in progress until its lease ends",
+          running.key());
+    }
+
     private void settle() {
       if (!settled.compareAndSet(false, true)) {
         throw new IllegalStateException("the outcome of " + running.key() + " is already settled");

@@ -3,12 +3,12 @@ package dev.idem.core;
 /**
  * The outcome of work that ran under a claimed key, held back from the store until the caller
  * settles it: {@link #complete()} once the work's effects are durable (the caller's transaction
- * committed), {@link #release()} when they are gone (it rolled back). Every outcome is held, a
- * failure that the config calls retryable included: when the transaction commits, the work's writes
- * are there, so the failure is stored and replayed like any answer. Until then the record stays
- * IN_PROGRESS, its lease renewed by the watchdog, so a duplicate is refused or waits as its policy
- * says. Exactly one of the two must be called, once; a second call throws {@link
- * IllegalStateException}. Both may be called from any thread.
+ * committed), {@link #release()} when they are gone (it rolled back), {@link #keep()} when nobody
+ * can tell. Every outcome is held, a failure that the config calls retryable included: when the
+ * transaction commits, the work's writes are there, so the failure is stored and replayed like any
+ * answer. Until then the record stays IN_PROGRESS, its lease renewed by the watchdog, so a
+ * duplicate is refused or waits as its policy says. Exactly one of the three must be called, once;
+ * a second call throws {@link IllegalStateException}. Both may be called from any thread.
  *
  * <p>Handed out by {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
  * Work, IdempotencyConfig, java.util.function.Consumer)}.
@@ -28,4 +28,12 @@ public interface PendingOutcome {
 
   /** Frees the key without storing anything, so that a retry runs the work again. */
   void release();
+
+  /**
+   * Neither stores nor frees: the caller cannot tell whether the work's effects are durable (a
+   * commit whose reply was lost). The lease is no longer renewed and the record stays IN_PROGRESS
+   * until it ends, as after a crash: a duplicate meanwhile is refused or waits, and a retry with
+   * the same fingerprint takes over after it, with a greater fence.
+   */
+  void keep();
 }

@@ -98,6 +98,24 @@ public abstract class OutcomeContract extends EngineContractSupport {
   }
 
   @Test
+  void aKeptHeldOutcomeHoldsTheKeyUntilItsLeaseEndsThenTheSameRequestTakesOver() {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
+    IdempotencyKey key = newKey();
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    engine.executeWithStatus(
+        key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", config, held::add);
+    held.get(0).keep();
+    assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThatThrownBy(
+            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "again", config))
+        .isInstanceOf(RequestInProgressException.class);
+    passBeyond(shortLease());
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "taken over", config))
+        .isEqualTo("taken over");
+  }
+
+  @Test
   void aReleasedHeldOutcomeOrTerminalFailureLetsARetryRunAgain() {
     Idempotency engine = engine(store());
     IdempotencyConfig config =

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -114,6 +115,42 @@ abstract class IdempotentMethodTransactionTests {
           assertThat(jobs.booked(key)).isEqualTo(first);
           assertThat(jobs.runs("booked")).isEqualTo(1);
         });
+  }
+
+  @Test
+  void aCommitWhoseOutcomeIsUnknownKeepsTheKeyInsteadOfFreeingIt() {
+    // the commit's reply was lost: the effects may be durable, so a retry must not run at once
+    TransactionTemplate lostReply = new TransactionTemplate(new LostCommitReply());
+    runner.run(
+        context -> {
+          Jobs jobs = context.getBean(Jobs.class);
+          assertThatThrownBy(() -> lostReply.execute(status -> jobs.booked(key)))
+              .isInstanceOf(TransactionSystemException.class);
+          assertThatThrownBy(() -> jobs.booked(key)).isInstanceOf(RequestInProgressException.class);
+          assertThat(jobs.runs("booked")).isEqualTo(1);
+        });
+  }
+
+  /** A transaction manager whose commit fails without saying whether it happened. */
+  private static final class LostCommitReply extends AbstractPlatformTransactionManager {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected Object doGetTransaction() {
+      return new Object();
+    }
+
+    @Override
+    protected void doBegin(
+        Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
+
+    @Override
+    protected void doCommit(DefaultTransactionStatus status) {
+      throw new TransactionSystemException("the connection broke before the commit's reply");
+    }
+
+    @Override
+    protected void doRollback(DefaultTransactionStatus status) {}
   }
 
   /** A transaction manager without a resource: it only drives the synchronizations. */

@@ -11,7 +11,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * store does not write in that transaction: the outcome (a thrown exception included) is stored
  * after the transaction commits and the key is freed after it rolls back, so a rollback never
  * leaves a replayable answer for an effect that did not happen, and a commit never frees a key
- * whose effect did. Loaded only when spring-tx is on the class path.
+ * whose effect did; an end Spring cannot report (a commit whose reply was lost) keeps the key until
+ * its lease ends. Loaded only when spring-tx is on the class path.
  */
 public final class TransactionOutcomes {
 
@@ -39,11 +40,12 @@ public final class TransactionOutcomes {
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
     @Override
     public void afterCompletion(int status) {
-      // an unknown end counts as a rollback: a retry may run again rather than replay nothing
-      if (status == STATUS_COMMITTED) {
-        pending.complete();
-      } else {
-        pending.release();
+      // an unknown end (a commit whose reply was lost) may have kept the effects: the key stays
+      // taken until its lease ends rather than freed for a retry that would run them again
+      switch (status) {
+        case STATUS_COMMITTED -> pending.complete();
+        case STATUS_ROLLED_BACK -> pending.release();
+        default -> pending.keep();
       }
     }
   }
