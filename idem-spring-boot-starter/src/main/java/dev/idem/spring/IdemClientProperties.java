@@ -1,6 +1,8 @@
 package dev.idem.spring;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@code idem.client.*} properties: whether the application's {@code RestClient} and {@code
@@ -28,6 +30,32 @@ public class IdemClientProperties {
 
   /** The time all attempts of one call may take together, waits included. */
   private Duration timeout = Duration.ofSeconds(30);
+
+  /**
+   * Servers known to honour Idempotency-Key ({@code https://payments.example.com}): only they are
+   * sent a request again whose outcome is unknown (no answer, 502, 504). Others are learned when
+   * they mark an answer Idempotent-Replayed.
+   */
+  private List<String> keysHonouredBy = new ArrayList<>();
+
+  /** Whether a 500 from a server that honours the key is retried. */
+  private boolean retryServerErrors;
+
+  public List<String> getKeysHonouredBy() {
+    return keysHonouredBy;
+  }
+
+  public void setKeysHonouredBy(List<String> keysHonouredBy) {
+    this.keysHonouredBy = keysHonouredBy;
+  }
+
+  public boolean isRetryServerErrors() {
+    return retryServerErrors;
+  }
+
+  public void setRetryServerErrors(boolean retryServerErrors) {
+    this.retryServerErrors = retryServerErrors;
+  }
 
   public boolean isRetries() {
     return retries;

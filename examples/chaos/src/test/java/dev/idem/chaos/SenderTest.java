@@ -38,13 +38,15 @@ class SenderTest {
   private final Shop second = new Shop();
   private final FaultProxy proxy = FaultProxy.start("127.0.0.1", first.port());
   private final Ledger ledger = new Ledger();
+  private final List<URI> shops =
+      List.of(URI.create("http://127.0.0.1:" + proxy.port()), second.uri());
   private final Sender sender =
       new Sender(
-          List.of(URI.create("http://127.0.0.1:" + proxy.port()), second.uri()),
+          shops,
           ledger,
           new Timeline(),
           System.nanoTime(),
-          Sender.retries().delay(Duration.ofMillis(1), Duration.ofMillis(5)).build());
+          Sender.retries(shops).delay(Duration.ofMillis(1), Duration.ofMillis(5)).build());
 
   @AfterEach
   void stop() {

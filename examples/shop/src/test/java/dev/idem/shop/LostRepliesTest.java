@@ -35,6 +35,7 @@ class LostRepliesTest extends EndToEnd {
             .requestInterceptor(
                 IdempotentRetries.builder()
                     .delay(Duration.ofMillis(20), Duration.ofMillis(200))
+                    .keysHonouredBy("http://" + proxy.host() + ":" + proxy.port())
                     .build())
             .build();
   }

@@ -37,6 +37,8 @@ public class IdemClientAutoConfiguration {
         .delay(client.getFirstDelay(), client.getMaxDelay())
         .maxRetryAfter(client.getMaxRetryAfter())
         .timeout(client.getTimeout())
+        .keysHonouredBy(client.getKeysHonouredBy().toArray(String[]::new))
+        .retryServerErrors(client.isRetryServerErrors())
         .build();
   }
 

@@ -1,6 +1,7 @@
 package dev.idem.spring.client;
 
 import dev.idem.spring.client.RetryRules.RetryableAnswer;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,12 +19,13 @@ import reactor.util.retry.Retry;
  * The client side of a retry for a {@code WebClient} ({@code
  * WebClient.builder().filter(IdempotentExchangeRetries.ofDefaults())}), by the same rules as {@link
  * IdempotentRetries}: each POST or PATCH call gets one {@code Idempotency-Key} (the caller's or a
- * fresh one) and keeps it across its retries; an I/O failure ({@link WebClientRequestException}:
- * refused, reset, timed out, a reply lost), a 5xx, 429 and a 409 with {@code Retry-After} (a
- * request still running) are retried, waiting as {@code Retry-After} says (capped) or with jittered
- * backoff, within the same budget of attempts and time; any other 4xx, 422 included, is the
- * caller's at once, and when the budget runs out the caller gets the last answer or the last
- * failure. Other methods pass through.
+ * fresh one) and keeps it across its retries; a refusal (503, 429, a 409 with {@code Retry-After}:
+ * a request still running) is retried on any server, and a request whose outcome is unknown (an I/O
+ * failure, {@link WebClientRequestException}: reset, timed out, a reply lost; a 502, 504 or other
+ * 5xx; a 500 only where {@code retryServerErrors} says) only on a server known to honour the key,
+ * waiting as {@code Retry-After} says (capped) or with jittered backoff, within the same budget of
+ * attempts and time; any other 4xx, 422 included, is the caller's at once, and when the budget runs
+ * out the caller gets the last answer or the last failure. Other methods pass through.
  *
  * <p>It never blocks: the waits are Reactor delays, on Reactor's parallel scheduler. The body of an
  * answer that is retried is released before the next attempt. Each attempt writes the request body
@@ -61,10 +63,11 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
         () -> {
           AtomicReference<Duration> retryAfter = new AtomicReference<>();
           AtomicReference<ClientResponse> previous = new AtomicReference<>();
-          RetryPolicy policy = rules.policy(retryAfter, WebClientRequestException.class);
+          RetryPolicy policy =
+              rules.policy(keyed.url(), retryAfter, WebClientRequestException.class);
           return release(previous)
               .then(Mono.defer(() -> next.exchange(keyed)))
-              .flatMap(response -> answered(response, retryAfter, previous))
+              .flatMap(response -> answered(keyed.url(), response, retryAfter, previous))
               .retryWhen(runs(policy))
               .onErrorResume(
                   RetryableAnswer.class, exhausted -> Mono.justOrEmpty(previous.getAndSet(null)))
@@ -74,12 +77,13 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
   }
 
   private Mono<ClientResponse> answered(
+      URI uri,
       ClientResponse response,
       AtomicReference<Duration> retryAfter,
       AtomicReference<ClientResponse> previous) {
     RetryableAnswer retry =
         rules.retryable(
-            response.statusCode().value(), response.headers().asHttpHeaders(), retryAfter);
+            uri, response.statusCode().value(), response.headers().asHttpHeaders(), retryAfter);
     if (retry == null) {
       return Mono.just(response);
     }

@@ -3,8 +3,11 @@ package dev.idem.spring.client;
 import dev.idem.spring.client.RetryRules.RetryableAnswer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -22,14 +25,20 @@ import org.springframework.http.client.ClientHttpResponse;
  * order form's; else a fresh random one) and keeps it across its retries, so the server runs the
  * effect once and every attempt gets its first answer.
  *
- * <p>It retries what a retry can mend: an I/O failure (connect or read timeout, reset, a lost
- * reply), a 5xx answer, 429 (too many at once) and a 409 with {@code Retry-After} (the first
- * attempt is still running; a 409 without it is a conflict of the business, the caller's at once),
- * waiting as the server's {@code Retry-After} says (up to {@link Builder#maxRetryAfter}) or else
- * with exponential, jittered backoff, within a bounded number of attempts and total time (Spring
- * Framework's {@link RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used
- * with another body) is the caller's to see. The last answer, or the last I/O failure, is what the
- * caller gets when the budget runs out. Other methods pass through untouched. Thread-safe.
+ * <p>It retries what a retry can mend, and never what could run the effect twice. A refusal says
+ * the request did not run, so it is retried on any server: 503, 429 (too many at once) and a 409
+ * with {@code Retry-After} (the first attempt is still running; a 409 without it is a conflict of
+ * the business, the caller's at once). A request whose outcome is unknown (an I/O failure after it
+ * was sent: a read timeout, a reset, a lost reply; a 502, 504 or other 5xx) is sent again only to a
+ * server known to honour the key: one the application listed ({@link Builder#keysHonouredBy}) or
+ * one that has marked an answer {@code Idempotent-Replayed}; a server that ignores the key would
+ * run it again. A 500 (the handler failed, maybe after its effect committed) is not retried unless
+ * {@link Builder#retryServerErrors} says so, and then only to such a server. Waits are as the
+ * server's {@code Retry-After} says (up to {@link Builder#maxRetryAfter}) or else with exponential,
+ * jittered backoff, within a bounded number of attempts and total time (Spring Framework's {@link
+ * RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used with another body) is
+ * the caller's to see. The last answer, or the last I/O failure, is what the caller gets when the
+ * budget runs out. Other methods pass through untouched. Thread-safe.
  *
  * <p>An HTTP interface client over a {@code RestClientAdapter} of such a {@code RestClient} retries
  * the same way; a {@code WebClient} takes {@link IdempotentExchangeRetries}, built from this.
@@ -64,7 +73,8 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     rules.key(request.getHeaders());
     AtomicReference<Duration> retryAfter = new AtomicReference<>();
     AtomicReference<ClientHttpResponse> previous = new AtomicReference<>();
-    RetryTemplate retries = new RetryTemplate(rules.policy(retryAfter, IOException.class));
+    RetryTemplate retries =
+        new RetryTemplate(rules.policy(request.getURI(), retryAfter, IOException.class));
     try {
       return retries.execute(
           () -> {
@@ -75,7 +85,10 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
             ClientHttpResponse response = execution.execute(request, body);
             RetryableAnswer retry =
                 rules.retryable(
-                    response.getStatusCode().value(), response.getHeaders(), retryAfter);
+                    request.getURI(),
+                    response.getStatusCode().value(),
+                    response.getHeaders(),
+                    retryAfter);
             if (retry == null) {
               return response;
             }
@@ -111,8 +124,46 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     private Duration maxRetryAfter = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(30);
     private Supplier<String> keys = () -> UUID.randomUUID().toString();
+    private final Set<String> honouring = new LinkedHashSet<>();
+    private boolean retryServerErrors;
 
     private Builder() {}
+
+    /**
+     * Servers known to honour {@code Idempotency-Key} ({@code https://payments.example.com}, a port
+     * where it is not the scheme's): a request whose outcome is unknown is sent to them again.
+     * Others are learned when they mark an answer {@code Idempotent-Replayed}.
+     *
+     * @throws IllegalArgumentException for a value that is not an absolute http(s) URI
+     */
+    public Builder keysHonouredBy(String... origins) {
+      for (String origin : origins) {
+        URI uri;
+        try {
+          uri = URI.create(origin.strip());
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("not a server's URI: " + origin, e);
+        }
+        if (uri.getHost() == null
+            || !("http".equalsIgnoreCase(uri.getScheme())
+                || "https".equalsIgnoreCase(uri.getScheme()))) {
+          throw new IllegalArgumentException(
+              "a server that honours the key is named by an http(s) URI with a host, was "
+                  + origin);
+        }
+        honouring.add(RetryRules.origin(uri));
+      }
+      return this;
+    }
+
+    /**
+     * True to retry a 500 from a server that honours the key (false by default: a 500 may come
+     * after the effect committed, and only such a server answers the retry with it).
+     */
+    public Builder retryServerErrors(boolean retry) {
+      this.retryServerErrors = retry;
+      return this;
+    }
 
     /** Attempts in all, the first included (at least 1). */
     public Builder maxAttempts(int maxAttempts) {
@@ -151,7 +202,15 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     /** The interceptor, with the rules set so far. */
     public IdempotentRetries build() {
       return new IdempotentRetries(
-          new RetryRules(maxAttempts, firstDelay, maxDelay, maxRetryAfter, timeout, keys));
+          new RetryRules(
+              maxAttempts,
+              firstDelay,
+              maxDelay,
+              maxRetryAfter,
+              timeout,
+              keys,
+              honouring,
+              retryServerErrors));
     }
 
     private static Duration positive(Duration d, String name) {

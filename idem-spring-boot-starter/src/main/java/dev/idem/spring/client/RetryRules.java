@@ -1,7 +1,10 @@
 package dev.idem.spring.client;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.springframework.core.retry.RetryPolicy;
@@ -20,12 +23,21 @@ final class RetryRules {
 
   private static final Set<HttpMethod> GUARDED = Set.of(HttpMethod.POST, HttpMethod.PATCH);
 
+  /** The header an Idem server (and any that follows the draft) marks a replayed answer with. */
+  static final String REPLAYED = "Idempotent-Replayed";
+
+  // Servers learned from their replays; bounded, so a client of many hosts cannot grow it forever.
+  private static final int MAX_LEARNED = 10_000;
+
   private final int maxAttempts;
   private final Duration firstDelay;
   private final Duration maxDelay;
   private final Duration maxRetryAfter;
   private final Duration timeout;
   private final Supplier<String> keys;
+  private final Set<String> listed;
+  private final boolean retryServerErrors;
+  private final Set<String> learned = ConcurrentHashMap.newKeySet();
 
   RetryRules(
       int maxAttempts,
@@ -33,13 +45,48 @@ final class RetryRules {
       Duration maxDelay,
       Duration maxRetryAfter,
       Duration timeout,
-      Supplier<String> keys) {
+      Supplier<String> keys,
+      Set<String> honouring,
+      boolean retryServerErrors) {
     this.maxAttempts = maxAttempts;
     this.firstDelay = firstDelay;
     this.maxDelay = maxDelay;
     this.maxRetryAfter = maxRetryAfter;
     this.timeout = timeout;
     this.keys = keys;
+    this.listed = Set.copyOf(honouring);
+    this.retryServerErrors = retryServerErrors;
+  }
+
+  /**
+   * The origin ({@code scheme://host:port}) of {@code uri}, as the list of servers that honour the
+   * key names them.
+   */
+  static String origin(URI uri) {
+    String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
+    int port = uri.getPort();
+    if (port < 0) {
+      port = scheme.equals("https") ? 443 : 80;
+    }
+    String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+    return scheme + "://" + host + ":" + port;
+  }
+
+  /**
+   * Whether the server at {@code uri} is known to honour the key: the application listed it, or an
+   * answer from it was marked replayed. Only such a server is sent a request again whose outcome is
+   * unknown (sent without an answer, or answered 5xx): another could run it twice.
+   */
+  boolean honoured(URI uri) {
+    String origin = origin(uri);
+    return listed.contains(origin) || learned.contains(origin);
+  }
+
+  /** Notes an answer from {@code uri}: one marked replayed shows that its server keeps keys. */
+  void saw(URI uri, HttpHeaders headers) {
+    if ("true".equalsIgnoreCase(headers.getFirst(REPLAYED)) && learned.size() < MAX_LEARNED) {
+      learned.add(origin(uri));
+    }
   }
 
   /** Whether a call with {@code method} gets a key and retries; others pass through untouched. */
@@ -55,19 +102,26 @@ final class RetryRules {
   }
 
   /**
-   * The failure that asks for another attempt when an answer with {@code status} is one to retry
-   * (5xx, 429, and a 409 that says when to come back), its {@code Retry-After} noted in {@code
-   * retryAfter} for the next wait; null when the answer is the caller's.
+   * The failure that asks for another attempt when an answer with {@code status} from {@code uri}
+   * is one to retry, its {@code Retry-After} noted in {@code retryAfter} for the next wait; null
+   * when the answer is the caller's.
    *
-   * <p>A 409 with {@code Retry-After} is a request still running (the server's in-progress answer
-   * always has one); a 409 without it is a conflict of the business (an order already paid), which
-   * asking again does not change.
+   * <p>A refusal says the request did not run, so any server is asked again: 503, 429, and a 409
+   * with {@code Retry-After} (a request still running: the server's in-progress answer always has
+   * one; a 409 without it is a conflict of the business, which asking again does not change). Any
+   * other 5xx leaves the outcome unknown (the effect may have committed before the failure), so it
+   * is retried only to a server that honours the key, and a 500 only when {@code retryServerErrors}
+   * says so.
    */
-  RetryableAnswer retryable(int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
+  RetryableAnswer retryable(
+      URI uri, int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
+    saw(uri, headers);
     Duration wait = retryAfter(headers);
     boolean comeBack = headers.getFirst("Retry-After") != null; // a date too: the backoff waits
-    boolean retried = status >= 500 || status == 429 || (status == 409 && comeBack);
-    if (!retried) {
+    boolean refused = status == 503 || status == 429 || (status == 409 && comeBack);
+    boolean unknown =
+        status >= 500 && status != 503 && (status != 500 || retryServerErrors) && honoured(uri);
+    if (!refused && !unknown) {
       return null;
     }
     retryAfter.set(wait);
@@ -75,18 +129,20 @@ final class RetryRules {
   }
 
   /**
-   * The budget of one call: retries a {@link RetryableAnswer} and a {@code noAnswer} failure (the
-   * client's kind of I/O failure), waiting as {@code retryAfter} says (up to the cap) or else with
-   * exponential, jittered backoff, within the attempts and the time of the call.
+   * The budget of one call to {@code uri}: retries a {@link RetryableAnswer}, and a {@code
+   * noAnswer} failure (the client's kind of I/O failure: sent, no answer) when the server honours
+   * the key, waiting as {@code retryAfter} says (up to the cap) or else with exponential, jittered
+   * backoff, within the attempts and the time of the call.
    */
-  RetryPolicy policy(AtomicReference<Duration> retryAfter, Class<? extends Throwable> noAnswer) {
+  RetryPolicy policy(
+      URI uri, AtomicReference<Duration> retryAfter, Class<? extends Throwable> noAnswer) {
     ExponentialBackOff backOff = new ExponentialBackOff(firstDelay.toMillis(), 2.0);
     backOff.setMaxInterval(maxDelay.toMillis());
     backOff.setJitter(firstDelay.toMillis() / 2);
     backOff.setMaxAttempts(maxAttempts - 1);
     return RetryPolicy.builder()
         .timeout(timeout)
-        .predicate(e -> e instanceof RetryableAnswer || noAnswer.isInstance(e))
+        .predicate(e -> e instanceof RetryableAnswer || (noAnswer.isInstance(e) && honoured(uri)))
         .backOff(new RetryAfterBackOff(backOff, retryAfter, maxRetryAfter))
         .build();
   }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 /**
@@ -28,6 +29,13 @@ class IdempotentExchangeRetriesTest {
           IdempotentRetries.builder()
               .delay(Duration.ofSeconds(10), Duration.ofSeconds(10))
               .timeout(Duration.ofSeconds(3)));
+
+  /** A client that knows the scripted server honours the key. */
+  private final WebClient honouring =
+      client(
+          IdempotentRetries.builder()
+              .delay(Duration.ofMillis(10), Duration.ofMillis(50))
+              .keysHonouredBy(server.url()));
 
   @AfterEach
   void stop() {
@@ -59,19 +67,57 @@ class IdempotentExchangeRetriesTest {
   }
 
   @Test
-  void aLostReplyIsRetriedUnderTheSameKey() {
+  void aLostReplyIsRetriedUnderTheSameKeyToAServerThatHonoursIt() {
     server.loseNextReply();
 
-    assertThat(post(client)).isEqualTo("answer 200 #2");
+    assertThat(post(honouring)).isEqualTo("answer 200 #2");
     assertThat(server.keysSeen()).hasSize(2).doesNotContain("none");
     assertThat(server.keysSeen()).containsOnly(server.keysSeen().get(0));
+  }
+
+  @Test
+  void aRequestWhoseOutcomeIsUnknownIsNotSentAgainToAServerNotKnownToHonourTheKey() {
+    // such a server may have run it: a read timeout or a 502 after its effect would run it twice
+    server.loseNextReply();
+    assertThatThrownBy(() -> post(client)).isInstanceOf(WebClientRequestException.class);
+    server.then(502);
+    assertThatThrownBy(() -> post(client)).hasMessageContaining("502");
+
+    assertThat(server.keysSeen()).hasSize(2);
+  }
+
+  @Test
+  void aServerThatMarkedAnAnswerReplayedIsKnownToHonourTheKey() {
+    server.thenReplayed(201);
+    assertThat(post(client)).isEqualTo("answer 201 #1");
+    server.loseNextReply();
+
+    assertThat(post(client)).isEqualTo("answer 200 #3");
+    assertThat(server.keysSeen().subList(1, 3)).containsOnly(server.keysSeen().get(1));
+  }
+
+  @Test
+  void a500IsTheCallersUnlessRetryServerErrorsSaysSoForAServerThatHonoursTheKey() {
+    // a 500 may come after the effect committed
+    server.then(500);
+    assertThatThrownBy(() -> post(honouring)).hasMessageContaining("500");
+    assertThat(server.keysSeen()).hasSize(1);
+
+    WebClient retrying =
+        client(
+            IdempotentRetries.builder()
+                .delay(Duration.ofMillis(10), Duration.ofMillis(50))
+                .keysHonouredBy(server.url())
+                .retryServerErrors(true));
+    server.then(500);
+    assertThat(post(retrying)).isEqualTo("answer 200 #3");
   }
 
   @Test
   void theCallersOwnKeyIsKept() {
     server.then(502);
 
-    client
+    honouring
         .post()
         .uri("/orders")
         .header("Idempotency-Key", "form-7")

@@ -11,6 +11,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.support.RestClientAdapter;
 import org.springframework.web.service.annotation.PostExchange;
@@ -35,6 +36,13 @@ class IdempotentRetriesTest {
           IdempotentRetries.builder()
               .delay(Duration.ofSeconds(10), Duration.ofSeconds(10))
               .timeout(Duration.ofSeconds(3)));
+
+  /** A client that knows the scripted server honours the key. */
+  private final RestClient honouring =
+      client(
+          IdempotentRetries.builder()
+              .delay(Duration.ofMillis(10), Duration.ofMillis(50))
+              .keysHonouredBy(server.url()));
 
   @AfterEach
   void stop() {
@@ -66,19 +74,57 @@ class IdempotentRetriesTest {
   }
 
   @Test
-  void aLostReplyIsRetriedUnderTheSameKey() {
+  void aLostReplyIsRetriedUnderTheSameKeyToAServerThatHonoursIt() {
     server.loseNextReply();
 
-    assertThat(post(client)).isEqualTo("answer 200 #2");
+    assertThat(post(honouring)).isEqualTo("answer 200 #2");
     assertThat(server.keysSeen()).hasSize(2).doesNotContain("none");
     assertThat(server.keysSeen()).containsOnly(server.keysSeen().get(0));
+  }
+
+  @Test
+  void aRequestWhoseOutcomeIsUnknownIsNotSentAgainToAServerNotKnownToHonourTheKey() {
+    // such a server may have run it: a read timeout or a 502 after its effect would run it twice
+    server.loseNextReply();
+    assertThatThrownBy(() -> post(client)).isInstanceOf(ResourceAccessException.class);
+    server.then(502);
+    assertThatThrownBy(() -> post(client)).hasMessageContaining("502");
+
+    assertThat(server.keysSeen()).hasSize(2);
+  }
+
+  @Test
+  void aServerThatMarkedAnAnswerReplayedIsKnownToHonourTheKey() {
+    server.thenReplayed(201);
+    assertThat(post(client)).isEqualTo("answer 201 #1");
+    server.loseNextReply();
+
+    assertThat(post(client)).isEqualTo("answer 200 #3");
+    assertThat(server.keysSeen().subList(1, 3)).containsOnly(server.keysSeen().get(1));
+  }
+
+  @Test
+  void a500IsTheCallersUnlessRetryServerErrorsSaysSoForAServerThatHonoursTheKey() {
+    // a 500 may come after the effect committed
+    server.then(500);
+    assertThatThrownBy(() -> post(honouring)).hasMessageContaining("500");
+    assertThat(server.keysSeen()).hasSize(1);
+
+    RestClient retrying =
+        client(
+            IdempotentRetries.builder()
+                .delay(Duration.ofMillis(10), Duration.ofMillis(50))
+                .keysHonouredBy(server.url())
+                .retryServerErrors(true));
+    server.then(500);
+    assertThat(post(retrying)).isEqualTo("answer 200 #3");
   }
 
   @Test
   void theCallersOwnKeyIsKept() {
     server.then(502);
 
-    client
+    honouring
         .post()
         .uri("/orders")
         .header("Idempotency-Key", "form-7")
@@ -179,7 +225,7 @@ class IdempotentRetriesTest {
   @Test
   void anHttpInterfaceClientOverTheRestClientRetriesUnderOneKey() {
     Orders orders =
-        HttpServiceProxyFactory.builderFor(RestClientAdapter.create(client))
+        HttpServiceProxyFactory.builderFor(RestClientAdapter.create(honouring))
             .build()
             .createClient(Orders.class);
     server.then(503);

@@ -54,6 +54,13 @@ final class ScriptedServer implements AutoCloseable {
     then(status, -1);
   }
 
+  /** Queues the next answer marked {@code Idempotent-Replayed: true}, as a server keeping keys. */
+  void thenReplayed(int status) {
+    script.add(new int[] {status, REPLAYED});
+  }
+
+  private static final int REPLAYED = -3;
+
   /**
    * The next request reaches the server and runs, but its reply is lost: the client's connection is
    * reset before any answer.
@@ -84,6 +91,8 @@ final class ScriptedServer implements AutoCloseable {
       exchange.getResponseHeaders().set("Retry-After", Integer.toString(next[1]));
     } else if (next[1] == DATE) {
       exchange.getResponseHeaders().set("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT");
+    } else if (next[1] == REPLAYED) {
+      exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
     }
     byte[] body = ("answer " + next[0] + " #" + keysSeen.size()).getBytes(StandardCharsets.UTF_8);
     exchange.sendResponseHeaders(next[0], body.length);
