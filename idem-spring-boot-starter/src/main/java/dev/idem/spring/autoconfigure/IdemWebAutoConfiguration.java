@@ -36,7 +36,7 @@ public class IdemWebAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public IdempotencyScopeResolver idempotencyScopeResolver() {
-    return IdempotencyScopeResolver.principal();
+    return IdempotencyScopeResolver.principalOrAddress();
   }
 
   @Bean

@@ -37,7 +37,7 @@ public class IdemWebFluxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public ReactiveScopeResolver reactiveScopeResolver() {
-    return ReactiveScopeResolver.principal();
+    return ReactiveScopeResolver.principalOrAddress();
   }
 
   @Bean

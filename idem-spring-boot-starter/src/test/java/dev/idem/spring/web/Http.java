@@ -2,10 +2,13 @@ package dev.idem.spring.web;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +60,29 @@ final class Http {
   CompletableFuture<HttpResponse<String>> sendAsync(
       String method, String path, String body, String... headers) {
     return CLIENT.sendAsync(request(method, path, body, headers).build(), bodyHandler());
+  }
+
+  /**
+   * Sends a bodiless request from the local address {@code from} (another loopback address, such as
+   * 127.0.0.2, is another client) and answers the whole raw reply: status line, headers and body.
+   */
+  String sendFrom(String from, String method, String path, String... headers) {
+    try (Socket socket = new Socket()) {
+      socket.bind(new InetSocketAddress(from, 0));
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+      socket.setSoTimeout(20_000);
+      StringBuilder request =
+          new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n");
+      request.append("Content-Length: 0\r\nConnection: close\r\n");
+      for (int i = 0; i < headers.length; i += 2) {
+        request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+      }
+      request.append("\r\n");
+      socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** A header value made of characters that key parsing must cope with. */

@@ -96,6 +96,20 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void twoAnonymousClientsSendingOneKeyNeverGetEachOthersAnswer() {
+    String[] headers = {"X-Run", run, "Idempotency-Key", key};
+    String first = http.sendFrom("127.0.0.1", "POST", "/transfers?amount=10", headers);
+    String other = http.sendFrom("127.0.0.2", "POST", "/transfers?amount=10", headers);
+    String repeat = http.sendFrom("127.0.0.1", "POST", "/transfers?amount=10", headers);
+
+    assertThat(first).startsWith("HTTP/1.1 200").contains("moved 10 #1");
+    assertThat(other).startsWith("HTTP/1.1 200").contains("moved 10 #2");
+    assertThat(other.toLowerCase(java.util.Locale.ROOT)).doesNotContain("idempotent-replayed");
+    assertThat(repeat).contains("moved 10 #1").containsIgnoringCase("Idempotent-Replayed: true");
+    assertThat(controller.runs(run)).isEqualTo(2);
+  }
+
+  @Test
   void theAutoConfigurationPicksTheExpectedStore() {
     assertThat(store).isInstanceOf(expectedStore());
   }
@@ -364,12 +378,15 @@ abstract class HttpConformanceTests {
     post("/orders", ORDER, "Idempotency-Key", other);
     java.time.Instant now = java.time.Instant.now();
     assertThat(
-            store.find(IdempotencyKey.of("POST /reject|anonymous", key)).orElseThrow().expiresAt())
+            store
+                .find(IdempotencyKey.of("POST /reject|anonymous@127.0.0.1", key))
+                .orElseThrow()
+                .expiresAt())
         .as("a 422 is kept for idem.http.client-error-retention (1 h)")
         .isBefore(now.plus(java.time.Duration.ofHours(2)));
     assertThat(
             store
-                .find(IdempotencyKey.of("POST /orders|anonymous", other))
+                .find(IdempotencyKey.of("POST /orders|anonymous@127.0.0.1", other))
                 .orElseThrow()
                 .expiresAt())
         .as("a 201 is kept for the retention (24 h)")

@@ -18,7 +18,7 @@ abstract class ServletConformanceTests extends HttpConformanceTests {
   @Test
   void theKeyIsInTheMdcWhileTheHandlerRuns() {
     HttpResponse<String> answer = post("/mdc", null, "Idempotency-Key", key);
-    assertThat(answer.body()).isEqualTo("POST /mdc|anonymous/" + key);
+    assertThat(answer.body()).isEqualTo("POST /mdc|anonymous@127.0.0.1/" + key);
   }
 
   // A request that waits keeps its thread: while none has finished, the threads that claimed are

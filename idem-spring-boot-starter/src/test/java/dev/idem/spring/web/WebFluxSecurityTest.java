@@ -83,7 +83,9 @@ class WebFluxSecurityTest {
     assertThat(aliceAgain.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(state("alice")).isEqualTo(RecordState.COMPLETED);
     assertThat(state("bob")).isEqualTo(RecordState.COMPLETED);
-    assertThat(store.find(IdempotencyKey.of(IdempotencyKey.scope(OPERATION, "anonymous"), key)))
+    assertThat(
+            store.find(
+                IdempotencyKey.of(IdempotencyKey.scope(OPERATION, "anonymous@127.0.0.1"), key)))
         .isEmpty();
   }
 
@@ -99,7 +101,9 @@ class WebFluxSecurityTest {
     assertThat(anonymous.statusCode()).isEqualTo(401);
     assertThat(wrongPassword.statusCode()).isEqualTo(401);
     assertThat(charges.runs()).isEqualTo(before);
-    assertThat(store.find(IdempotencyKey.of(IdempotencyKey.scope(OPERATION, "anonymous"), key)))
+    assertThat(
+            store.find(
+                IdempotencyKey.of(IdempotencyKey.scope(OPERATION, "anonymous@127.0.0.1"), key)))
         .isEmpty();
     assertThat(store.find(IdempotencyKey.of(IdempotencyKey.scope(OPERATION, "bob"), key)))
         .isEmpty();
