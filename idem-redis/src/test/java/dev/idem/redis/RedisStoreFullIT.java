@@ -2,6 +2,7 @@ package dev.idem.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
@@ -10,6 +11,8 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.RecordState;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import dev.idem.testsupport.servers.PrivateRedis;
@@ -81,6 +84,51 @@ class RedisStoreFullIT {
                         Duration.ofMinutes(5))))
         .isInstanceOf(StoreFullException.class)
         .hasMessageContaining("out of memory");
+  }
+
+  @Test
+  void aCompletionRefusedForMemoryEndsWithTheNotReplayableMarkNeverASecondRun() {
+    // the server fills up while the work runs: its result cannot be stored, but the work ran
+    AtomicInteger runs = new AtomicInteger();
+    IdempotencyKey key = IdempotencyKey.of("fill", "filled-while-running");
+    IdempotencyConfig shortLease = IdempotencyConfig.custom().lease(Duration.ofSeconds(1)).build();
+    String limit;
+    try (StatefulRedisConnection<String, String> admin = client.connect()) {
+      limit = admin.sync().configGet("maxmemory").get("maxmemory");
+      admin.sync().configSet("maxmemory", "0");
+    }
+    try (Idempotency engine = Idempotency.builder(store).build()) {
+      String first =
+          engine.execute(
+              key,
+              Fingerprint.NONE,
+              ResultCodec.utf8(),
+              ctx -> {
+                try (StatefulRedisConnection<String, String> admin = client.connect()) {
+                  admin.sync().configSet("maxmemory", limit);
+                }
+                return "ran " + runs.incrementAndGet() + " " + "x".repeat(64 * 1024);
+              },
+              shortLease);
+      assertThat(first).startsWith("ran 1");
+      assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(store.find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.UNSTORED);
+      await()
+          .during(Duration.ofMillis(1500))
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThatThrownBy(
+                          () ->
+                              engine.execute(
+                                  key,
+                                  Fingerprint.NONE,
+                                  ResultCodec.utf8(),
+                                  ctx -> "ran " + runs.incrementAndGet(),
+                                  shortLease))
+                      .isInstanceOf(OutcomeNotReplayableException.class));
+    }
+    assertThat(runs).hasValue(1);
   }
 
   @Test

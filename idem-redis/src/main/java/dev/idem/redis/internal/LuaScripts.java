@@ -201,6 +201,15 @@ public final class LuaScripts {
           return 1
           """);
 
+  /**
+   * {@link #COMPLETE} for the unstored mark ({@link dev.idem.core.Outcome.Kind#UNSTORED}), allowed
+   * to write when Redis is out of memory ({@code allow-oom}): the mark is a few bytes in place of
+   * the in-progress record, and without it a completion refused for memory would leave the key to
+   * be taken over, and the work run again, once its lease ends.
+   */
+  public static final Script COMPLETE_MARK =
+      new Script("#!lua flags=allow-oom\n" + COMPLETE.source());
+
   // Gives the record r up: an in-progress one that began as a token that has not expired goes back
   // to ISSUED with its original end (answers 2); any other keeps only its fence, until the key
   // would have expired anyway (answers 1), so that the next claim's fence is greater even when it

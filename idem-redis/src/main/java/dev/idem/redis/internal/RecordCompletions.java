@@ -2,6 +2,7 @@ package dev.idem.redis.internal;
 
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
+import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.internal.LogThrottle;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -67,10 +68,11 @@ public final class RecordCompletions {
             .toBytes();
     CompletableFuture<Long> counted =
         RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
+    boolean mark = outcome.kind() == Outcome.Kind.UNSTORED;
     CompletableFuture<Boolean> stored =
         scripts
             .numberAsync(
-                LuaScripts.COMPLETE,
+                mark ? LuaScripts.COMPLETE_MARK : LuaScripts.COMPLETE,
                 keys.record(digest),
                 head,
                 fields,
@@ -83,8 +85,30 @@ public final class RecordCompletions {
                     replays.remember(digest, expiresAt);
                   }
                   return n == 1;
-                });
+                })
+            .exceptionallyCompose(
+                failure ->
+                    CompletableFuture.failedFuture(
+                        !mark && RedisFailures.outOfMemory(failure)
+                            ? outOfMemory(outcome, failure)
+                            : failure));
     return new Sent(stored, counted);
+  }
+
+  // A result Redis has no memory for is a result too large to keep: the engine then stores the
+  // unstored mark, which is allowed past the limit, instead of leaving the key to a second run.
+  private static OutcomeTooLargeException outOfMemory(Outcome outcome, Throwable failure) {
+    int size = outcome.payload().length;
+    return new OutcomeTooLargeException(
+        "an outcome of " + size + " bytes does not fit: " + root(failure), size, 0);
+  }
+
+  private static String root(Throwable failure) {
+    Throwable t = failure;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage();
   }
 
   /**

@@ -14,10 +14,28 @@ public final class RedisFailures {
 
   private RedisFailures() {}
 
+  /**
+   * True when {@code failure}, or what it wraps, is Redis refusing a write for memory: its {@code
+   * OOM} reply, or the {@link StoreFullException} {@link #of} made of one.
+   */
+  public static boolean outOfMemory(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof StoreFullException
+          || (t instanceof RedisException && isOom(t.getMessage()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean isOom(String message) {
+    return message != null && message.startsWith("OOM");
+  }
+
   /** The exception for {@code e}, thrown by a call to Redis. */
   public static IdempotencyException of(RedisException e) {
     String message = e.getMessage();
-    if (message != null && message.startsWith("OOM")) {
+    if (isOom(message)) {
       return new StoreFullException("Redis is out of memory and refuses new records: " + message);
     }
     return new IdempotencyStoreException("Redis call failed: " + message, e);
