@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -32,10 +33,15 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * refused, is logged with the caller's principal: a write that was done at WARN, since it overrides
  * what the record guaranteed, a refused one at INFO.
  *
+ * <p>Read-only unless the application opens its writes ({@code
+ * management.endpoint.idempotency.access=unrestricted}): a release or an eviction makes the next
+ * retry run the work again, so whoever can reach the endpoint must not be able to do either by
+ * default. Secure it as well, for the operators alone.
+ *
  * <p>A web endpoint only: its answers are HTTP statuses, and its log needs the principal that the
  * web security resolved. It is exposed, secured and switched off as every web endpoint is.
  */
-@WebEndpoint(id = "idempotency")
+@WebEndpoint(id = "idempotency", defaultAccess = Access.READ_ONLY)
 public class IdempotencyEndpoint {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotencyEndpoint.class);

@@ -56,6 +56,7 @@ import tools.jackson.databind.json.JsonMapper;
     classes = IdempotencyEndpointTest.OperatorApplication.class,
     properties = {
       "management.endpoints.web.exposure.include=health,idempotency",
+      "management.endpoint.idempotency.access=unrestricted",
       // the other tests' applications run without Spring Security (application.properties)
       "spring.autoconfigure.exclude="
     })

@@ -61,6 +61,17 @@ public abstract class ConformanceHandlers {
     }
   }
 
+  /** {@code text} in UTF-8, gzip-compressed. */
+  static byte[] gzip(String text) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream zip = new java.util.zip.GZIPOutputStream(out)) {
+      zip.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
   /** Counts one execution of {@code run} and answers its number. */
   int count(String run) {
     return runs.computeIfAbsent(run, r -> new AtomicInteger()).incrementAndGet();

@@ -110,6 +110,22 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aReplayKeepsTheHeadersThatGiveItsBodyMeaning() {
+    HttpResponse<String> first = post("/exports", null, "Idempotency-Key", key);
+    HttpResponse<String> repeat = post("/exports", null, "Idempotency-Key", key);
+
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    for (String name : List.of("Content-Encoding", "Content-Disposition", "Content-Language")) {
+      assertThat(first.headers().firstValue(name)).as(name).isPresent();
+      assertThat(repeat.headers().firstValue(name))
+          .as(name)
+          .isEqualTo(first.headers().firstValue(name));
+    }
+    assertThat(repeat.body()).isEqualTo(first.body());
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void theAutoConfigurationPicksTheExpectedStore() {
     assertThat(store).isInstanceOf(expectedStore());
   }

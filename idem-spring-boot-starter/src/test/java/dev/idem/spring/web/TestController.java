@@ -164,6 +164,20 @@ public class TestController extends ConformanceHandlers {
     return "optional " + count(run);
   }
 
+  /**
+   * An export sent compressed, as an attachment, in a language: headers that give the body meaning.
+   */
+  @Idempotent
+  @PostMapping("/exports")
+  ResponseEntity<byte[]> export(@RequestHeader("X-Run") String run) {
+    return ResponseEntity.ok()
+        .header("Content-Encoding", "gzip")
+        .header("Content-Disposition", "attachment; filename=\"export.txt\"")
+        .header("Content-Language", "de")
+        .contentType(MediaType.TEXT_PLAIN)
+        .body(ConformanceHandlers.gzip("export #" + count(run)));
+  }
+
   /** Reads its amount from the query: a key reused with another amount is key reuse. */
   @Idempotent
   @PostMapping("/transfers")

@@ -90,6 +90,22 @@ public class WebFluxTestController extends ConformanceHandlers {
     return Mono.fromSupplier(() -> "list " + count(run));
   }
 
+  /**
+   * An export sent compressed, as an attachment, in a language: headers that give the body meaning.
+   */
+  @Idempotent
+  @PostMapping("/exports")
+  Mono<ResponseEntity<byte[]>> export(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(
+        () ->
+            ResponseEntity.ok()
+                .header("Content-Encoding", "gzip")
+                .header("Content-Disposition", "attachment; filename=\"export.txt\"")
+                .header("Content-Language", "de")
+                .contentType(MediaType.TEXT_PLAIN)
+                .body(ConformanceHandlers.gzip("export #" + count(run))));
+  }
+
   /** Reads its amount from the query: a key reused with another amount is key reuse. */
   @Idempotent
   @PostMapping("/transfers")

@@ -27,9 +27,21 @@ public record StoredResponse(
     String error,
     long omittedBytes) {
 
-  /** Headers replayed; everything else (Set-Cookie above all) is left out. */
+  /**
+   * Headers replayed: those that say what the body is (its type, encoding, language, whether it is
+   * an attachment) and where the result lives; everything else (Set-Cookie above all) is left out.
+   */
   public static final List<String> REPLAYED_HEADERS =
-      List.of("Content-Type", "Location", "ETag", "Last-Modified", "Link", "Content-Location");
+      List.of(
+          "Content-Type",
+          "Content-Encoding",
+          "Content-Language",
+          "Content-Disposition",
+          "Location",
+          "ETag",
+          "Last-Modified",
+          "Link",
+          "Content-Location");
 
   // 1: without omittedBytes (read as 0); 2: with it
   private static final int FORMAT = 2;
