@@ -62,42 +62,82 @@ public record Problem(int status, String name, String title, String detail, Stri
 
   /**
    * The answer for an Idem exception that escaped a handler (thrown by a bean method it called): as
-   * {@link #of}, except that a store failure does not claim the request was not run, since the
-   * handler may have done part of its work before it.
+   * {@link #of}, with a neutral title and detail, since the exception's message speaks of the
+   * application (its key expressions, classes and methods), which stays in the log; a store failure
+   * does not claim the request was not run, since the handler may have done part of its work.
    */
   public static Problem escaped(IdempotencyException e) {
     Problem problem = of(e);
-    if (e instanceof IdempotencyStoreException && problem != null) {
+    if (problem == null) {
+      return null;
+    }
+    if (e instanceof IdempotencyStoreException) {
+      return problem.withDetail("The idempotency store did not answer. Retry the request later.");
+    }
+    if (e instanceof InvalidKeyException) {
       return new Problem(
           problem.status(),
           problem.name(),
-          problem.title(),
-          "The idempotency store did not answer. Retry the request later.",
+          "A value the operation is keyed by is missing or invalid",
+          "The request lacks a value that identifies the operation, or the value is not valid.",
           problem.retryAfter());
     }
     return problem;
+  }
+
+  private Problem withDetail(String neutral) {
+    return new Problem(status, name, title, neutral, retryAfter);
   }
 
   /** The answer for an Idem exception, or null when {@code e} has no HTTP mapping. */
   public static Problem of(IdempotencyException e) {
     if (e instanceof RequestInProgressException p) {
       long seconds = Math.max(1, (p.retryAfter().toMillis() + 999) / 1000);
-      return problem(409, "in-progress", "A request with this key is still running", e)
-          .retryAfter(Long.toString(seconds));
+      return new Problem(
+          409,
+          "in-progress",
+          "A request with this key is still running",
+          "The first request with this key has not finished. Retry after Retry-After seconds.",
+          Long.toString(seconds));
     } else if (e instanceof KeyReuseException) {
-      return problem(422, "key-reuse", "The key was used with another request", e);
+      return new Problem(
+          422,
+          "key-reuse",
+          "The key was used with another request",
+          "This key belongs to a request with other content. Send a new key for a new request.",
+          null);
     } else if (e instanceof InvalidKeyException k) {
+      // the filter's own messages say what is wrong with the header, and nothing else
       String name = k.isMissing() ? "missing-key" : "invalid-key";
-      return problem(400, name, "Idempotency key missing or invalid", e);
+      return new Problem(400, name, "Idempotency key missing or invalid", e.getMessage(), null);
     } else if (e instanceof UnknownTokenException) {
-      return problem(400, "unknown-token", "Unknown, forged or expired token", e);
+      return new Problem(
+          400,
+          "unknown-token",
+          "Unknown, forged or expired token",
+          "The token is not one this server issued to you, or it expired. Ask for a new one.",
+          null);
     } else if (e instanceof TokenAlreadyUsedException) {
-      return problem(409, "token-used", "The token was already used", e);
+      return new Problem(
+          409,
+          "token-used",
+          "The token was already used",
+          "Each token guards one request. Ask for a new one.",
+          null);
     } else if (e instanceof StoreFullException) {
-      return problem(429, "store-full", "Too many live idempotency records", e).retryAfter("60");
+      return new Problem(
+          429,
+          "store-full",
+          "Too many live idempotency records",
+          "Too many requests of yours are kept right now. Retry later.",
+          "60");
     } else if (e instanceof OutcomeNotReplayableException) {
-      return problem(
-          NOT_REPLAYABLE_STATUS, "not-replayable", "The first answer cannot be replayed", e);
+      return new Problem(
+          NOT_REPLAYABLE_STATUS,
+          "not-replayable",
+          "The first answer cannot be replayed",
+          "The request with this key ran once, and its answer was not kept.",
+          null);
     } else if (e instanceof IdempotencyStoreException) {
       // the store's own message (hosts, timeouts) stays in the log, not in the answer
       return new Problem(
@@ -109,10 +149,6 @@ public record Problem(int status, String name, String title, String detail, Stri
           .retryAfter("1");
     }
     return null;
-  }
-
-  private static Problem problem(int status, String name, String title, Exception detail) {
-    return new Problem(status, name, title, detail.getMessage(), null);
   }
 
   /** {@code text} as a JSON string literal. */

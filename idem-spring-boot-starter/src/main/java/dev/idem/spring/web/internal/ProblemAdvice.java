@@ -9,6 +9,9 @@ import dev.idem.core.RequestInProgressException;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
+import dev.idem.core.internal.LogThrottle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.ResponseEntity;
@@ -28,6 +31,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class ProblemAdvice {
 
+  private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+
+  private final LogThrottle throttle = new LogThrottle();
+
   @ExceptionHandler({
     InvalidKeyException.class,
     KeyReuseException.class,
@@ -39,6 +46,16 @@ public class ProblemAdvice {
     IdempotencyStoreException.class
   })
   ResponseEntity<byte[]> answer(IdempotencyException e) {
-    return Problem.escaped(e).entity();
+    Problem problem = Problem.escaped(e);
+    // the client gets a neutral detail; what the exception says of the application is logged
+    if (throttle.due()) {
+      log.info(
+          "answered {} {}{}: {}",
+          problem.status(),
+          problem.name(),
+          throttle.skipped(),
+          e.toString());
+    }
+    return problem.entity();
   }
 }
