@@ -39,6 +39,28 @@ class IdemAmqpAutoConfigurationTest {
     public void notAdvised(String body) {}
   }
 
+  /** A listener that could acknowledge or reject its delivery itself, which Idem would not see. */
+  public static class SelfAcknowledgingListener {
+    @IdempotentListener("orders")
+    @RabbitListener(queues = "orders", ackMode = "MANUAL")
+    public void onMessage(String body, com.rabbitmq.client.Channel channel) {}
+  }
+
+  @Test
+  void aListenerThatTakesTheChannelStopsTheStartInsteadOfLosingItsOwnNack() {
+    runner
+        .withBean(SelfAcknowledgingListener.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("SelfAcknowledgingListener.onMessage")
+                    .hasMessageContaining("Channel"));
+  }
+
   @Test
   void beansWithIdempotentListenerMethodsAreProxiedAndContainerFactoriesGetTheDeliveryBinder() {
     runner

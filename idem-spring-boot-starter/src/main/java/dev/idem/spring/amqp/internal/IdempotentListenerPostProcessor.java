@@ -15,6 +15,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Installs the {@code @IdempotentListener} support: wraps beans with such methods in a proxy that
@@ -59,10 +60,43 @@ public final class IdempotentListenerPostProcessor
       factory.setAdviceChain(extended);
     }
     ListenerMethods.checkBrokers(AopUtils.getTargetClass(bean));
+    refuseChannelParameters(AopUtils.getTargetClass(bean));
     if (isEligible(bean, beanName)) {
       used = true;
     }
     return super.postProcessAfterInitialization(bean, beanName);
+  }
+
+  /**
+   * Refuses an {@code @IdempotentListener} that takes the delivery's {@code Channel}: it could
+   * acknowledge or reject the delivery itself, which Idem would not see. A listener that nacks and
+   * returns would have its record completed and its redelivery skipped as a duplicate (the effect
+   * lost), and one that acks would be acknowledged twice. Its outcome must be what it returns or
+   * throws; Idem acknowledges for it, in MANUAL mode too.
+   *
+   * @throws IllegalStateException naming the method
+   */
+  static void refuseChannelParameters(Class<?> type) {
+    ReflectionUtils.doWithMethods(
+        type,
+        method -> {
+          if (ListenerMethods.annotation(method) == null) {
+            return;
+          }
+          for (Class<?> parameter : method.getParameterTypes()) {
+            if (parameter.getName().equals("com.rabbitmq.client.Channel")) {
+              throw new IllegalStateException(
+                  "@IdempotentListener "
+                      + type.getSimpleName()
+                      + "."
+                      + method.getName()
+                      + " takes the Channel, so it could acknowledge or reject its delivery"
+                      + " without Idem seeing it (a nack would be taken for success and the"
+                      + " redelivery skipped). Drop the Channel: return to acknowledge, throw to"
+                      + " have the delivery rejected or requeued; Idem acknowledges for you");
+            }
+          }
+        });
   }
 
   /** With listeners to advise, builds what they need now, so that a failure stops the start. */
