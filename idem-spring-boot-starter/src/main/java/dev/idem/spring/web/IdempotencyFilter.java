@@ -209,7 +209,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
     // a transaction around the filter decides: whatever the handler answered commits with it
     boolean transactionDecides = deferral != null || idempotency.store().joinsCurrentTransaction();
-    CapturingResponse captured = new CapturingResponse(response);
+    CapturingResponse captured = new CapturingResponse(response, maxBodyBytes);
     Work<StoredResponse, Exception> work =
         inFlight.track(
             ctx -> {

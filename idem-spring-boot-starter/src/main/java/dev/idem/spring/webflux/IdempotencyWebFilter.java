@@ -162,7 +162,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
             request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
             body,
             route.ignoredFields());
-    CapturedResponse captured = new CapturedResponse(exchange.getResponse());
+    CapturedResponse captured = new CapturedResponse(exchange.getResponse(), maxBodyBytes);
     ServerWebExchange guarded =
         exchange
             .mutate()

@@ -2,8 +2,8 @@ package dev.idem.spring.web;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public abstract class ConformanceHandlers {
 
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-  private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Void>> holds = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
   private final Map<String, Set<Thread>> claimers = new ConcurrentHashMap<>();
 
@@ -51,14 +51,19 @@ public abstract class ConformanceHandlers {
 
   /** Makes {@code /slow} and {@code /slow-wait} of {@code run} hold until {@link #release}. */
   void hold(String run) {
-    holds.put(run, new CountDownLatch(1));
+    holds.put(run, new CompletableFuture<>());
   }
 
   void release(String run) {
-    CountDownLatch held = holds.get(run);
+    CompletableFuture<Void> held = holds.get(run);
     if (held != null) {
-      held.countDown();
+      held.complete(null);
     }
+  }
+
+  /** Ends when {@code run} is released (at once when it is not held); never blocks. */
+  CompletableFuture<Void> released(String run) {
+    return holds.getOrDefault(run, CompletableFuture.completedFuture(null));
   }
 
   /** {@code text} in UTF-8, gzip-compressed. */
@@ -79,9 +84,14 @@ public abstract class ConformanceHandlers {
 
   /** Waits while {@code run} is held; blocks, so never on an event loop. */
   void awaitRelease(String run) throws InterruptedException {
-    CountDownLatch held = holds.get(run);
-    if (held != null && !held.await(20, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("run " + run + " was held and never released");
+    CompletableFuture<Void> held = holds.get(run);
+    if (held == null) {
+      return;
+    }
+    try {
+      held.get(20, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("run " + run + " was held and never released", e);
     }
   }
 }

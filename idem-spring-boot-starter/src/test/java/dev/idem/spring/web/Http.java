@@ -40,6 +40,9 @@ final class Http {
     if (body != null) {
       builder.header("Content-Type", "application/json");
     }
+    // one connection per request: Reactor Netty 1.3.6 can stop reading a kept-alive connection
+    // (reactor-netty issue 4361; see the surefire configuration)
+    builder.header("Connection", "close");
     for (int i = 0; i < headers.length; i += 2) {
       builder.header(headers[i], headers[i + 1]);
     }
@@ -55,6 +58,12 @@ final class Http {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Sends a bodiless POST and answers once the response's head has come, its body still open. */
+  CompletableFuture<HttpResponse<java.io.InputStream>> startPost(String path, String... headers) {
+    return CLIENT.sendAsync(
+        request("POST", path, null, headers).build(), HttpResponse.BodyHandlers.ofInputStream());
   }
 
   CompletableFuture<HttpResponse<String>> sendAsync(

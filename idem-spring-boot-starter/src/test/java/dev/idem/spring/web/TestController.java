@@ -3,6 +3,7 @@ package dev.idem.spring.web;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import java.util.Map;
@@ -176,6 +177,19 @@ public class TestController extends ConformanceHandlers {
         .header("Content-Language", "de")
         .contentType(MediaType.TEXT_PLAIN)
         .body(ConformanceHandlers.gzip("export #" + count(run)));
+  }
+
+  /** Writes past the body limit, then waits for the test before it writes the rest. */
+  @Idempotent
+  @PostMapping("/stream")
+  void stream(@RequestHeader("X-Run") String run, HttpServletResponse response) throws Exception {
+    count(run);
+    response.setContentType("text/plain");
+    java.io.OutputStream out = response.getOutputStream();
+    out.write("a".repeat(4096).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    out.flush();
+    awaitRelease(run);
+    out.write("b".repeat(4096).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
   /** Reads its amount from the query: a key reused with another amount is key reuse. */

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -104,6 +105,19 @@ public class WebFluxTestController extends ConformanceHandlers {
                 .header("Content-Language", "de")
                 .contentType(MediaType.TEXT_PLAIN)
                 .body(ConformanceHandlers.gzip("export #" + count(run))));
+  }
+
+  /** Writes past the body limit, then waits for the test before it writes the rest. */
+  @Idempotent
+  @PostMapping(value = "/stream", produces = "text/plain")
+  Flux<String> stream(@RequestHeader("X-Run") String run) {
+    return Flux.concat(
+        Mono.fromSupplier(
+            () -> {
+              count(run);
+              return "a".repeat(4096);
+            }),
+        Mono.fromFuture(released(run)).then(Mono.fromSupplier(() -> "b".repeat(4096))));
   }
 
   /** Reads its amount from the query: a key reused with another amount is key reuse. */

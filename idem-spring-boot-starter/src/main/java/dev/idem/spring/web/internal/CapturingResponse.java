@@ -15,17 +15,27 @@ import java.util.Map;
 /**
  * Holds the handler's body in memory until the outcome is known, so that it can be stored before
  * the client sees it. Status and headers pass through to the real response; {@code sendError} is
- * recorded and sent only by {@link #commit()}.
+ * recorded and sent only by {@link #commit()}. A body that grows past the limit of what is stored
+ * is not held any longer: what was held goes out, and the rest passes straight through, so an
+ * export of any size costs no more memory than the limit; such an answer is stored as the
+ * not-replayable mark.
  */
 public final class CapturingResponse extends HttpServletResponseWrapper {
 
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+  private final long limit;
   private ServletOutputStream stream;
   private PrintWriter writer;
   private String error;
+  private long passed;
+  private boolean passingThrough;
 
-  public CapturingResponse(HttpServletResponse response) {
+  /**
+   * @param limit the most body bytes held; past it the body passes through
+   */
+  public CapturingResponse(HttpServletResponse response, long limit) {
     super(response);
+    this.limit = limit;
   }
 
   /** The answer so far, with only the replayable headers. */
@@ -40,23 +50,28 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
    */
   public StoredResponse snapshotWithoutBody() {
     flushWriter();
-    return new StoredResponse(getStatus(), replayedHeaders(), new byte[0], null, body.size());
+    return new StoredResponse(
+        getStatus(), replayedHeaders(), new byte[0], null, Math.max(1, bodySize()));
   }
 
   private List<Map.Entry<String, String>> replayedHeaders() {
     return StoredResponse.replayedHeaders(getResponse()::getHeaders);
   }
 
-  /** The number of body bytes held. */
-  public int bodySize() {
+  /** The number of body bytes written so far, held or passed through. */
+  public long bodySize() {
     flushWriter();
-    return body.size();
+    return passed + body.size();
   }
 
-  /** Sends the held answer to the client. */
+  /** Sends the held answer to the client, or the rest of one that passes through. */
   public void commit() throws IOException {
     flushWriter();
     HttpServletResponse response = getResponse();
+    if (passingThrough) {
+      response.flushBuffer();
+      return;
+    }
     if (error != null) {
       response.sendError(getStatus(), error.isEmpty() ? null : error);
       return;
@@ -102,7 +117,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   public PrintWriter getWriter() {
     if (writer == null) {
       Charset charset = Charset.forName(getCharacterEncoding());
-      writer = new PrintWriter(new OutputStreamWriter(body, charset));
+      writer = new PrintWriter(new OutputStreamWriter(getOutputStream(), charset));
     }
     return writer;
   }
@@ -114,16 +129,22 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
 
   @Override
   public boolean isCommitted() {
-    return false;
+    return passingThrough;
   }
 
   @Override
   public void resetBuffer() {
+    if (passingThrough) {
+      throw new IllegalStateException("the answer is already going out");
+    }
     body.reset();
   }
 
   @Override
   public void reset() {
+    if (passingThrough) {
+      throw new IllegalStateException("the answer is already going out");
+    }
     super.reset();
     body.reset();
     error = null;
@@ -145,15 +166,39 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
   }
 
+  // Past the limit: what was held goes out, and from now on every byte passes straight through.
+  private void passThrough() throws IOException {
+    passingThrough = true;
+    passed = body.size();
+    ServletOutputStream out = getResponse().getOutputStream();
+    body.writeTo(out);
+    body.reset();
+  }
+
   private final class Buffer extends ServletOutputStream {
     @Override
-    public void write(int b) {
-      body.write(b);
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
     }
 
     @Override
-    public void write(byte[] b, int off, int len) {
-      body.write(b, off, len);
+    public void write(byte[] b, int off, int len) throws IOException {
+      if (!passingThrough && error == null && body.size() + (long) len > limit) {
+        passThrough();
+      }
+      if (passingThrough) {
+        getResponse().getOutputStream().write(b, off, len);
+        passed += len;
+      } else {
+        body.write(b, off, len);
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      if (passingThrough) {
+        getResponse().getOutputStream().flush();
+      }
     }
 
     @Override

@@ -1,8 +1,10 @@
 package dev.idem.spring.webflux.internal;
 
 import dev.idem.spring.web.internal.StoredResponse;
+import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -15,30 +17,57 @@ import reactor.core.publisher.Mono;
 /**
  * The handler's answer, held back: its body is gathered here instead of going out, so that the
  * answer is stored before the client sees it. Status and headers are set on the real response,
- * which is not committed until {@link #commit()}.
+ * which is not committed until {@link #commit()}. A body that grows past the limit of what is
+ * stored is not held any longer: what was gathered goes out first and the rest passes straight
+ * through, so an answer of any size costs no more memory than the limit; it is then stored as the
+ * not-replayable mark.
  */
 public final class CapturedResponse extends ServerHttpResponseDecorator {
 
+  private final long limit;
+  private final AtomicLong size = new AtomicLong();
   private volatile byte[] body;
+  private volatile boolean passedThrough;
 
-  public CapturedResponse(ServerHttpResponse delegate) {
+  /**
+   * @param limit the most body bytes held; past it the body passes through
+   */
+  public CapturedResponse(ServerHttpResponse delegate, long limit) {
     super(delegate);
+    this.limit = limit;
   }
 
   @Override
   public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
-    // copied and released in map, so that no later operator sees (and discards, releasing it
-    // again) a buffer the pool may already have handed to another request
-    return DataBufferUtils.join(Flux.from(content))
-        .map(
-            joined -> {
-              byte[] bytes = new byte[joined.readableByteCount()];
-              joined.read(bytes);
-              DataBufferUtils.release(joined);
-              return bytes;
+    // the buffers up to the one that crosses the limit come as one list, each later one alone
+    Flux<List<DataBuffer>> parts =
+        Flux.<DataBuffer>from(content)
+            .bufferUntil(buffer -> size.addAndGet(buffer.readableByteCount()) > limit);
+    return parts
+        .switchOnFirst(
+            (first, all) -> {
+              if (size.get() > limit) {
+                passedThrough = true;
+                return getDelegate()
+                    .writeWith(all.concatMapIterable(list -> list))
+                    .thenMany(Flux.<List<DataBuffer>>empty());
+              }
+              return all.doOnNext(this::hold).thenMany(Flux.<List<DataBuffer>>empty());
             })
-        .doOnNext(bytes -> body = bytes)
         .then();
+  }
+
+  // Copied and released at once, so that no later operator sees (and discards, releasing it
+  // again) a buffer the pool may already have handed to another request.
+  private void hold(List<DataBuffer> buffers) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    for (DataBuffer buffer : buffers) {
+      byte[] copy = new byte[buffer.readableByteCount()];
+      buffer.read(copy);
+      DataBufferUtils.release(buffer);
+      bytes.writeBytes(copy);
+    }
+    body = bytes.toByteArray();
   }
 
   @Override
@@ -52,10 +81,9 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
     return Mono.empty();
   }
 
-  /** The body's size in bytes so far. */
-  public int bodySize() {
-    byte[] bytes = body;
-    return bytes == null ? 0 : bytes.length;
+  /** The body's size in bytes so far, held or passed through. */
+  public long bodySize() {
+    return size.get();
   }
 
   /** The answer as stored: status, the allow-listed headers and the body. */
@@ -75,8 +103,11 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
     return status == null ? 200 : status.value();
   }
 
-  /** Sends the held answer to the client. */
+  /** Sends the held answer to the client; one that passed through has gone out already. */
   public Mono<Void> commit() {
+    if (passedThrough) {
+      return Mono.empty();
+    }
     byte[] bytes = body;
     ServerHttpResponse real = getDelegate();
     if (bytes == null) {
