@@ -259,7 +259,18 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       HttpServletRequest request,
       Route route,
       CapturingResponse captured,
-      boolean transactionDecides) {
+      boolean transactionDecides)
+      throws IOException {
+    if (request.isAsyncStarted()) {
+      // an asynchronous answer whose declared type hid it from the start-up check: its body comes
+      // after the chain returned, so none of it can be stored; it goes to the client as written
+      captured.passThrough();
+      log.warn(
+          "{} answered asynchronously, which a protected route cannot store; nothing is stored"
+              + " and the key is freed, so a repeat runs it again. Return the answer itself",
+          route.operation());
+      return null;
+    }
     boolean unstored =
         Refusals.refusedBeforeHandler(request)
             || route.isRetryable(captured.getStatus(), captured.getHeader(HttpHeaders.RETRY_AFTER));

@@ -21,6 +21,17 @@ abstract class ServletConformanceTests extends HttpConformanceTests {
     assertThat(answer.body()).isEqualTo("POST /mdc|anonymous@127.0.0.1/" + key);
   }
 
+  @Test
+  void anAsynchronousAnswerHiddenBehindItsDeclaredTypeIsSentWholeAndNeverStoredEmpty() {
+    // the handler is declared Object, so the start-up check cannot see its DeferredResult
+    HttpResponse<String> first = post("/deferred", null, "Idempotency-Key", key);
+    HttpResponse<String> again = post("/deferred", null, "Idempotency-Key", key);
+
+    assertThat(first.body()).isEqualTo("deferred #1");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(again.body()).isEqualTo("deferred #2");
+  }
+
   // A request that waits keeps its thread: while none has finished, the threads that claimed are
   // the requests. Counting claims would not do: a waiter that claims again could make up for a
   // request not yet arrived.

@@ -179,6 +179,20 @@ public class TestController extends ConformanceHandlers {
         .body(ConformanceHandlers.gzip("export #" + count(run)));
   }
 
+  /** An asynchronous answer behind a declared type that does not show it. */
+  @Idempotent
+  @PostMapping("/deferred")
+  Object deferred(@RequestHeader("X-Run") String run) {
+    org.springframework.web.context.request.async.DeferredResult<String> result =
+        new org.springframework.web.context.request.async.DeferredResult<>();
+    int n = count(run);
+    java.util.concurrent.CompletableFuture.runAsync(
+        () -> result.setResult("deferred #" + n),
+        java.util.concurrent.CompletableFuture.delayedExecutor(
+            50, java.util.concurrent.TimeUnit.MILLISECONDS));
+    return result;
+  }
+
   /** Writes past the body limit, then waits for the test before it writes the rest. */
   @Idempotent
   @PostMapping("/stream")

@@ -166,8 +166,15 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
   }
 
-  // Past the limit: what was held goes out, and from now on every byte passes straight through.
-  private void passThrough() throws IOException {
+  /**
+   * Stops holding the body: what was held goes out, and from now on every byte passes straight
+   * through (past the limit, or for an answer that will come asynchronously).
+   */
+  public void passThrough() throws IOException {
+    if (passingThrough) {
+      return;
+    }
+    flushWriter();
     passingThrough = true;
     passed = body.size();
     ServletOutputStream out = getResponse().getOutputStream();
