@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import dev.idem.core.internal.IssueBudget;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
@@ -36,6 +37,8 @@ public final class TokenService {
   private final Duration ttl;
   private final boolean replayUsed;
   private final int scopeCap;
+  private final IssueBudget budget;
+  private final int maxIssuedPerSecond;
   private final SecureRandom random = new SecureRandom();
 
   /** Tokens live for {@link #DEFAULT_TTL}; used tokens replay. */
@@ -59,6 +62,29 @@ public final class TokenService {
    *     the store for everyone; {@link ClaimRequest#NO_CAP} for none
    */
   public TokenService(Idempotency idempotency, Duration ttl, boolean replayUsed, int scopeCap) {
+    this(idempotency, ttl, replayUsed, scopeCap, DEFAULT_MAX_ISSUED_PER_SECOND);
+  }
+
+  /** The default bound on tokens this process issues in a second, across all callers: 1 000. */
+  public static final int DEFAULT_MAX_ISSUED_PER_SECOND = 1_000;
+
+  /**
+   * @param ttl how long an issued token stays usable
+   * @param replayUsed true to replay the first result to a used token, false to refuse it
+   * @param scopeCap the most live tokens one scope (one caller) may hold, or {@link
+   *     ClaimRequest#NO_CAP}
+   * @param maxIssuedPerSecond the most tokens this process issues in a second across all callers
+   *     (and at once): past it {@link #issue} fails with {@link StoreFullException}, so that many
+   *     accounts together cannot mint without bound either; at least 1
+   */
+  public TokenService(
+      Idempotency idempotency,
+      Duration ttl,
+      boolean replayUsed,
+      int scopeCap,
+      int maxIssuedPerSecond) {
+    this.budget = new IssueBudget(maxIssuedPerSecond);
+    this.maxIssuedPerSecond = maxIssuedPerSecond;
     if (scopeCap < 1) {
       throw new IllegalArgumentException("scopeCap must be at least 1, was " + scopeCap);
     }
@@ -80,9 +106,16 @@ public final class TokenService {
    * Issues a new token for {@code scope} (the operation and the caller, as for keys).
    *
    * @return 22 URL-safe characters carrying 128 random bits
-   * @throws StoreFullException the scope holds as many live records as its cap allows
+   * @throws StoreFullException the scope holds as many live records as its cap allows, or this
+   *     process issued as many tokens this second as its bound allows
    */
   public String issue(String scope) {
+    if (!budget.take()) {
+      throw new StoreFullException(
+          "token issuance is over its bound of "
+              + maxIssuedPerSecond
+              + " a second across all callers; try again later");
+    }
     for (int i = 0; i < ISSUE_ATTEMPTS; i++) {
       byte[] bits = new byte[16];
       random.nextBytes(bits);

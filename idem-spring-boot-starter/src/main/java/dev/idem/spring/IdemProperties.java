@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.core.TokenService;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -237,6 +238,20 @@ public class IdemProperties {
      * store-full, so a caller asking for tokens in a loop cannot fill the store; 0 for none.
      */
     private int maxPerCaller = DEFAULT_MAX_PER_CALLER;
+
+    /**
+     * The most tokens this instance issues in a second across all callers: past it, issuing answers
+     * 429 store-full, so that many accounts together cannot mint without bound either.
+     */
+    private int maxIssuedPerSecond = TokenService.DEFAULT_MAX_ISSUED_PER_SECOND;
+
+    public int getMaxIssuedPerSecond() {
+      return maxIssuedPerSecond;
+    }
+
+    public void setMaxIssuedPerSecond(int maxIssuedPerSecond) {
+      this.maxIssuedPerSecond = maxIssuedPerSecond;
+    }
 
     public int getMaxPerCaller() {
       return maxPerCaller;

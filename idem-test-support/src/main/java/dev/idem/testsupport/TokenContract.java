@@ -100,6 +100,17 @@ public abstract class TokenContract extends StoreContractSupport {
   }
 
   @Test
+  void issuanceIsBoundedAcrossCallersSoManyAccountsCannotMintWithoutBound() {
+    TokenService tokens = new TokenService(engine(), longLease(), true, ClaimRequest.NO_CAP, 3);
+    for (int caller = 0; caller < 3; caller++) {
+      tokens.issue(scope + ":account-" + caller);
+    }
+    assertThatThrownBy(() -> tokens.issue(scope + ":account-3"))
+        .isInstanceOf(StoreFullException.class)
+        .hasMessageContaining("across all callers");
+  }
+
+  @Test
   void aCapRefusesIssuingPastItButNeverTheUseOfAnIssuedTokenWhichStillCounts() {
     TokenService tokens = new TokenService(engine(), longLease(), true, 2);
     String caller = scope + ":capped";

@@ -86,7 +86,11 @@ public class IdemAutoConfiguration {
   public TokenService idemTokenService(Idempotency idempotency, IdemProperties properties) {
     IdemProperties.Tokens tokens = properties.getTokens();
     return new TokenService(
-        idempotency, tokens.getTtl(), tokens.isReplayUsed(), cap(tokens.getMaxPerCaller()));
+        idempotency,
+        tokens.getTtl(),
+        tokens.isReplayUsed(),
+        cap(tokens.getMaxPerCaller()),
+        tokens.getMaxIssuedPerSecond());
   }
 
   /** {@link ReactiveIdempotency}, for applications with Reactor on their class path. */
