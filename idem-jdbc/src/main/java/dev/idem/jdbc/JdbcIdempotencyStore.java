@@ -148,9 +148,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
     if (request.requireIssued()) {
+      // an unchecked fingerprint matches any, chosen here: a typed literal for "empty" is not
+      // portable (MySQL has no CAST to VARCHAR)
       String fingerprint = request.fingerprint().value();
+      int unchecked = fingerprint.isEmpty() ? 1 : 0;
       Params.update(
-          c, sql.claimToken(), fingerprint, owner, leaseMs, leaseMs, id, fingerprint, fingerprint);
+          c, sql.claimToken(), fingerprint, owner, leaseMs, leaseMs, id, fingerprint, unchecked);
     } else if (sql.claimReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
         bindClaim(ps, request, id, owner, leaseMs);

@@ -77,7 +77,7 @@ public record StoreSql(
             + n
             + " AND (state = 'ISSUED' OR (state = 'IN_PROGRESS' AND lease_until <= "
             + n
-            + " AND (fingerprint = ? OR fingerprint = '' OR CAST(? AS VARCHAR(64)) = '')))",
+            + " AND (fingerprint = ? OR fingerprint = '' OR ? = 1)))",
         select,
         select + dialect.lockingRead(),
         "UPDATE "

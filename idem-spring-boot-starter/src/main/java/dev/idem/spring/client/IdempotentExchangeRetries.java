@@ -19,13 +19,14 @@ import reactor.util.retry.Retry;
  * The client side of a retry for a {@code WebClient} ({@code
  * WebClient.builder().filter(IdempotentExchangeRetries.ofDefaults())}), by the same rules as {@link
  * IdempotentRetries}: each POST or PATCH call gets one {@code Idempotency-Key} (the caller's or a
- * fresh one) and keeps it across its retries; a refusal (503, 429, a 409 with {@code Retry-After}:
- * a request still running) is retried on any server, and a request whose outcome is unknown (an I/O
- * failure, {@link WebClientRequestException}: reset, timed out, a reply lost; a 502, 504 or other
- * 5xx; a 500 only where {@code retryServerErrors} says) only on a server known to honour the key,
- * waiting as {@code Retry-After} says (capped) or with jittered backoff, within the same budget of
- * attempts and time; any other 4xx, 422 included, is the caller's at once, and when the budget runs
- * out the caller gets the last answer or the last failure. Other methods pass through.
+ * fresh one) and keeps it across its retries; a refusal (429; a 409 or a 503 with {@code
+ * Retry-After}, a 409 so being a request still running) is retried on any server, and a request
+ * whose outcome is unknown (an I/O failure, {@link WebClientRequestException}: reset, timed out, a
+ * reply lost; a 502, 504 or other 5xx; a 500 only where {@code retryServerErrors} says) only on a
+ * server known to honour the key, waiting as {@code Retry-After} says (capped) or with jittered
+ * backoff, within the same budget of attempts and time; any other 4xx, 422 included, is the
+ * caller's at once, and when the budget runs out the caller gets the last answer or the last
+ * failure. Other methods pass through.
  *
  * <p>It never blocks: the waits are Reactor delays, on Reactor's parallel scheduler. The body of an
  * answer that is retried is released before the next attempt. Each attempt writes the request body

@@ -26,19 +26,21 @@ import org.springframework.http.client.ClientHttpResponse;
  * effect once and every attempt gets its first answer.
  *
  * <p>It retries what a retry can mend, and never what could run the effect twice. A refusal says
- * the request did not run, so it is retried on any server: 503, 429 (too many at once) and a 409
- * with {@code Retry-After} (the first attempt is still running; a 409 without it is a conflict of
- * the business, the caller's at once). A request whose outcome is unknown (an I/O failure after it
- * was sent: a read timeout, a reset, a lost reply; a 502, 504 or other 5xx) is sent again only to a
- * server known to honour the key: one the application listed ({@link Builder#keysHonouredBy}) or
- * one that has marked an answer {@code Idempotent-Replayed}; a server that ignores the key would
- * run it again. A 500 (the handler failed, maybe after its effect committed) is not retried unless
- * {@link Builder#retryServerErrors} says so, and then only to such a server. Waits are as the
- * server's {@code Retry-After} says (up to {@link Builder#maxRetryAfter}) or else with exponential,
- * jittered backoff, within a bounded number of attempts and total time (Spring Framework's {@link
- * RetryTemplate}). Any other 4xx is answered at once: a 422 (the key was used with another body) is
- * the caller's to see. The last answer, or the last I/O failure, is what the caller gets when the
- * budget runs out. Other methods pass through untouched. Thread-safe.
+ * the request did not run, so it is retried on any server: 429 (too many at once), a 503 with
+ * {@code Retry-After} and a 409 with it (the first attempt is still running; a 409 without it is a
+ * conflict of the business, the caller's at once; a 503 without it may come from a proxy after its
+ * upstream took the request, so only a server that honours the key is asked again). A request whose
+ * outcome is unknown (an I/O failure after it was sent: a read timeout, a reset, a lost reply; a
+ * 502, 504 or other 5xx) is sent again only to a server known to honour the key: one the
+ * application listed ({@link Builder#keysHonouredBy}) or one that has marked an answer {@code
+ * Idempotent-Replayed}; a server that ignores the key would run it again. A 500 (the handler
+ * failed, maybe after its effect committed) is not retried unless {@link Builder#retryServerErrors}
+ * says so, and then only to such a server. Waits are as the server's {@code Retry-After} says (up
+ * to {@link Builder#maxRetryAfter}) or else with exponential, jittered backoff, within a bounded
+ * number of attempts and total time (Spring Framework's {@link RetryTemplate}). Any other 4xx is
+ * answered at once: a 422 (the key was used with another body) is the caller's to see. The last
+ * answer, or the last I/O failure, is what the caller gets when the budget runs out. Other methods
+ * pass through untouched. Thread-safe.
  *
  * <p>An HTTP interface client over a {@code RestClientAdapter} of such a {@code RestClient} retries
  * the same way; a {@code WebClient} takes {@link IdempotentExchangeRetries}, built from this.

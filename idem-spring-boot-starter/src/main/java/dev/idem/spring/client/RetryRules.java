@@ -106,19 +106,25 @@ final class RetryRules {
    * is one to retry, its {@code Retry-After} noted in {@code retryAfter} for the next wait; null
    * when the answer is the caller's.
    *
-   * <p>A refusal says the request did not run, so any server is asked again: 503, 429, and a 409
-   * with {@code Retry-After} (a request still running: the server's in-progress answer always has
-   * one; a 409 without it is a conflict of the business, which asking again does not change). Any
-   * other 5xx leaves the outcome unknown (the effect may have committed before the failure), so it
-   * is retried only to a server that honours the key, and a 500 only when {@code retryServerErrors}
-   * says so.
+   * <p>A refusal says the request did not run, so any server is asked again: 429, and a 503 or a
+   * 409 with {@code Retry-After} (a 409 so is a request still running: the server's in-progress
+   * answer always has one; a 409 without it is a conflict of the business, which asking again does
+   * not change; a 503 without it may come from a proxy after its upstream took the request, so it
+   * is retried only to a server that honours the key). Any other 5xx leaves the outcome unknown
+   * (the effect may have committed before the failure), so it is retried only to a server that
+   * honours the key, and a 500 only when {@code retryServerErrors} says so.
    */
   RetryableAnswer retryable(
       URI uri, int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
     saw(uri, headers);
     Duration wait = retryAfter(headers);
     boolean comeBack = headers.getFirst("Retry-After") != null; // a date too: the backoff waits
-    boolean refused = status == 503 || status == 429 || (status == 409 && comeBack);
+    // a 503 without Retry-After may come from a proxy whose upstream failed after taking the
+    // request: only one that says when to come back, or from a server that keeps keys, is retried
+    boolean refused =
+        status == 429
+            || ((status == 409 || status == 503) && comeBack)
+            || (status == 503 && honoured(uri));
     boolean unknown =
         status >= 500 && status != 503 && (status != 500 || retryServerErrors) && honoured(uri);
     if (!refused && !unknown) {

@@ -213,7 +213,20 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     Work<StoredResponse, Exception> work =
         inFlight.track(
             ctx -> {
-              chain.doFilter(cached, captured);
+              try {
+                chain.doFilter(cached, captured);
+              } catch (IOException | ServletException | RuntimeException e) {
+                if (!captured.isPassingThrough() || cached.isAsyncStarted()) {
+                  throw e;
+                }
+                // part of the answer already reached the client, so the handler ran: a failure
+                // now (the client gone mid-answer) must not free the key for a second run
+                log.warn(
+                    "{} failed after its answer began to go out ({}); the key stays taken",
+                    route.operation(),
+                    e.toString());
+                return captured.snapshotWithoutBody();
+              }
               return outcome(cached, route, captured, transactionDecides);
             });
     try {
@@ -264,7 +277,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     if (request.isAsyncStarted()) {
       // an asynchronous answer whose declared type hid it from the start-up check: its body comes
       // after the chain returned, so none of it can be stored; it goes to the client as written
-      captured.passThrough();
+      captured.leaveToAsync();
       log.warn(
           "{} answered asynchronously, which a protected route cannot store; nothing is stored"
               + " and the key is freed, so a repeat runs it again. Return the answer itself",

@@ -177,6 +177,9 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                       chain
                           .filter(guarded)
                           .then(Mono.fromSupplier(() -> outcome(route, captured)))
+                          .onErrorResume(
+                              e -> captured.passedThrough(),
+                              e -> Mono.fromSupplier(() -> afterPassThrough(route, captured, e)))
                           .contextWrite(context)
                           .toFuture());
           CompletableFuture<Executed<StoredResponse>> executed =
@@ -235,6 +238,17 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       return captured.snapshotWithoutBody();
     }
     return captured.snapshot();
+  }
+
+  // Part of the answer already reached the client, so the handler ran: a failure now (the client
+  // gone mid-answer) must not free the key for a second run.
+  private static StoredResponse afterPassThrough(
+      Route route, CapturedResponse captured, Throwable failure) {
+    log.warn(
+        "{} failed after its answer began to go out ({}); the key stays taken",
+        route.operation(),
+        failure.toString());
+    return captured.snapshotWithoutBody();
   }
 
   private static Mono<Void> answer(ServerWebExchange exchange, IdempotencyException e) {

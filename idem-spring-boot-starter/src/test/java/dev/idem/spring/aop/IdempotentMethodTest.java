@@ -178,6 +178,34 @@ class IdempotentMethodTest {
                     .hasMessageContaining("onDone"));
   }
 
+  @Test
+  void anArgumentThatComparingWouldDrainFailsTheStartup() {
+    runner
+        .withBean(IteratorJobs.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("IteratorJobs.settleAll")
+                    .hasMessageContaining("orders"));
+  }
+
+  /** A bean whose annotated method takes an iterator, which writing it as JSON would drain. */
+  static class IteratorJobs {
+    @Idempotent(key = "#key")
+    public int settleAll(String key, java.util.Iterator<String> orders) {
+      int n = 0;
+      while (orders.hasNext()) {
+        orders.next();
+        n++;
+      }
+      return n;
+    }
+  }
+
   /** A bean whose annotated method takes a callback, which no fingerprint can compare. */
   static class CallbackJobs {
     @Idempotent(key = "#key")

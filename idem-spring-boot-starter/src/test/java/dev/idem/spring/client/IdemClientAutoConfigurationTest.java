@@ -43,7 +43,7 @@ class IdemClientAutoConfigurationTest {
         .withPropertyValues("idem.client.retries=true", "idem.client.first-delay=1ms")
         .run(
             context -> {
-              server.then(503);
+              server.then(503, 0);
               RestClient client =
                   context
                       .getBean(RestClient.Builder.class)
@@ -65,7 +65,7 @@ class IdemClientAutoConfigurationTest {
         .withPropertyValues("idem.client.retries=true", "idem.client.first-delay=1ms")
         .run(
             context -> {
-              server.then(503);
+              server.then(503, 0);
               WebClient client =
                   context
                       .getBean(WebClient.Builder.class)
@@ -92,7 +92,7 @@ class IdemClientAutoConfigurationTest {
     runner.run(
         context -> {
           assertThat(context).doesNotHaveBean(IdempotentRetries.class);
-          server.then(503);
+          server.then(503, 0);
           RestClient client =
               context
                   .getBean(RestClient.Builder.class)

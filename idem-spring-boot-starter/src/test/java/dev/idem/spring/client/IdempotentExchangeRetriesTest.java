@@ -56,7 +56,7 @@ class IdempotentExchangeRetriesTest {
 
   @Test
   void aCallRetriedAfter5xxAnd409And429KeepsItsOneKeyAndGetsTheLastAnswer() {
-    server.then(503);
+    server.then(503, 0);
     server.then(409, 0);
     server.then(429);
     server.then(201);
@@ -84,6 +84,17 @@ class IdempotentExchangeRetriesTest {
     assertThatThrownBy(() -> post(client)).hasMessageContaining("502");
 
     assertThat(server.keysSeen()).hasSize(2);
+  }
+
+  @Test
+  void a503WithoutRetryAfterIsSentAgainOnlyToAServerThatHonoursTheKey() {
+    // a proxy answers 503 when its upstream failed after taking the request
+    server.then(503);
+    assertThatThrownBy(() -> post(client)).hasMessageContaining("503");
+    assertThat(server.keysSeen()).hasSize(1);
+
+    server.then(503);
+    assertThat(post(honouring)).isEqualTo("answer 200 #3");
   }
 
   @Test
@@ -194,7 +205,7 @@ class IdempotentExchangeRetriesTest {
   @Test
   void whenTheBudgetRunsOutTheCallerGetsTheLastAnswer() {
     for (int i = 0; i < 6; i++) {
-      server.then(503);
+      server.then(503, 0);
     }
 
     assertThatThrownBy(() -> post(client))
@@ -206,7 +217,7 @@ class IdempotentExchangeRetriesTest {
 
   @Test
   void otherMethodsPassThroughWithoutAKeyOrARetry() {
-    server.then(503);
+    server.then(503, 0);
 
     assertThatThrownBy(() -> client.get().uri("/orders").retrieve().toBodilessEntity().block())
         .isInstanceOf(WebClientResponseException.ServiceUnavailable.class);

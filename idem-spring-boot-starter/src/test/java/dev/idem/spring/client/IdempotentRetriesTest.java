@@ -63,7 +63,7 @@ class IdempotentRetriesTest {
 
   @Test
   void aCallRetriedAfter5xxAnd409And429KeepsItsOneKeyAndGetsTheLastAnswer() {
-    server.then(503);
+    server.then(503, 0);
     server.then(409, 0);
     server.then(429);
     server.then(201);
@@ -91,6 +91,17 @@ class IdempotentRetriesTest {
     assertThatThrownBy(() -> post(client)).hasMessageContaining("502");
 
     assertThat(server.keysSeen()).hasSize(2);
+  }
+
+  @Test
+  void a503WithoutRetryAfterIsSentAgainOnlyToAServerThatHonoursTheKey() {
+    // a proxy answers 503 when its upstream failed after taking the request
+    server.then(503);
+    assertThatThrownBy(() -> post(client)).hasMessageContaining("503");
+    assertThat(server.keysSeen()).hasSize(1);
+
+    server.then(503);
+    assertThat(post(honouring)).isEqualTo("answer 200 #3");
   }
 
   @Test
@@ -204,7 +215,7 @@ class IdempotentRetriesTest {
   @Test
   void whenTheBudgetRunsOutTheCallerGetsTheLastAnswer() {
     for (int i = 0; i < 6; i++) {
-      server.then(503);
+      server.then(503, 0);
     }
 
     assertThatThrownBy(() -> post(client))
@@ -228,7 +239,7 @@ class IdempotentRetriesTest {
         HttpServiceProxyFactory.builderFor(RestClientAdapter.create(honouring))
             .build()
             .createClient(Orders.class);
-    server.then(503);
+    server.then(503, 0);
     server.then(409, 0);
     server.then(201);
     server.then(502);
@@ -243,7 +254,7 @@ class IdempotentRetriesTest {
 
   @Test
   void otherMethodsPassThroughWithoutAKeyOrARetry() {
-    server.then(503);
+    server.then(503, 0);
 
     assertThatThrownBy(() -> client.get().uri("/orders").retrieve().toBodilessEntity())
         .hasMessageContaining("503");

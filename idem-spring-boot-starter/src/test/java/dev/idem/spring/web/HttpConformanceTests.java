@@ -151,6 +151,25 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aHandlerThatFailsAfterItsAnswerBeganToGoOutKeepsItsKey() {
+    // the handler ran (part of its answer reached the client): a retry must not run it again
+    try {
+      post("/stream-then-fail", null, "Idempotency-Key", key);
+    } catch (RuntimeException brokenAnswer) {
+      // the client may see the connection end mid-answer
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertProblem(
+                    post("/stream-then-fail", null, "Idempotency-Key", key),
+                    410,
+                    "not-replayable"));
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void theAutoConfigurationPicksTheExpectedStore() {
     assertThat(store).isInstanceOf(expectedStore());
   }

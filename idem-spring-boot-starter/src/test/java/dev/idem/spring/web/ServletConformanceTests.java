@@ -27,6 +27,8 @@ abstract class ServletConformanceTests extends HttpConformanceTests {
     HttpResponse<String> first = post("/deferred", null, "Idempotency-Key", key);
     HttpResponse<String> again = post("/deferred", null, "Idempotency-Key", key);
 
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(first.headers().firstValue("Location")).hasValue("/deferred/1");
     assertThat(first.body()).isEqualTo("deferred #1");
     assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(again.body()).isEqualTo("deferred #2");

@@ -183,14 +183,32 @@ public class TestController extends ConformanceHandlers {
   @Idempotent
   @PostMapping("/deferred")
   Object deferred(@RequestHeader("X-Run") String run) {
-    org.springframework.web.context.request.async.DeferredResult<String> result =
+    org.springframework.web.context.request.async.DeferredResult<ResponseEntity<String>> result =
         new org.springframework.web.context.request.async.DeferredResult<>();
     int n = count(run);
     java.util.concurrent.CompletableFuture.runAsync(
-        () -> result.setResult("deferred #" + n),
+        () ->
+            result.setResult(
+                ResponseEntity.status(HttpStatus.CREATED)
+                    .header("Location", "/deferred/" + n)
+                    .body("deferred #" + n)),
         java.util.concurrent.CompletableFuture.delayedExecutor(
             50, java.util.concurrent.TimeUnit.MILLISECONDS));
     return result;
+  }
+
+  /** Writes past the body limit, then fails: part of its answer has reached the client. */
+  @Idempotent
+  @PostMapping("/stream-then-fail")
+  void streamThenFail(@RequestHeader("X-Run") String run, HttpServletResponse response)
+      throws Exception {
+    count(run);
+    response.setContentType("text/plain");
+    response
+        .getOutputStream()
+        .write("a".repeat(4096).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    response.getOutputStream().flush();
+    throw new IllegalStateException("failed after its answer began to go out");
   }
 
   /** Writes past the body limit, then waits for the test before it writes the rest. */

@@ -107,6 +107,19 @@ public class WebFluxTestController extends ConformanceHandlers {
                 .body(ConformanceHandlers.gzip("export #" + count(run))));
   }
 
+  /** Writes past the body limit, then fails: part of its answer has reached the client. */
+  @Idempotent
+  @PostMapping(value = "/stream-then-fail", produces = "text/plain")
+  Flux<String> streamThenFail(@RequestHeader("X-Run") String run) {
+    return Flux.concat(
+        Mono.fromSupplier(
+            () -> {
+              count(run);
+              return "a".repeat(4096);
+            }),
+        Mono.error(new IllegalStateException("failed after its answer began to go out")));
+  }
+
   /** Writes past the body limit, then waits for the test before it writes the rest. */
   @Idempotent
   @PostMapping(value = "/stream", produces = "text/plain")

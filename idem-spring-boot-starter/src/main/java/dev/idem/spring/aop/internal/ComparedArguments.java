@@ -1,8 +1,6 @@
 package dev.idem.spring.aop.internal;
 
 import dev.idem.spring.Idempotent;
-import java.io.InputStream;
-import java.io.Reader;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
@@ -73,9 +71,7 @@ public final class ComparedArguments {
     Parameter[] parameters = method.getParameters();
     for (int i = 0; i < parameters.length; i++) {
       Class<?> type = parameters[i].getType();
-      if (isCallback(type)
-          || InputStream.class.isAssignableFrom(type)
-          || Reader.class.isAssignableFrom(type)) {
+      if (isCallback(type) || isOneShot(type)) {
         throw new IllegalStateException(
             "@Idempotent on "
                 + operation
@@ -87,6 +83,39 @@ public final class ComparedArguments {
                 + " \"#...\", or set compareArguments = false to let the key alone name it");
       }
     }
+  }
+
+  // Values that writing them as JSON would drain or open (a stream, an iterator, an upload), or
+  // whose content is not there yet (a future, a publisher): the method would then get them spent.
+  private static final List<String> ONE_SHOT =
+      List.of(
+          "java.io.InputStream",
+          "java.io.Reader",
+          "java.util.stream.BaseStream",
+          "java.util.Iterator",
+          "java.util.Spliterator",
+          "java.util.Enumeration",
+          "java.util.concurrent.Future",
+          "java.util.concurrent.CompletionStage",
+          "org.reactivestreams.Publisher",
+          "org.springframework.core.io.InputStreamSource");
+
+  private static boolean isOneShot(Class<?> type) {
+    for (Class<?> t = type; t != null; t = t.getSuperclass()) {
+      if (ONE_SHOT.contains(t.getName()) || anyInterfaceIsOneShot(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyInterfaceIsOneShot(Class<?> type) {
+    for (Class<?> i : type.getInterfaces()) {
+      if (ONE_SHOT.contains(i.getName()) || anyInterfaceIsOneShot(i)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isCallback(Class<?> type) {

@@ -29,6 +29,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   private String error;
   private long passed;
   private boolean passingThrough;
+  private boolean async;
 
   /**
    * @param limit the most body bytes held; past it the body passes through
@@ -64,10 +65,28 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     return passed + body.size();
   }
 
+  /** True once part of the answer has gone to the client while the handler was still at work. */
+  public boolean isPassingThrough() {
+    return passingThrough;
+  }
+
+  /**
+   * Leaves the answer to the asynchronous processing the handler started: what was held goes out,
+   * unflushed, and the status, headers and body the processing sets later reach the client as they
+   * come; {@link #commit()} then sends nothing.
+   */
+  public void leaveToAsync() throws IOException {
+    async = true;
+    passThrough();
+  }
+
   /** Sends the held answer to the client, or the rest of one that passes through. */
   public void commit() throws IOException {
     flushWriter();
     HttpServletResponse response = getResponse();
+    if (async) {
+      return;
+    }
     if (passingThrough) {
       response.flushBuffer();
       return;
@@ -123,8 +142,11 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void flushBuffer() {
+  public void flushBuffer() throws IOException {
     flushWriter();
+    if (passingThrough && !async) {
+      getResponse().flushBuffer();
+    }
   }
 
   @Override
@@ -166,11 +188,9 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     }
   }
 
-  /**
-   * Stops holding the body: what was held goes out, and from now on every byte passes straight
-   * through (past the limit, or for an answer that will come asynchronously).
-   */
-  public void passThrough() throws IOException {
+  // Stops holding the body: what was held goes out, and from now on every byte passes straight
+  // through (past the limit, or for an answer that will come asynchronously).
+  private void passThrough() throws IOException {
     if (passingThrough) {
       return;
     }

@@ -54,7 +54,24 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
               }
               return all.doOnNext(this::hold).thenMany(Flux.<List<DataBuffer>>empty());
             })
+        // buffers gathered but never held or sent (an error or a cancel part-way) go back to
+        // their pool
+        .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+        .doOnDiscard(List.class, CapturedResponse::releaseAll)
         .then();
+  }
+
+  private static void releaseAll(List<?> discarded) {
+    for (Object buffer : discarded) {
+      if (buffer instanceof DataBuffer data) {
+        DataBufferUtils.release(data);
+      }
+    }
+  }
+
+  /** True once part of the answer has gone to the client while the handler was still at work. */
+  public boolean passedThrough() {
+    return passedThrough;
   }
 
   // Copied and released at once, so that no later operator sees (and discards, releasing it
