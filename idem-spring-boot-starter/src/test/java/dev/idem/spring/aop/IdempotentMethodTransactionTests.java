@@ -120,7 +120,7 @@ abstract class IdempotentMethodTransactionTests {
   @Test
   void aCommitWhoseOutcomeIsUnknownKeepsTheKeyInsteadOfFreeingIt() {
     // the commit's reply was lost: the effects may be durable, so a retry must not run at once
-    TransactionTemplate lostReply = new TransactionTemplate(new LostCommitReply());
+    TransactionTemplate lostReply = new TransactionTemplate(new ResourceLess(true));
     runner.run(
         context -> {
           Jobs jobs = context.getBean(Jobs.class);
@@ -131,9 +131,22 @@ abstract class IdempotentMethodTransactionTests {
         });
   }
 
-  /** A transaction manager whose commit fails without saying whether it happened. */
-  private static final class LostCommitReply extends AbstractPlatformTransactionManager {
+  /**
+   * A transaction manager without a resource: it only drives the synchronizations; with {@code
+   * replyLost} its commit fails without saying whether it happened.
+   */
+  private static final class ResourceLess extends AbstractPlatformTransactionManager {
     private static final long serialVersionUID = 1L;
+
+    private final boolean replyLost;
+
+    ResourceLess() {
+      this(false);
+    }
+
+    ResourceLess(boolean replyLost) {
+      this.replyLost = replyLost;
+    }
 
     @Override
     protected Object doGetTransaction() {
@@ -146,28 +159,10 @@ abstract class IdempotentMethodTransactionTests {
 
     @Override
     protected void doCommit(DefaultTransactionStatus status) {
-      throw new TransactionSystemException("the connection broke before the commit's reply");
+      if (replyLost) {
+        throw new TransactionSystemException("the connection broke before the commit's reply");
+      }
     }
-
-    @Override
-    protected void doRollback(DefaultTransactionStatus status) {}
-  }
-
-  /** A transaction manager without a resource: it only drives the synchronizations. */
-  private static final class ResourceLess extends AbstractPlatformTransactionManager {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    protected Object doGetTransaction() {
-      return new Object();
-    }
-
-    @Override
-    protected void doBegin(
-        Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
-
-    @Override
-    protected void doCommit(DefaultTransactionStatus status) {}
 
     @Override
     protected void doRollback(DefaultTransactionStatus status) {}
