@@ -387,10 +387,7 @@ final class LeasedRun {
     @Override
     public void keep() {
       settle();
-      log.warn(
-          "the outcome of {} is unknown (its transaction's end was not reported); the key stays"
-              + " in progress until its lease ends",
-          running.key());
+      log.warn("outcome of {} unknown; the key stays in progress until its lease ends", key());
     }
 
     private void settle() {
