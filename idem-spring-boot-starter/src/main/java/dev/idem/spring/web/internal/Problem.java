@@ -74,6 +74,15 @@ public record Problem(int status, String name, String title, String detail, Stri
     if (e instanceof IdempotencyStoreException) {
       return problem.withDetail("The idempotency store did not answer. Retry the request later.");
     }
+    if (e instanceof KeyReuseException) {
+      // the key is the operation's (an order number), not the client's Idempotency-Key
+      return new Problem(
+          problem.status(),
+          problem.name(),
+          "The operation was already done with other content",
+          "This operation was already done once with other content, and it is not done again.",
+          problem.retryAfter());
+    }
     if (e instanceof InvalidKeyException) {
       return new Problem(
           problem.status(),
