@@ -68,8 +68,9 @@ record RedisReportText(
             + RedisBench.PAIR
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
             + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"
-            + " claim is a plain `SET NX PX ... GET` of the record, the completion a script,"
-            + " sent behind a `TALLY_SET` that finds no tally and changes nothing.");
+            + " claim is the claim script (`TIME`, `GET`, `SET PXAT`), whose fence follows the"
+            + " server's clock; the completion a script, sent behind a `TALLY_SET` that finds no"
+            + " tally and changes nothing.");
     lines.add(
         "- "
             + RedisBench.PAIR_CAPPED
@@ -91,7 +92,7 @@ record RedisReportText(
             + " completed keys, answered `Completed` with the stored outcome. The keys were"
             + " completed by the same store in setup, so it knows them as completed and reads"
             + " each record with a plain `GET` (docs/redis.md, Replays); a key it does not know"
-            + " as completed costs a `SET NX PX ... GET`, which returns the completed record"
+            + " as completed costs the claim script, which returns the completed record"
             + " unchanged. The outcome comes from Redis on every call.");
     lines.add(
         "- "

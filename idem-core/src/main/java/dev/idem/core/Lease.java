@@ -14,9 +14,7 @@ import java.util.Objects;
  * @param key the key this lease is for
  * @param fence grows by one at every successful claim of the key
  * @param owner a random token unique to this claim
- * @param until when the lease ends unless renewed, by the store's clock; a store that grants a
- *     lease without reading its clock (Redis, for a fresh key) gives its own clock plus the lease,
- *     read before the request was sent, so no later than the real end when the clocks agree
+ * @param until when the lease ends unless renewed, by the store's clock
  */
 public record Lease(IdempotencyKey key, long fence, String owner, Instant until) {
 

@@ -28,6 +28,7 @@ import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -40,10 +41,9 @@ import org.slf4j.LoggerFactory;
 /**
  * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce. Every operation is
  * one round trip, timed by the server's clock: a Lua script, or a plain command where one suffices
- * (the claim of a fresh key is a {@code SET NX PX}, the repeat of a completed one a {@code GET};
- * see {@link #claim}). A record is one string value under {@code <prefix>{<key digest>}} that
- * expires with the record, so nothing is left behind; key content is hashed and never reaches key
- * or script syntax. See {@code docs/redis.md}.
+ * (the repeat of a completed key is a {@code GET}; see {@link #claim}). A record is one string
+ * value under {@code <prefix>{<key digest>}} that expires with the record, so nothing is left
+ * behind; key content is hashed and never reaches key or script syntax. See {@code docs/redis.md}.
  *
  * <p>Redis unreachable, timing out or failing gives {@link
  * dev.idem.core.IdempotencyStoreException}; the engine then fails closed unless told otherwise. Set
@@ -77,19 +77,19 @@ public final class RedisIdempotencyStore
   private final RecordCompletions completions;
   private final ReplicaAcks acks;
 
-  private RedisIdempotencyStore(RedisBackend backend, String keyPrefix, ReplicaAcks acks) {
+  private RedisIdempotencyStore(
+      RedisBackend backend, String keyPrefix, ReplicaAcks acks, Clock clock) {
     this.acks = acks;
     this.keys = new RedisKeys(keyPrefix);
     this.changeChannel = keys.changeChannel();
     this.backend = backend;
     try {
       this.scripts = new ScriptRunner(backend);
-      this.replays = new CompletedReplays(backend.stringsAsync());
+      this.replays = new CompletedReplays(backend.stringsAsync(), clock);
       this.tally = new ScopeTally(scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
-      this.claims =
-          new RecordClaims(keys, scripts, backend.stringsAsync(), replays, tally, changes);
-      this.completions = new RecordCompletions(backend, keys, scripts, replays, tally);
+      this.claims = new RecordClaims(keys, scripts, replays, tally, changes);
+      this.completions = new RecordCompletions(backend, keys, scripts, replays, tally, clock);
     } catch (RedisException e) {
       backend.close();
       throw new IdempotencyStoreException("could not connect to Redis: " + e.getMessage(), e);
@@ -111,7 +111,16 @@ public final class RedisIdempotencyStore
    * @param keyPrefix put in front of every key and channel; must not contain braces
    */
   public static RedisIdempotencyStore create(RedisClient client, String keyPrefix) {
-    return new RedisIdempotencyStore(Connect.standalone(client), keyPrefix, null);
+    return new RedisIdempotencyStore(
+        Connect.standalone(client), keyPrefix, null, Clock.systemUTC());
+  }
+
+  /**
+   * A store on a standalone Redis whose process reads {@code clock}: how tests show that nothing a
+   * store hands out follows a node's clock that is wrong.
+   */
+  static RedisIdempotencyStore create(RedisClient client, String keyPrefix, Clock clock) {
+    return new RedisIdempotencyStore(Connect.standalone(client), keyPrefix, null, clock);
   }
 
   /**
@@ -123,7 +132,10 @@ public final class RedisIdempotencyStore
   public static RedisIdempotencyStore create(
       RedisClient client, String keyPrefix, ReplicaAcks acks) {
     return new RedisIdempotencyStore(
-        Connect.standalone(client), keyPrefix, java.util.Objects.requireNonNull(acks, "acks"));
+        Connect.standalone(client),
+        keyPrefix,
+        java.util.Objects.requireNonNull(acks, "acks"),
+        Clock.systemUTC());
   }
 
   /** A store on a Redis Cluster, keys prefixed with {@value RedisKeys#DEFAULT_PREFIX}. */
@@ -137,19 +149,21 @@ public final class RedisIdempotencyStore
    * @param keyPrefix put in front of every key and channel; must not contain braces
    */
   public static RedisIdempotencyStore create(RedisClusterClient client, String keyPrefix) {
-    return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix, null);
+    return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix, null, Clock.systemUTC());
+  }
+
+  /** A store on a Redis Cluster whose process reads {@code clock}; for tests, as above. */
+  static RedisIdempotencyStore create(RedisClusterClient client, String keyPrefix, Clock clock) {
+    return new RedisIdempotencyStore(Connect.cluster(client), keyPrefix, null, clock);
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>Unless the claim requires an issued token, it first writes a new in-progress record with a
-   * plain {@code SET NX PX ... GET}: for a fresh key that is the whole claim, one command, and the
-   * lease's {@link Lease#until()} is this process's clock plus the lease (Redis ends the record by
-   * its own). When the key exists the same command returns its record: a completed one answers at
-   * once (Completed or Mismatch), any other goes on to the claim script, which applies the full
-   * rules by the server's clock. A key this store has seen completed is read with a plain {@code
-   * GET} first. Either way the answer comes from Redis.
+   * <p>The claim is the claim script, which applies the rules by the server's clock and takes the
+   * fence from the record and that clock, so fences grow whatever this process's clock says. A key
+   * this store has seen completed is read with a plain {@code GET} first. Either way the answer
+   * comes from Redis.
    */
   @Override
   public ClaimResult claim(ClaimRequest request) {

@@ -8,6 +8,7 @@ import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
 import dev.idem.testsupport.TokenContract;
+import java.time.Clock;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Nested;
 
@@ -21,6 +22,9 @@ abstract class RedisBackendTests {
 
   abstract LockProvider locks();
 
+  /** Another store on the same Redis whose process reads {@code clock}. */
+  abstract IdempotencyStore storeOnClock(Clock clock);
+
   abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
 
   @Nested
@@ -28,6 +32,11 @@ abstract class RedisBackendTests {
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();
+    }
+
+    @Override
+    protected IdempotencyStore storeOnClock(Clock clock) {
+      return RedisBackendTests.this.storeOnClock(clock);
     }
 
     @Override

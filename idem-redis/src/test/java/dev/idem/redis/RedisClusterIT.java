@@ -14,10 +14,12 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.redis.internal.RedisKeys;
 import dev.idem.testsupport.servers.PrivateRedisCluster;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -110,6 +112,11 @@ class RedisClusterIT extends RedisBackendTests {
   @Override
   IdempotencyStore store() {
     return store;
+  }
+
+  @Override
+  IdempotencyStore storeOnClock(Clock clock) {
+    return RedisIdempotencyStore.create(client, RedisKeys.DEFAULT_PREFIX, clock);
   }
 
   @Override

@@ -25,7 +25,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +63,11 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Override
+  IdempotencyStore storeOnClock(Clock clock) {
+    return RedisIdempotencyStore.create(client, RedisKeys.DEFAULT_PREFIX, clock);
+  }
+
+  @Override
   LockProvider locks() {
     return locks;
   }
@@ -68,6 +75,39 @@ class RedisStandaloneIT extends RedisBackendTests {
   @Override
   Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return StandaloneStoreFactory.class;
+  }
+
+  @Test
+  void aRecordAnEarlierVersionClaimedWithAPlainSetIsStillRead() {
+    // earlier versions claimed a fresh key with SET NX PX 2×lease and its lease length L instead
+    // of times; during a rolling upgrade this version's scripts still apply the rules to it
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
+    Fingerprint fingerprint = Fingerprint.of("POST /old", "a");
+    byte[] old =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', 7L)
+            .field('O', "old-owner")
+            .field('L', 30_000L)
+            .field('P', fingerprint.value())
+            .field('A', key.scope())
+            .field('V', key.value())
+            .toBytes();
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      byte[] name = RedisKeys.bytes("idem:{" + key.digest() + "}");
+      raw.sync().set(name, old, SetArgs.Builder.nx().px(60_000));
+    }
+    IdempotencyRecord found = store.find(key).orElseThrow();
+    assertThat(found.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(found.fence()).isEqualTo(7L);
+    assertThat(Duration.between(Instant.now(), found.leaseUntil()))
+        .isBetween(Duration.ofSeconds(25), Duration.ofSeconds(31));
+    ClaimRequest same = ClaimRequest.of(key, fingerprint, Duration.ofSeconds(30));
+    assertThat(store.claim(same)).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(
+            store.claim(
+                ClaimRequest.of(key, Fingerprint.of("POST /old", "b"), Duration.ofSeconds(30))))
+        .isInstanceOf(ClaimResult.Mismatch.class);
   }
 
   @Test
@@ -82,7 +122,7 @@ class RedisStandaloneIT extends RedisBackendTests {
       RecordValue claimed = RecordValue.parse(raw.sync().get(name));
       assertThat(claimed.text('S')).isEqualTo("P");
       assertThat(claimed.text('A')).isEqualTo(key.scope());
-      assertThat(claimed.number('L')).isEqualTo(30_000L);
+      assertThat(claimed.number('E') - claimed.number('U')).isEqualTo(30_000L);
       store.complete(lease, Outcome.success(new byte[] {':', '9', 0}), Duration.ofMinutes(5));
       assertThat(raw.sync().pttl(name)).isBetween(60_000L, 300_000L);
       RecordValue completed = RecordValue.parse(raw.sync().get(name));

@@ -8,12 +8,15 @@ import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -134,6 +137,38 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     assertThat(store().find(key).orElseThrow().fingerprint()).isEqualTo(fingerprint("a"));
     Lease same = claimOrFail(key, fingerprint("a"), longLease());
     assertThat(same.fence()).isGreaterThan(first.fence());
+  }
+
+  @Test
+  void fencesGrowWhateverClockTheClaimingProcessReads() throws Exception {
+    // nodes of one fleet whose clocks differ by more than twice the lease each claim the key after
+    // the last claim's record is gone: the fence comes from the store, never from a claimant
+    IdempotencyStore ahead = storeOnClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)));
+    IdempotencyStore behind =
+        storeOnClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)));
+    try {
+      Assumptions.assumeTrue(
+          ahead != null && behind != null, "the store reads no clock of its process");
+      IdempotencyKey key = newKey();
+      long last = 0;
+      for (IdempotencyStore claimant : List.of(ahead, store(), behind)) {
+        ClaimResult result = claimant.claim(ClaimRequest.of(key, fingerprint("a"), shortLease()));
+        assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+        long fence = ((ClaimResult.Claimed) result).lease().fence();
+        assertThat(fence).as("the fence after %s", last).isGreaterThan(last);
+        last = fence;
+        passBeyond(shortLease().multipliedBy(2));
+      }
+    } finally {
+      close(ahead);
+      close(behind);
+    }
+  }
+
+  private static void close(IdempotencyStore store) throws Exception {
+    if (store instanceof AutoCloseable closeable) {
+      closeable.close();
+    }
   }
 
   private void prepare(Situation situation, IdempotencyKey key) {

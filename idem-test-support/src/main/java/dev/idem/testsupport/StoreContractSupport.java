@@ -10,6 +10,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.StoreCapability;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
@@ -27,6 +28,16 @@ public abstract class StoreContractSupport {
 
   /** The store under test. May be shared by all tests; keys never repeat across tests. */
   protected abstract IdempotencyStore store();
+
+  /**
+   * A second store on the backend under test, in a process whose clock is {@code clock}: a node of
+   * the fleet whose clock is off. Null (the default) where no process clock can reach what the
+   * store hands out: a store that reads only its database's clock, or the in-memory store, which
+   * has no second process. The test closes it when it is {@link AutoCloseable}.
+   */
+  protected IdempotencyStore storeOnClock(Clock clock) {
+    return null;
+  }
 
   /** How time passes for the store; real time unless overridden. */
   protected TimeControl time() {

@@ -3,6 +3,7 @@ package dev.idem.redis.internal;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,14 +24,16 @@ public final class CompletedReplays {
 
   private final RedisStringAsyncCommands<byte[], byte[]> strings;
   private final ReplayHints hints = new ReplayHints();
+  private final Clock clock;
 
-  public CompletedReplays(RedisStringAsyncCommands<byte[], byte[]> strings) {
+  public CompletedReplays(RedisStringAsyncCommands<byte[], byte[]> strings, Clock clock) {
     this.strings = strings;
+    this.clock = clock;
   }
 
   /** Notes that the record of {@code digest} is completed until about {@code expiresAtMillis}. */
   public void remember(String digest, long expiresAtMillis) {
-    hints.remember(digest, expiresAtMillis, System.currentTimeMillis());
+    hints.remember(digest, expiresAtMillis, clock.millis());
   }
 
   /**
@@ -42,7 +45,7 @@ public final class CompletedReplays {
       return CompletableFuture.completedFuture(null);
     }
     String digest = request.key().digest();
-    int slot = hints.find(digest, System.currentTimeMillis());
+    int slot = hints.find(digest, clock.millis());
     if (slot < 0) {
       return CompletableFuture.completedFuture(null);
     }

@@ -13,10 +13,11 @@ import java.util.HexFormat;
  *
  * <p>A record is one string value in the form of {@link RecordValue}, which the scripts read with
  * {@code fields} and write with {@code encode}. Every write sets the key's expiry with the value
- * ({@code SET ... PXAT}, or {@code PX} for a completion), so nothing outlives its record. A claim
- * of a fresh key does not come here: the store writes it with a plain {@code SET NX PX}, and the
- * scripts take its lease end and expiry from the key's expiry ({@code PEXPIRETIME}) and its lease
- * length {@code L}.
+ * ({@code SET ... PXAT}, or {@code PX} for a completion), so nothing outlives its record. Every
+ * claim comes here, a fresh key's too, so that every fence comes from the record and the server's
+ * clock. Records that earlier versions claimed with a plain {@code SET NX PX} carry their lease
+ * length {@code L} instead of times; the scripts take their lease end and expiry from the key's
+ * expiry ({@code PEXPIRETIME}).
  *
  * <p>Longer than 400 lines because every script of the backend lives here, where the rules they
  * share ({@code NOW}, {@code FIELDS}, {@code READ}) are written once; each script is short.
@@ -61,8 +62,9 @@ public final class LuaScripts {
       end
       """;
 
-  // The record, its lease end and its logical expiry. A record claimed by a plain SET carries its
-  // lease length instead: it ends with its key, and its lease one lease length before. A released
+  // The record, its lease end and its logical expiry. A record an earlier version claimed by a
+  // plain SET carries its lease length instead: it ends with its key, and its lease one lease
+  // length before. A released
   // record (S = R) only keeps its fence, so that the next claim's is greater: it is never live.
   private static final String READ =
       """

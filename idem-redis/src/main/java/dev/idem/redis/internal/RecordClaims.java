@@ -8,19 +8,15 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.StoreFullException;
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -42,23 +38,19 @@ public final class RecordClaims {
 
   private final RedisKeys keys;
   private final ScriptRunner scripts;
-  private final RedisStringAsyncCommands<byte[], byte[]> strings;
   private final CompletedReplays replays;
   private final ScopeTally tally;
   private final Notifications changes;
   private final byte[] changeChannel;
-  private final AtomicLong lastFreshFence = new AtomicLong();
 
   public RecordClaims(
       RedisKeys keys,
       ScriptRunner scripts,
-      RedisStringAsyncCommands<byte[], byte[]> strings,
       CompletedReplays replays,
       ScopeTally tally,
       Notifications changes) {
     this.keys = keys;
     this.scripts = scripts;
-    this.strings = strings;
     this.replays = replays;
     this.tally = tally;
     this.changes = changes;
@@ -119,10 +111,11 @@ public final class RecordClaims {
   }
 
   /**
-   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first; a
-   * fresh key is claimed with one {@code SET NX GET}; any other goes to the claim script. A capped
-   * claim sends its count in the scope's tally ahead of the record's command, and is released and
-   * refused when the scope is full.
+   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first;
+   * every other claim is the claim script, whose fence comes from the record and the server's
+   * clock, never from this process's: fences grow across nodes whose clocks differ. A capped claim
+   * sends its count in the scope's tally ahead of the record's command, and is released and refused
+   * when the scope is full.
    */
   public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
     byte[] recordKey = keys.record(request.key().digest());
@@ -145,11 +138,11 @@ public final class RecordClaims {
       byte[] recordKey, ClaimRequest request, String owner) {
     long leaseMillis = RedisKeys.millis(request.lease());
     if (!request.capped()) {
-      return claimRecord(recordKey, request, owner, leaseMillis);
+      return claimByScript(recordKey, request, owner, leaseMillis);
     }
     IdempotencyKey key = request.key();
     CompletableFuture<Long> counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
-    return claimRecord(recordKey, request, owner, leaseMillis)
+    return claimByScript(recordKey, request, owner, leaseMillis)
         .thenCompose(
             result -> {
               // a token's use is never refused: the token was counted when it was issued
@@ -178,20 +171,6 @@ public final class RecordClaims {
         : StoreFullException.scopeCap(request.scopeCap(), request.key().scope());
   }
 
-  private CompletableFuture<ClaimResult> claimRecord(
-      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
-    if (request.requireIssued()) {
-      return claimByScript(recordKey, request, owner, leaseMillis);
-    }
-    return followUp(
-        claimFresh(recordKey, request, owner, leaseMillis),
-        result -> result == null,
-        result ->
-            result != null
-                ? CompletableFuture.completedFuture(result)
-                : claimByScript(recordKey, request, owner, leaseMillis));
-  }
-
   private CompletableFuture<ClaimResult> claimByScript(
       byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
     IdempotencyKey key = request.key();
@@ -214,51 +193,6 @@ public final class RecordClaims {
               }
               return result;
             });
-  }
-
-  // The claim of a key that does not exist: one SET that writes the lease length and a fence from
-  // this process's clock in microseconds, and lets the key expire one lease after the lease ends,
-  // as the script does. A key released, or taken over, within a lease of its last claim exists (a
-  // released record keeps its fence), so it goes through the script, whose fence is greater than
-  // the last; a fresh key's last claim, if any, ended over a lease ago, which no clock of the
-  // fleet is behind by. Null when the key exists and is not completed.
-  private CompletableFuture<ClaimResult> claimFresh(
-      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
-    IdempotencyKey key = request.key();
-    long fence = freshFence();
-    byte[] record =
-        new RecordValue.Writer()
-            .field('S', "P")
-            .field('F', fence)
-            .field('O', owner)
-            .field('L', leaseMillis)
-            .field('P', request.fingerprint().value())
-            .field('A', key.scope())
-            .field('V', key.value())
-            .toBytes();
-    long until = System.currentTimeMillis() + leaseMillis;
-    return ScriptRunner.sent(
-            () -> strings.setGet(recordKey, record, SetArgs.Builder.nx().px(2 * leaseMillis)))
-        .exceptionallyCompose(
-            failure -> CompletableFuture.failedFuture(ScriptRunner.failed(failure)))
-        .thenApply(
-            existing -> {
-              if (existing == null) {
-                return new ClaimResult.Claimed(
-                    new Lease(key, fence, owner, Instant.ofEpochMilli(until)));
-              }
-              ClaimResult completed = RecordReplies.completed(existing, request);
-              if (completed instanceof ClaimResult.Completed done) {
-                replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
-              }
-              return completed;
-            });
-  }
-
-  // This process's clock in microseconds, never the same twice.
-  private long freshFence() {
-    long micros = System.currentTimeMillis() * 1000;
-    return lastFreshFence.updateAndGet(last -> Math.max(last + 1, micros));
   }
 
   /**

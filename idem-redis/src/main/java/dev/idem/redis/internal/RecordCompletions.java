@@ -4,6 +4,7 @@ import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.internal.LogThrottle;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -26,6 +27,7 @@ public final class RecordCompletions {
   private final CompletedReplays replays;
   private final ScopeTally tally;
   private final byte[] changeChannel;
+  private final Clock clock;
   private final LogThrottle countFailures = new LogThrottle();
 
   public RecordCompletions(
@@ -33,8 +35,10 @@ public final class RecordCompletions {
       RedisKeys keys,
       ScriptRunner scripts,
       CompletedReplays replays,
-      ScopeTally tally) {
+      ScopeTally tally,
+      Clock clock) {
     this.backend = backend;
+    this.clock = clock;
     this.keys = keys;
     this.scripts = scripts;
     this.replays = replays;
@@ -52,7 +56,7 @@ public final class RecordCompletions {
   public Sent send(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long retentionMillis = RedisKeys.millis(retention);
-    long expiresAt = System.currentTimeMillis() + retentionMillis;
+    long expiresAt = clock.millis() + retentionMillis;
     byte[] head =
         new RecordValue.Writer()
             .field('S', "P")
