@@ -396,6 +396,32 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aRefusalRaisedWhileWritingTheAnswerKeepsTheKeyOfAHandlerThatRan() {
+    // the handler ran, then no converter could write its answer as the client accepts: a 406
+    // raised after the handler is its answer, never a reason to run it again
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> answer =
+          post("/receipts", null, "Idempotency-Key", key, "Accept", "image/png");
+      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(406);
+      assertThat(answer.headers().firstValue("Idempotent-Replayed"))
+          .as("attempt %d", i)
+          .isEqualTo(i == 0 ? java.util.Optional.empty() : java.util.Optional.of("true"));
+    }
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aRefusalTheHandlerRaisesAfterItsEffectKeepsTheKey() {
+    // an exception of the kind Spring raises for a malformed request, raised by the handler
+    // itself after it charged: the handler ran, so the key is not freed for a second charge
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> answer = post("/charge-then-refuse", null, "Idempotency-Key", key);
+      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(400);
+    }
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void aRequestThatFailsValidationStoresNothingAndFreesTheKey() {
     assertThat(post("/validated", "{\"name\":\"\"}", "Idempotency-Key", key).statusCode())
         .isEqualTo(400);

@@ -262,4 +262,20 @@ public class TestController extends ConformanceHandlers {
   String byPath(@RequestHeader("X-Run") String run, @PathVariable("name") String name) {
     return name + " " + count(run) + " " + System.nanoTime();
   }
+
+  /** Answers a record that only a JSON converter writes: a client accepting images gets 406. */
+  @Idempotent
+  @PostMapping("/receipts")
+  Map<String, Object> receipt(@RequestHeader("X-Run") String run) {
+    return Map.of("receipt", count(run));
+  }
+
+  /** Charges, then refuses its own input as Spring refuses a malformed request. */
+  @Idempotent
+  @PostMapping("/charge-then-refuse")
+  String chargeThenRefuse(@RequestHeader("X-Run") String run)
+      throws org.springframework.web.bind.ServletRequestBindingException {
+    count(run);
+    throw new org.springframework.web.bind.ServletRequestBindingException("refused after charging");
+  }
 }

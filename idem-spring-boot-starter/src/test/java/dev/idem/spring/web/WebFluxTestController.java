@@ -259,4 +259,22 @@ public class WebFluxTestController extends ConformanceHandlers {
     Thread.sleep(1);
     return Mono.just("blocked");
   }
+
+  /** Answers a record that only a JSON encoder writes: a client accepting images gets 406. */
+  @Idempotent
+  @PostMapping("/receipts")
+  Mono<Map<String, Object>> receipt(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> Map.of("receipt", count(run)));
+  }
+
+  /** Charges, then refuses its own input as Spring refuses a malformed request. */
+  @Idempotent
+  @PostMapping("/charge-then-refuse")
+  Mono<String> chargeThenRefuse(@RequestHeader("X-Run") String run) {
+    return Mono.fromRunnable(() -> count(run))
+        .then(
+            Mono.error(
+                new org.springframework.web.server.ServerWebInputException(
+                    "refused after charging")));
+  }
 }
