@@ -8,6 +8,7 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
+import dev.idem.spring.web.internal.ArgumentRefusals;
 import dev.idem.spring.web.internal.ProblemAdvice;
 import dev.idem.spring.web.internal.RouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,6 +33,12 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnProperty(prefix = "idem.http", name = "enabled", matchIfMissing = true)
 public class IdemWebAutoConfiguration {
+
+  /** Marks requests whose handler was never invoked because an argument was refused. */
+  @Bean
+  public static ArgumentRefusals idemArgumentRefusals() {
+    return new ArgumentRefusals();
+  }
 
   @Bean
   @ConditionalOnMissingBean

@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.server.WebExceptionHandler;
 
 /**
  * Spring WebFlux support: the {@link IdempotencyWebFilter}, the caller's {@link
@@ -50,7 +51,8 @@ public class IdemWebFluxAutoConfiguration {
       ReactiveScopeResolver scopes,
       ObjectProvider<RequestMappingHandlerMapping> mappings,
       ObjectProvider<InFlightWork> inFlight,
-      StoreCallExecutor storeCalls) {
+      StoreCallExecutor storeCalls,
+      ObjectProvider<WebExceptionHandler> errorHandlers) {
     Routes routes = new Routes(properties.getHttp().getPaths(), policies);
     routes.setMaxRecordsPerCaller(
         IdemAutoConfiguration.cap(properties.getHttp().getMaxRecordsPerCaller()));
@@ -64,6 +66,7 @@ public class IdemWebFluxAutoConfiguration {
             inFlight.getIfAvailable(InFlightWork::new),
             storeCalls);
     filter.setClientErrorRetention(properties.getHttp().getClientErrorRetention());
+    filter.setErrorHandlers(() -> errorHandlers.orderedStream().toList());
     return filter;
   }
 

@@ -18,7 +18,9 @@ import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
 import dev.idem.spring.webflux.internal.CapturedResponse;
+import dev.idem.spring.webflux.internal.ErrorAnswers;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
+import dev.idem.spring.webflux.internal.ReactiveRefusals;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
 import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
@@ -27,12 +29,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
@@ -42,10 +46,13 @@ import reactor.core.publisher.Mono;
  * to Spring MVC: POST and PATCH requests to protected routes (and requests of any method whose
  * handler carries {@code @Idempotent}) run once per key and caller; a repeat gets the stored
  * status, allow-listed headers and body with {@code Idempotent-Replayed: true}. 2xx-4xx answers are
- * stored; 5xx answers, the policy's {@code retryable-statuses} and errors the handler did not
- * answer are passed on unstored and free the key. An answer whose body is over the limit keeps the
- * key and repeats get a {@code not-replayable} problem (410). Idem's own failures become {@code
- * application/problem+json}.
+ * stored; 5xx answers, the policy's {@code retryable-statuses}, refusals of the request's input
+ * (see {@code ReactiveRefusals}) and errors no exception handler answers are passed on unstored and
+ * free the key. An error the chain ends with is answered inside the filter by the application's
+ * exception handlers, so that a 4xx raised after the handler ran (its answer could not be written
+ * as the client accepts) is kept like any other answer. An answer whose body is over the limit
+ * keeps the key and repeats get a {@code not-replayable} problem (410). Idem's own failures become
+ * {@code application/problem+json}.
  *
  * <p>No request blocks an event loop: the store's calls run on the {@code StoreCallExecutor}, and
  * the handler runs on the thread the claim ended on, as any WebFlux handler may. A client that goes
@@ -67,6 +74,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   private final InFlightWork inFlight;
   private final Executor storeCalls;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
+  private volatile ErrorAnswers errors = new ErrorAnswers(List::of);
 
   /**
    * @param maxBodyBytes the largest request body read and response body stored
@@ -87,6 +95,16 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
     this.storeCalls = storeCalls;
+  }
+
+  /**
+   * The application's {@link WebExceptionHandler}s, in order: an error the handler chain ends with
+   * is answered through them inside the filter, as Spring MVC answers it inside its servlet, so
+   * that the answer is captured and kept by the same rules as any other. Without them (the default)
+   * an error goes on unanswered and frees the key.
+   */
+  public void setErrorHandlers(Supplier<List<WebExceptionHandler>> handlers) {
+    this.errors = new ErrorAnswers(handlers);
   }
 
   /** As {@link IdempotencyFilter#setClientErrorRetention}. */
@@ -176,7 +194,19 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                   ctx ->
                       chain
                           .filter(guarded)
-                          .then(Mono.fromSupplier(() -> outcome(route, captured)))
+                          .then(Mono.fromSupplier(() -> outcome(route, captured, false)))
+                          .onErrorResume(
+                              e -> !captured.passedThrough(),
+                              e ->
+                                  errors
+                                      .answer(guarded, e)
+                                      .then(
+                                          Mono.fromSupplier(
+                                              () ->
+                                                  outcome(
+                                                      route,
+                                                      captured,
+                                                      ReactiveRefusals.beforeHandler(guarded, e)))))
                           .onErrorResume(
                               e -> captured.passedThrough(),
                               e -> Mono.fromSupplier(() -> afterPassThrough(route, captured, e)))
@@ -221,11 +251,12 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   /**
    * The answer to store, or null for one that goes to the client without being stored, which frees
-   * the key (a retryable status).
+   * the key: a retryable status, or a request refused before its handler ran.
    */
-  private StoredResponse outcome(Route route, CapturedResponse captured) {
-    if (route.isRetryable(
-        captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
+  private StoredResponse outcome(Route route, CapturedResponse captured, boolean refused) {
+    if (refused
+        || route.isRetryable(
+            captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
       return null;
     }
     if (captured.bodySize() > maxBodyBytes) {

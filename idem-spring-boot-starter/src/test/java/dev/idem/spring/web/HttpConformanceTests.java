@@ -411,17 +411,6 @@ abstract class HttpConformanceTests {
   }
 
   @Test
-  void aRefusalTheHandlerRaisesAfterItsEffectKeepsTheKey() {
-    // an exception of the kind Spring raises for a malformed request, raised by the handler
-    // itself after it charged: the handler ran, so the key is not freed for a second charge
-    for (int i = 0; i < 3; i++) {
-      HttpResponse<String> answer = post("/charge-then-refuse", null, "Idempotency-Key", key);
-      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(400);
-    }
-    assertThat(controller.runs(run)).isEqualTo(1);
-  }
-
-  @Test
   void aRequestThatFailsValidationStoresNothingAndFreesTheKey() {
     assertThat(post("/validated", "{\"name\":\"\"}", "Idempotency-Key", key).statusCode())
         .isEqualTo(400);
