@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -187,6 +188,36 @@ class RedisFaultProxyIT {
 
     // the held claim reaches Redis now and takes the key; its late answer gives it back, so the
     // retry does not find it in progress for the ten minutes of its lease
+    proxy.hold(false);
+    claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aClaimGivenBackToARedisThatNeverRanTheGiveBackScriptIsStillGivenBack() {
+    // a restarted or fresh Redis knows no script: the claim script gets loaded by the first claim,
+    // but a give-back sent by its hash would meet NOSCRIPT after Lettuce stopped listening, and
+    // the key would stay in progress for its lease while the client was told "not run"
+    RedisClient direct = RedisTestServers.standaloneClient();
+    try (StatefulRedisConnection<String, String> connection = direct.connect()) {
+      connection.sync().scriptFlush();
+    } finally {
+      direct.shutdown();
+    }
+    ClaimRequest warmUp =
+        ClaimRequest.of(
+            IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+            Fingerprint.NONE,
+            Duration.ofMinutes(10));
+    assertThat(store.claim(warmUp)).isInstanceOf(ClaimResult.Claimed.class);
+    ClaimRequest request =
+        ClaimRequest.of(
+            IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+            Fingerprint.of("POST /pay", ANSWER),
+            Duration.ofMinutes(10));
+    proxy.hold(true);
+    assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+    // the stall outlasts the give-back's own timeout too, as a Redis stopped for seconds does
+    LockSupport.parkNanos(COMMAND_TIMEOUT.multipliedBy(2).toNanos());
     proxy.hold(false);
     claimCompleteAndReplay(request);
   }

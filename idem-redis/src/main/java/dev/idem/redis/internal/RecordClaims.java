@@ -208,8 +208,10 @@ public final class RecordClaims {
 
   private void sendGiveBack(IdempotencyKey key, String owner) {
     String digest = key.digest();
+    // with its source: its answer may come after Lettuce stopped listening, so a NOSCRIPT from a
+    // server that never ran it would be dropped, and the key held for its lease
     scripts
-        .numberAsync(
+        .numberAsyncWithSource(
             LuaScripts.GIVE_BACK,
             keys.record(digest),
             RedisKeys.bytes(owner),

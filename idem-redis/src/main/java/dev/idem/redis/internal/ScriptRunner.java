@@ -52,6 +52,18 @@ public final class ScriptRunner {
     return send(script, ScriptOutputType.INTEGER, new byte[][] {key}, args);
   }
 
+  /**
+   * As {@link #numberAsync}, but always sent with its source ({@code EVAL}), never by its hash: for
+   * a command whose answer nobody may be listening for when it comes, so that a server that does
+   * not know the script yet (fresh, restarted, failed over) still runs it instead of answering
+   * NOSCRIPT to nobody.
+   */
+  public CompletableFuture<Long> numberAsyncWithSource(Script script, byte[] key, byte[]... args) {
+    return ScriptRunner.<Long>sent(
+            () -> async.eval(script.bytes(), ScriptOutputType.INTEGER, new byte[][] {key}, args))
+        .exceptionallyCompose(failure -> CompletableFuture.failedFuture(failed(failure)));
+  }
+
   private <T> CompletableFuture<T> send(
       Script script, ScriptOutputType type, byte[][] keys, byte[]... args) {
     CompletableFuture<T> sent = sent(() -> async.evalsha(script.sha(), type, keys, args));
