@@ -15,6 +15,7 @@ import dev.idem.core.StoreFullException;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Params;
 import dev.idem.jdbc.internal.RecordRow;
+import dev.idem.jdbc.internal.Statements;
 import dev.idem.jdbc.internal.StoreSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,10 +40,13 @@ import javax.sql.DataSource;
  *
  * <p><b>Join mode</b> ({@link JdbcStoreConfig.Builder#joinTransactions}): inside a transaction the
  * claim, and then the outcome, are written in that transaction. Business writes and record commit
- * or roll back together, which is the only way to get exactly-once effects for local database work;
- * a duplicate waits on the primary key until the first transaction ends and then replays (or
- * claims, if it rolled back). A terminal failure stored in a transaction that then rolls back is
- * gone with it, so its retry runs again. Outside a transaction the store works as in plain mode.
+ * or roll back together, which is the only way to get exactly-once effects for local database work.
+ * A duplicate never waits on the first transaction's row: it is answered in progress at once (on
+ * PostgreSQL a transaction-scoped advisory lock on the key tells; elsewhere the claim gives up on a
+ * locked row at once), and the engine's policy refuses it (409) or has it ask again until the first
+ * ends, then replay (or claim, if it rolled back). A terminal failure stored in a transaction that
+ * then rolls back is gone with it, so its retry runs again. Outside a transaction the store works
+ * as in plain mode.
  *
  * <p>Under REPEATABLE READ the caller's snapshot may be older than the first transaction's commit.
  * On MySQL and MariaDB the claim still replays: the upsert sees the latest committed row, and so
@@ -113,34 +117,48 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
               s.execute(readCommitted);
             }
           }
-          String prefix = joined ? JOINED : "";
           try {
+            if (joined && !dialect.sql().joinedClaimMayGo(c, request.key().digest())) {
+              return busy(c, request);
+            }
             for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
-              String owner = prefix + newOwner();
-              ClaimResult result = tryClaim(c, request, owner, joined);
+              String owner = (joined ? JOINED : "") + newOwner();
+              ClaimResult result =
+                  joined ? tryJoinedClaim(c, request, owner) : tryClaim(c, request, owner, false);
               if (result != null) {
                 return withinCap(c, request, result);
               }
             }
           } catch (SQLException e) {
             if (joined && dialect.isTransient(e)) {
-              throw new IdempotencyStoreException(
-                  "claim of "
-                      + request.key()
-                      + " met a deadlock or a row committed after its transaction's snapshot, and"
-                      + " the database aborted the caller's transaction; roll it back and run it"
-                      + " again (SQLState "
-                      + e.getSQLState()
-                      + ": "
-                      + e.getMessage()
-                      + ")",
-                  e);
+              throw Jdbc.abortedTransaction(request.key(), e);
             }
             throw e;
           }
           throw new IdempotencyStoreException(
               "claim of " + request.key() + " kept racing with other claims; try again");
         });
+  }
+
+  // A joined claim that gives up at once on a row another transaction holds: the engine's policy
+  // refuses or asks again, never a wait on that lock holding a pooled connection.
+  private ClaimResult tryJoinedClaim(Connection c, ClaimRequest request, String owner)
+      throws SQLException {
+    Statements.LockWait wait = dialect.sql().boundLockWait(c);
+    try {
+      return tryClaim(c, request, owner, true);
+    } catch (SQLException e) {
+      if (dialect.sql().isLockWaitTimeout(e)) {
+        return busy(c, request);
+      }
+      throw e;
+    } finally {
+      wait.restore();
+    }
+  }
+
+  private ClaimResult busy(Connection c, ClaimRequest request) throws SQLException {
+    return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
   }
 
   private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner, boolean joined)

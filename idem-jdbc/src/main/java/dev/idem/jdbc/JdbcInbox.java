@@ -88,7 +88,9 @@ public final class JdbcInbox implements AutoCloseable {
    * reads it: a duplicate costs two statements. Any other row (in progress under the engine's
    * claim, expired, a stored failure) goes to that claim in a transaction of its own, which waits,
    * replays or takes it over. Called inside a transaction of {@link #transactions()} already open
-   * on this thread, it goes to the claim at once, in that transaction.
+   * on this thread, it goes to the claim at once, in that transaction, which waits for no other
+   * transaction: a copy whose first is still running is refused with {@code
+   * RequestInProgressException}, and the broker delivers it again.
    *
    * @return PROCESSED when the handler ran and committed now, DUPLICATE when it had before
    * @throws E whatever the handler throws; the transaction was rolled back

@@ -1,5 +1,11 @@
 package dev.idem.jdbc.internal;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
 /**
  * H2 2.x: {@code MERGE ... USING} with the clock read once into the source row, so that the match
  * and every assignment see one instant. H2 has no insert that skips a duplicate of any unique key.
@@ -12,6 +18,31 @@ public final class H2Statements extends Statements {
 
   public H2Statements() {
     super("h2", "h2");
+  }
+
+  // A lock timeout fails the statement only; the transaction goes on.
+  @Override
+  public LockWait boundLockWait(Connection c) throws SQLException {
+    int before;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT LOCK_TIMEOUT()")) {
+      rs.next();
+      before = rs.getInt(1);
+    }
+    setLockTimeout(c, 0);
+    return () -> setLockTimeout(c, before);
+  }
+
+  private static void setLockTimeout(Connection c, int millis) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SET LOCK_TIMEOUT ?")) {
+      ps.setInt(1, millis);
+      ps.execute();
+    }
+  }
+
+  @Override
+  public boolean isLockWaitTimeout(SQLException e) {
+    return e.getErrorCode() == 50200;
   }
 
   @Override

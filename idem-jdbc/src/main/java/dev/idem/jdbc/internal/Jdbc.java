@@ -1,5 +1,6 @@
 package dev.idem.jdbc.internal;
 
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.jdbc.TransactionConnection;
 import java.sql.Connection;
@@ -72,5 +73,23 @@ public final class Jdbc {
   private static IdempotencyStoreException failure(String what, SQLException e) {
     return new IdempotencyStoreException(
         "idempotency store failed at " + what + ": " + e.getMessage(), e);
+  }
+
+  /**
+   * The failure of a joined claim of {@code key} that met a deadlock or a row committed after its
+   * transaction's snapshot: the database aborted the caller's transaction, which must be rolled
+   * back and run again.
+   */
+  public static IdempotencyStoreException abortedTransaction(IdempotencyKey key, SQLException e) {
+    return new IdempotencyStoreException(
+        "claim of "
+            + key
+            + " met a deadlock or a row committed after its transaction's snapshot, and the"
+            + " database aborted the caller's transaction; roll it back and run it again (SQLState "
+            + e.getSQLState()
+            + ": "
+            + e.getMessage()
+            + ")",
+        e);
   }
 }

@@ -1,5 +1,9 @@
 package dev.idem.jdbc.internal;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
 /**
  * MySQL 8 and MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE} whose assignments decide
  * once, into {@code owner}, whether the statement won. MariaDB also returns the claimed row ({@code
@@ -29,6 +33,28 @@ public final class MySqlStatements extends Statements {
   public MySqlStatements(boolean mariadb) {
     super(mariadb ? "mariadb" : "mysql", "mysql");
     this.returning = mariadb;
+  }
+
+  // The session's wait is kept in a session variable and put back after the claim. MariaDB gives
+  // up at once; MySQL's least wait is one second (it takes 0 as 1, with a warning). A timeout
+  // undoes the statement only, not the transaction.
+  @Override
+  public LockWait boundLockWait(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(
+          "SET @idem_lock_wait = @@SESSION.innodb_lock_wait_timeout,"
+              + " SESSION innodb_lock_wait_timeout = 0");
+    }
+    return () -> {
+      try (Statement s = c.createStatement()) {
+        s.execute("SET SESSION innodb_lock_wait_timeout = @idem_lock_wait");
+      }
+    };
+  }
+
+  @Override
+  public boolean isLockWaitTimeout(SQLException e) {
+    return e.getErrorCode() == 1205;
   }
 
   @Override

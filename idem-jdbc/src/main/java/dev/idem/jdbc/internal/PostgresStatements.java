@@ -1,5 +1,11 @@
 package dev.idem.jdbc.internal;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HexFormat;
+
 /** PostgreSQL 9.5 and later: upserts that return their row, purges that skip locked rows. */
 public final class PostgresStatements extends Statements {
 
@@ -64,6 +70,24 @@ public final class PostgresStatements extends Statements {
         + claimable("r.", "EXCLUDED.updated_at", "EXCLUDED.fingerprint")
         + " RETURNING "
         + rowColumns(NOW);
+  }
+
+  // A lock that ends with the transaction: a joined claim never waits on the row another joined
+  // transaction inserted, whose lock PostgreSQL offers no way to give up on without aborting the
+  // caller's transaction.
+  @Override
+  public boolean joinedClaimMayGo(Connection c, String digest) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_xact_lock(?)")) {
+      ps.setLong(1, HexFormat.fromHexDigitsToLong(digest, 0, 16));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getBoolean(1);
+      }
+    }
+  }
+
+  @Override
+  public boolean isLockWaitTimeout(SQLException e) {
+    return "55P03".equals(e.getSQLState());
   }
 
   @Override

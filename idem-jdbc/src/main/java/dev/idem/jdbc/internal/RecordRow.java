@@ -62,4 +62,28 @@ public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
         ClaimVerdict.of(live, request, row == null ? Instant.MIN : Instant.ofEpochMilli(row.nowMs));
     return verdict == ClaimVerdict.TAKE ? null : verdict.answer(live);
   }
+
+  /**
+   * The answer to a joined claim of a key that another open transaction is claiming: what the
+   * committed {@code row} says when that answers the claim (a replay, key reuse), else in progress,
+   * with the lease asked for, since the other claim's own row cannot be read until its transaction
+   * ends.
+   */
+  public static ClaimResult busy(RecordRow row, ClaimRequest request) {
+    ClaimResult answer = row == null ? null : classify(row, request, "");
+    if (answer != null && !(answer instanceof ClaimResult.UnknownToken)) {
+      return answer;
+    }
+    Instant now = Instant.now();
+    return new ClaimResult.InProgress(
+        new IdempotencyRecord(
+            request.key(),
+            RecordState.IN_PROGRESS,
+            request.fingerprint(),
+            0,
+            now.plus(request.lease()),
+            now.plus(request.lease().multipliedBy(2)),
+            request.requireIssued(),
+            null));
+  }
 }

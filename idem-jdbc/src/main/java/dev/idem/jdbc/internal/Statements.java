@@ -1,5 +1,6 @@
 package dev.idem.jdbc.internal;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -122,6 +123,40 @@ public abstract class Statements {
 
   /** Deletes at most {@code ?} lock rows whose {@code expires_at} has passed, in one statement. */
   public abstract String purgeLocks(String table);
+
+  /**
+   * Join mode: whether the caller's transaction on {@code c} may claim the key with {@code digest}
+   * now without waiting for another transaction's claim of it; if so, other joined claims of the
+   * key wait for no lock of this one but are told it is busy until this transaction ends. True
+   * where the claim's own lock wait is bounded instead ({@link #boundLockWait}).
+   */
+  public boolean joinedClaimMayGo(Connection c, String digest) throws SQLException {
+    return true;
+  }
+
+  /**
+   * Join mode: makes the statements on {@code c} give up at once on a row another transaction has
+   * locked (they fail as {@link #isLockWaitTimeout} says, and the caller's transaction goes on)
+   * until the returned step puts the session's setting back.
+   */
+  public LockWait boundLockWait(Connection c) throws SQLException {
+    return LockWait.UNCHANGED;
+  }
+
+  /** True when {@code e} says a statement gave up waiting for a row lock. */
+  public boolean isLockWaitTimeout(SQLException e) {
+    return false;
+  }
+
+  /** Puts back a session's lock wait that {@link #boundLockWait} changed. */
+  @FunctionalInterface
+  public interface LockWait {
+
+    /** A lock wait left as it was. */
+    LockWait UNCHANGED = () -> {};
+
+    void restore() throws SQLException;
+  }
 
   /** True when {@code e} says a unique key was violated. */
   public boolean isDuplicateKey(SQLException e) {

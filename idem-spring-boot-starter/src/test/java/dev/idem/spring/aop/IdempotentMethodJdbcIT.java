@@ -186,7 +186,7 @@ class IdempotentMethodJdbcIT {
                   pool.submit(
                       () -> {
                         start.await();
-                        return orders.place(orderNo, 42);
+                        return orders.placeWaiting(orderNo, 42);
                       }));
             }
             start.countDown();

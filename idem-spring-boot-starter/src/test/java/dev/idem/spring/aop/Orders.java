@@ -25,6 +25,17 @@ public class Orders {
     return ran.get();
   }
 
+  /** {@link #place}, for callers that wait for a first call in flight instead of a 409. */
+  @Transactional
+  @Idempotent(
+      key = "#orderNo",
+      fingerprint = "#amount",
+      waitFor = "30s",
+      operation = "Orders.place")
+  public Placed placeWaiting(String orderNo, long amount) {
+    return place(orderNo, amount);
+  }
+
   @Transactional
   @Idempotent(key = "#orderNo", fingerprint = "#amount")
   public Placed place(String orderNo, long amount) {
