@@ -16,12 +16,14 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
+import dev.idem.spring.web.internal.FormFields;
 import dev.idem.spring.web.internal.KeyHeader;
 import dev.idem.spring.web.internal.Problems;
 import dev.idem.spring.web.internal.Refusals;
 import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
+import dev.idem.spring.web.internal.ServletParts;
 import dev.idem.spring.web.internal.ServletReplay;
 import dev.idem.spring.web.internal.StoredResponse;
 import jakarta.servlet.FilterChain;
@@ -198,12 +200,52 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
     }
     request.setAttribute(KEY_ATTRIBUTE, key != null ? key : token);
-    CachedBodyRequest cached = CachedBodyRequest.read(request, maxBodyBytes);
-    if (cached == null) {
-      Problems.write(response, 413, "body-too-large", "Request body over the limit", (String) null);
-      return;
+    HttpServletRequest cached;
+    Fingerprint fingerprint;
+    if (RequestFingerprint.isMultipart(request.getContentType())) {
+      // the container parses the parts and serves them to the handler again; the body stream
+      // stays unread, and the random boundary out of the fingerprint
+      List<RequestFingerprint.Part> parts;
+      try {
+        parts = ServletParts.of(request, maxBodyBytes);
+      } catch (ServletException | IOException | IllegalStateException e) {
+        // the container could not read the parts (malformed, over its own limits, or cut off)
+        log.debug("multipart body of {} refused: {}", route.operation(), e.toString());
+        Problems.write(response, 400, "malformed-body", "Malformed multipart body", (String) null);
+        return;
+      }
+      if (parts == null) {
+        Problems.write(
+            response, 413, "body-too-large", "Request body over the limit", (String) null);
+        return;
+      }
+      cached = request;
+      fingerprint =
+          RequestFingerprint.ofParts(
+              request.getMethod(),
+              pathWithinApplication(request),
+              request.getQueryString(),
+              request.getContentType(),
+              parts);
+    } else {
+      CachedBodyRequest body = CachedBodyRequest.read(request, maxBodyBytes);
+      if (body == null) {
+        Problems.write(
+            response, 413, "body-too-large", "Request body over the limit", (String) null);
+        return;
+      }
+      cached = body;
+      fingerprint =
+          FormFields.isForm(request.getContentType())
+              ? RequestFingerprint.ofFields(
+                  request.getMethod(),
+                  pathWithinApplication(request),
+                  request.getQueryString(),
+                  request.getContentType(),
+                  body.getParameterMap(),
+                  route.ignoredFields())
+              : fingerprint(request, route, body.body());
     }
-    Fingerprint fingerprint = fingerprint(request, route, cached.body());
     String caller = scopes.resolve(request);
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;

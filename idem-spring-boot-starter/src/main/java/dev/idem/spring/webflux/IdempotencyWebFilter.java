@@ -14,14 +14,15 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.internal.KeyHeader;
 import dev.idem.spring.web.internal.Problem;
-import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
 import dev.idem.spring.webflux.internal.CapturedResponse;
 import dev.idem.spring.webflux.internal.ErrorAnswers;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
+import dev.idem.spring.webflux.internal.ReactiveFingerprints;
 import dev.idem.spring.webflux.internal.ReactiveRefusals;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
+import dev.idem.spring.webflux.internal.ReplayedExchange;
 import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
 import java.util.List;
@@ -75,6 +76,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   private final Executor storeCalls;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
   private volatile ErrorAnswers errors = new ErrorAnswers(List::of);
+  private final ReactiveFingerprints fingerprints;
 
   /**
    * @param maxBodyBytes the largest request body read and response body stored
@@ -95,6 +97,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
     this.storeCalls = storeCalls;
+    this.fingerprints = new ReactiveFingerprints(maxBodyBytes);
   }
 
   /**
@@ -158,9 +161,28 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                     : scopes
                         .resolve(exchange)
                         .flatMap(
-                            caller -> run(exchange, chain, route, key, token, caller, body.get())))
+                            caller ->
+                                fingerprints
+                                    .of(exchange.getRequest(), body.get(), route.ignoredFields())
+                                    .flatMap(
+                                        fingerprint ->
+                                            run(
+                                                exchange,
+                                                chain,
+                                                route,
+                                                key,
+                                                token,
+                                                caller,
+                                                body.get(),
+                                                fingerprint))))
         .onErrorResume(IdempotencyException.class, e -> answer(exchange, e))
-        .onErrorResume(RejectedExecutionException.class, e -> overloaded(exchange, e));
+        .onErrorResume(RejectedExecutionException.class, e -> overloaded(exchange, e))
+        .onErrorResume(
+            ReactiveFingerprints.MalformedParts.class,
+            e ->
+                ReactiveAnswers.problem(
+                    exchange.getResponse(),
+                    new Problem(400, "malformed-body", "Malformed multipart body", null, null)));
   }
 
   private Mono<Void> run(
@@ -170,23 +192,13 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       String key,
       String token,
       String caller,
-      byte[] body) {
+      byte[] body,
+      Fingerprint fingerprint) {
     ServerHttpRequest request = exchange.getRequest();
-    Fingerprint fingerprint =
-        RequestFingerprint.of(
-            request.getMethod().name(),
-            request.getPath().pathWithinApplication().value(),
-            request.getURI().getRawQuery(),
-            request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
-            body,
-            route.ignoredFields());
     CapturedResponse captured = new CapturedResponse(exchange.getResponse(), maxBodyBytes);
     ServerWebExchange guarded =
-        exchange
-            .mutate()
-            .request(RequestBodies.replaying(request, body))
-            .response(captured)
-            .build();
+        ReplayedExchange.of(
+            exchange, RequestBodies.replaying(request, body), captured, maxBodyBytes);
     return Mono.deferContextual(
         context -> {
           AsyncWork<StoredResponse> work =

@@ -37,7 +37,11 @@ final class Http {
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
+    boolean typed = false;
+    for (int i = 0; i < headers.length; i += 2) {
+      typed |= headers[i].equalsIgnoreCase("Content-Type");
+    }
+    if (body != null && !typed) {
       builder.header("Content-Type", "application/json");
     }
     // one connection per request: Reactor Netty 1.3.6 can stop reading a kept-alive connection

@@ -396,6 +396,76 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aFormOnAProtectedRouteReachesItsHandlerAndItsFieldsAreInTheFingerprint() {
+    String form = "application/x-www-form-urlencoded";
+    HttpResponse<String> first =
+        post("/form-transfers", "amount=10&to=bob", "Idempotency-Key", key, "Content-Type", form);
+    HttpResponse<String> other =
+        post("/form-transfers", "amount=1000&to=bob", "Idempotency-Key", key, "Content-Type", form);
+    HttpResponse<String> repeat =
+        post("/form-transfers", "amount=10&to=bob", "Idempotency-Key", key, "Content-Type", form);
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("moved 10 to bob #1");
+    assertProblem(other, 422, "key-reuse");
+    assertThat(repeat.body()).isEqualTo(first.body());
+    assertThat(repeat.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void anUploadOnAProtectedRouteReachesItsHandlerAndIsFingerprintedByItsPartsNotItsBoundary() {
+    HttpResponse<String> first = upload("first-boundary-1", "hello", "for alice");
+    HttpResponse<String> again = upload("another-boundary-2", "hello", "for alice");
+    HttpResponse<String> other = upload("third-boundary-3", "HELLO", "for alice");
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("stored report.txt (5 bytes) for alice #1");
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertProblem(other, 422, "key-reuse");
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aMultipartBodyThatCannotBeParsedIsRefusedBeforeTheClaimAndLeavesTheKeyFree() {
+    HttpResponse<String> broken =
+        post(
+            "/uploads",
+            "--b1\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nno end",
+            "Idempotency-Key",
+            key,
+            "Content-Type",
+            "multipart/form-data; boundary=b1");
+    assertThat(broken.statusCode()).isEqualTo(400);
+    HttpResponse<String> fixed = upload("b2", "hello", "for alice");
+    assertThat(fixed.statusCode()).isEqualTo(200);
+    assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  private HttpResponse<String> upload(String boundary, String content, String note) {
+    String body =
+        "--"
+            + boundary
+            + "\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n"
+            + note
+            + "\r\n--"
+            + boundary
+            + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"report.txt\"\r\n"
+            + "Content-Type: text/plain\r\n\r\n"
+            + content
+            + "\r\n--"
+            + boundary
+            + "--\r\n";
+    return post(
+        "/uploads",
+        body,
+        "Idempotency-Key",
+        key,
+        "Content-Type",
+        "multipart/form-data; boundary=" + boundary);
+  }
+
+  @Test
   void aRefusalRaisedWhileWritingTheAnswerKeepsTheKeyOfAHandlerThatRan() {
     // the handler ran, then no converter could write its answer as the client accepts: a 406
     // raised after the handler is its answer, never a reason to run it again

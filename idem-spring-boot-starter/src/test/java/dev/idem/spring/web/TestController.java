@@ -278,4 +278,32 @@ public class TestController extends ConformanceHandlers {
     count(run);
     throw new org.springframework.web.bind.ServletRequestBindingException("refused after charging");
   }
+
+  /** A transfer sent as a form. */
+  @Idempotent
+  @PostMapping(value = "/form-transfers", consumes = "application/x-www-form-urlencoded")
+  String formTransfer(
+      @RequestHeader("X-Run") String run,
+      @RequestParam("amount") long amount,
+      @RequestParam("to") String to) {
+    return "moved " + amount + " to " + to + " #" + count(run);
+  }
+
+  /** A file upload with a field beside it. */
+  @Idempotent
+  @PostMapping(value = "/uploads", consumes = "multipart/form-data")
+  String upload(
+      @RequestHeader("X-Run") String run,
+      @org.springframework.web.bind.annotation.RequestPart("file")
+          org.springframework.web.multipart.MultipartFile file,
+      @RequestParam("note") String note) {
+    return "stored "
+        + file.getOriginalFilename()
+        + " ("
+        + file.getSize()
+        + " bytes) "
+        + note
+        + " #"
+        + count(run);
+  }
 }

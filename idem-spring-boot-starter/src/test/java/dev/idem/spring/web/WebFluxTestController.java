@@ -267,4 +267,44 @@ public class WebFluxTestController extends ConformanceHandlers {
     Map<String, Object> receipt = Map.of("receipt", count(run));
     return Mono.just(receipt);
   }
+
+  /** A transfer sent as a form. */
+  @Idempotent
+  @PostMapping(value = "/form-transfers", consumes = "application/x-www-form-urlencoded")
+  Mono<String> formTransfer(@RequestHeader("X-Run") String run, ServerWebExchange exchange) {
+    return exchange
+        .getFormData()
+        .map(
+            form ->
+                "moved "
+                    + form.getFirst("amount")
+                    + " to "
+                    + form.getFirst("to")
+                    + " #"
+                    + count(run));
+  }
+
+  /** A file upload with a field beside it. */
+  @Idempotent
+  @PostMapping(value = "/uploads", consumes = "multipart/form-data")
+  Mono<String> upload(
+      @RequestHeader("X-Run") String run,
+      @org.springframework.web.bind.annotation.RequestPart("file")
+          org.springframework.http.codec.multipart.FilePart file,
+      @org.springframework.web.bind.annotation.RequestPart("note") String note) {
+    return org.springframework.core.io.buffer.DataBufferUtils.join(file.content())
+        .map(
+            content -> {
+              int size = content.readableByteCount();
+              org.springframework.core.io.buffer.DataBufferUtils.release(content);
+              return "stored "
+                  + file.filename()
+                  + " ("
+                  + size
+                  + " bytes) "
+                  + note
+                  + " #"
+                  + count(run);
+            });
+  }
 }

@@ -11,6 +11,9 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.Map;
 
 /**
  * A request whose body was read up front (to fingerprint it before the claim) and is served again
@@ -19,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 public final class CachedBodyRequest extends HttpServletRequestWrapper {
 
   private final byte[] body;
+  private volatile Map<String, String[]> parameters;
 
   private CachedBodyRequest(HttpServletRequest request, byte[] body) {
     super(request);
@@ -40,6 +44,39 @@ public final class CachedBodyRequest extends HttpServletRequestWrapper {
     }
     byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
     return body.length > maxBytes ? null : new CachedBodyRequest(request, body);
+  }
+
+  /**
+   * The request's parameters as the handler reads them: those the container or an earlier filter
+   * found (the query's, and a form body another filter read), then the fields of a form body read
+   * here, which the container no longer sees once the body stream was read.
+   */
+  @Override
+  public Map<String, String[]> getParameterMap() {
+    Map<String, String[]> known = parameters;
+    if (known == null) {
+      known =
+          FormFields.merge(super.getParameterMap(), getContentType(), getCharacterEncoding(), body);
+      parameters = known;
+    }
+    return known;
+  }
+
+  @Override
+  public String getParameter(String name) {
+    String[] values = getParameterMap().get(name);
+    return values == null || values.length == 0 ? null : values[0];
+  }
+
+  @Override
+  public Enumeration<String> getParameterNames() {
+    return Collections.enumeration(getParameterMap().keySet());
+  }
+
+  @Override
+  public String[] getParameterValues(String name) {
+    String[] values = getParameterMap().get(name);
+    return values == null ? null : values.clone();
   }
 
   /** The body as sent. */

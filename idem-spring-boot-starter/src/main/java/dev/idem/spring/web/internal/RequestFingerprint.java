@@ -2,12 +2,17 @@ package dev.idem.spring.web.internal;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.MalformedJsonException;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
@@ -56,6 +61,101 @@ public final class RequestFingerprint {
       }
     }
     return Fingerprint.of(prefix, body);
+  }
+
+  /**
+   * One part of a multipart body as the fingerprint sees it.
+   *
+   * @param name the form field's name
+   * @param filename the file name sent, or null
+   * @param contentType the part's content type, or null
+   * @param digest the SHA-256 of the part's bytes
+   */
+  public record Part(String name, String filename, String contentType, byte[] digest) {}
+
+  /**
+   * The fingerprint of a multipart request: as {@link #of}, with the media type less its parameters
+   * (the boundary is random: two sends of one upload differ in it) and, for the body, its parts in
+   * order, each by name, file name, content type and the digest of its bytes.
+   */
+  public static Fingerprint ofParts(
+      String method, String path, String query, String contentType, List<Part> parts) {
+    MediaType type = parse(contentType);
+    String prefix =
+        method
+            + " "
+            + path
+            + (query == null || query.isEmpty() ? "" : "?" + query)
+            + "\n"
+            + (type == null ? "multipart" : type.getType() + "/" + type.getSubtype());
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (Part part : parts) {
+      field(body, part.name());
+      field(body, part.filename());
+      field(body, part.contentType());
+      body.writeBytes(part.digest());
+    }
+    return Fingerprint.of(prefix, body.toByteArray());
+  }
+
+  /**
+   * The fingerprint of a form request: as {@link #of}, with the request's parameters as the handler
+   * reads them (the query's and the form body's fields, in order, less {@code ignoredFields}) for
+   * the body, so that a form body another filter already read still counts.
+   */
+  public static Fingerprint ofFields(
+      String method,
+      String path,
+      String query,
+      String contentType,
+      Map<String, String[]> fields,
+      Set<String> ignoredFields) {
+    MediaType type = parse(contentType);
+    String prefix =
+        method
+            + " "
+            + path
+            + (query == null || query.isEmpty() ? "" : "?" + query)
+            + "\n"
+            + (type == null ? normalised(contentType) : type.toString());
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    fields.forEach(
+        (name, values) -> {
+          if (!ignoredFields.contains(name)) {
+            field(body, name);
+            field(body, String.valueOf(values.length));
+            for (String value : values) {
+              field(body, value);
+            }
+          }
+        });
+    return Fingerprint.of(prefix, body.toByteArray());
+  }
+
+  /** A new digest for {@link Part#digest}. */
+  public static MessageDigest partDigest() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  /** Whether {@code contentType} is a multipart body's. */
+  public static boolean isMultipart(String contentType) {
+    MediaType type = parse(contentType);
+    return type != null && type.getType().equalsIgnoreCase("multipart");
+  }
+
+  // Length-prefixed, so that no value can run into the next; null apart from empty.
+  private static void field(ByteArrayOutputStream out, String value) {
+    if (value == null) {
+      out.writeBytes("-1:".getBytes(StandardCharsets.US_ASCII));
+      return;
+    }
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    out.writeBytes((bytes.length + ":").getBytes(StandardCharsets.US_ASCII));
+    out.writeBytes(bytes);
   }
 
   private static MediaType parse(String contentType) {
