@@ -220,7 +220,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   private long othersLive(Connection c, IdempotencyKey key, int cap) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.countScope())) {
-      Params.bind(ps, key.scope(), key.digest(), cap);
+      Params.bind(ps, dialect.sql().countScopeParams(key.scope(), key.digest(), cap));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);

@@ -536,11 +536,11 @@ abstract class JoinModeTests {
           delivery = d.get(60, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
           // in an open transaction a copy whose first is still running is refused rather than
-          // waiting on it; the broker delivers it again, and then it is a duplicate
+          // waiting on it; the broker delivers it again (which may even come before the first
+          // wrote its row: then this one applies it, and the first finds it done)
           assertThat(inOpenTransaction).isTrue();
           assertThat(e).hasCauseInstanceOf(RequestInProgressException.class);
           delivery = inbox.receive(id, c -> insertOrder(c, effect, "copy"));
-          assertThat(delivery).isEqualTo(IdempotentConsumer.Delivery.DUPLICATE);
         }
         processed += delivery == IdempotentConsumer.Delivery.PROCESSED ? 1 : 0;
       }

@@ -107,10 +107,13 @@ public class IdemProperties {
 
   /** The in-memory store's bounds (one instance only, lost at restart). */
   public static class Memory {
-    /** Most records held at once; a new key past it gets 429 store-full. */
+    /**
+     * Most records held at once, one caller at most a quarter of them; a new key past it gets 429
+     * store-full.
+     */
     private int maxEntries = InMemoryIdempotencyStore.DEFAULT_MAX_ENTRIES;
 
-    /** Most bytes held at once (outcomes and keys, estimated). */
+    /** Most bytes held at once (outcomes and keys, estimated), one caller at most a quarter. */
     private DataSize maxBytes = DataSize.ofBytes(InMemoryIdempotencyStore.DEFAULT_MAX_BYTES);
 
     public int getMaxEntries() {

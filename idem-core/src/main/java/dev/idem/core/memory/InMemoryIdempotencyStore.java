@@ -35,10 +35,13 @@ import java.util.function.UnaryOperator;
  * Clock}.
  *
  * <p>Bounded two ways: records in all ({@code maxEntries}) and bytes in all ({@code maxBytes},
- * outcomes and keys, estimated); a claim or issue may also cap its scope ({@link
- * ClaimRequest#scopeCap()}), so one caller cannot fill the store for everyone. Past a bound, a
- * claim or issue of a new key first sweeps out expired records and then, if still full, fails with
- * {@link StoreFullException}; an outcome that does not fit in the bytes left is refused with {@link
+ * outcomes and keys, estimated). One caller (the part of a scope after its first {@code |}, see
+ * {@link IdempotencyKey#scope(String, String)}) holds at most a quarter of each across all its
+ * scopes, so the rest stays for others whatever one caller sends; a scope that names no caller (a
+ * message consumer's, a bean method's without one) is bound by the store's bounds alone; a claim or
+ * issue may also cap its scope ({@link ClaimRequest#scopeCap()}). Past a bound, a claim or issue of
+ * a new key first sweeps out expired records and then, if still full, fails with {@link
+ * StoreFullException}; an outcome that does not fit in the bytes left is refused with {@link
  * OutcomeTooLargeException}, so the engine keeps the key with a small mark. It never evicts a live
  * record, since that would let a duplicate through. Expired records are also swept a few at a time
  * as new keys arrive, and by {@link #purgeExpired(int)}.
@@ -50,6 +53,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   /** The default bound on bytes held: 256 MiB. */
   public static final long DEFAULT_MAX_BYTES = 256L * 1024 * 1024;
+
+  // One caller holds at most 1/CALLER_SHARE of the records and of the bytes.
+  private static final int CALLER_SHARE = 4;
 
   // A caller at its cap must not make every refusal a sweep of the whole map.
   private static final Duration FULL_SWEEP_EVERY = Duration.ofSeconds(1);
@@ -126,7 +132,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
 
   @Override
   public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    long left = maxBytes - tally.bytes();
+    String caller = Tally.caller(lease.key().scope());
+    long left =
+        caller == null
+            ? maxBytes - tally.bytes()
+            : Math.min(maxBytes - tally.bytes(), callerShare(maxBytes) - tally.callerBytes(caller));
     int size = outcome.payload().length;
     if (outcome.kind() != Outcome.Kind.UNSTORED && size > 0 && size > left) {
       throw new OutcomeTooLargeException(
@@ -301,6 +311,28 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
               + maxBytes
               + " bytes)");
     }
+    if (callerFull(id)) {
+      throw new StoreFullException(
+          "the caller of scope "
+              + id.scope()
+              + " holds its share of the in-memory idempotency store ("
+              + callerShare(maxEntries)
+              + " records or "
+              + callerShare(maxBytes)
+              + " bytes)");
+    }
+  }
+
+  // A quarter of a bound, and at least one: what one caller may hold of it.
+  private static long callerShare(long bound) {
+    return Math.max(1, bound / CALLER_SHARE);
+  }
+
+  private boolean callerFull(IdempotencyKey id) {
+    String caller = Tally.caller(id.scope());
+    return caller != null
+        && (tally.callerRecords(caller) >= callerShare(maxEntries)
+            || tally.callerBytes(caller) >= callerShare(maxBytes));
   }
 
   // A scope at its cap drops its expired records once one of them may have ended, so a caller gets
@@ -337,6 +369,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   private boolean full(IdempotencyKey id, int scopeCap) {
     return records.size() >= maxEntries
         || tally.bytes() >= maxBytes
-        || tally.records(id.scope()) >= scopeCap;
+        || tally.records(id.scope()) >= scopeCap
+        || callerFull(id);
   }
 }

@@ -31,6 +31,8 @@ final class Tally {
 
   private final ConcurrentMap<String, Scope> perScope = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
+  // What each caller holds across its scopes: records and bytes.
+  private final ConcurrentMap<String, long[]> perCaller = new ConcurrentHashMap<>();
 
   /**
    * Counts the change of one key's record from {@code before} to {@code after} (null: none). Called
@@ -38,6 +40,12 @@ final class Tally {
    */
   void changed(StoredRecord before, StoredRecord after) {
     bytes.addAndGet(size(after) - size(before));
+    if (before != null) {
+      count(before, -1);
+    }
+    if (after != null) {
+      count(after, 1);
+    }
     if (after != null) {
       IdempotencyKey key = after.record().key();
       perScope.compute(
@@ -57,6 +65,44 @@ final class Tally {
             return scope.keys.isEmpty() ? null : scope;
           });
     }
+  }
+
+  private void count(StoredRecord r, int sign) {
+    String caller = caller(r.record().key().scope());
+    if (caller == null) {
+      return;
+    }
+    long size = size(r);
+    perCaller.compute(
+        caller,
+        (c, held) -> {
+          long[] next = held == null ? new long[2] : held;
+          next[0] += sign;
+          next[1] += sign * size;
+          return next[0] == 0 ? null : next;
+        });
+  }
+
+  /**
+   * The caller a scope belongs to: what follows the first {@code |} of {@code operation|caller}
+   * (see {@link IdempotencyKey#scope(String, String)}), or null when it names none. An operation
+   * whose name holds a {@code |} only splits its callers' shares further.
+   */
+  static String caller(String scope) {
+    int bar = scope.indexOf('|');
+    return bar < 0 ? null : scope.substring(bar + 1);
+  }
+
+  /** Records held by {@code caller} across its scopes. */
+  long callerRecords(String caller) {
+    long[] held = perCaller.get(caller);
+    return held == null ? 0 : held[0];
+  }
+
+  /** Bytes held by {@code caller} across its scopes, estimated. */
+  long callerBytes(String caller) {
+    long[] held = perCaller.get(caller);
+    return held == null ? 0 : held[1];
   }
 
   /** Records held under {@code scope}. */

@@ -11,6 +11,7 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import java.time.Clock;
@@ -86,6 +87,50 @@ class InMemoryIdempotencyStoreBoundsTest {
   }
 
   @Test
+  void oneCallerHoldsAQuarterAtMostAcrossItsScopesSoOthersAlwaysFindRoom() {
+    // one caller once filled the whole store with 1 MB answers, and every other caller got 429
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1_000, 40_000);
+    Outcome kilobyte = Outcome.success(new byte[1_024]);
+    int kept = 0;
+    for (int i = 0; i < 60; i++) {
+      IdempotencyKey key =
+          IdempotencyKey.of(
+              IdempotencyKey.scope(i % 2 == 0 ? "POST /a" : "POST /b", "mallory"), "k" + i);
+      ClaimResult result;
+      try {
+        result = claim(store, key);
+      } catch (StoreFullException e) {
+        assertThat(e).hasMessageContaining("share");
+        break;
+      }
+      try {
+        store.complete(((ClaimResult.Claimed) result).lease(), kilobyte, Duration.ofHours(1));
+        kept++;
+      } catch (OutcomeTooLargeException e) {
+        store.complete(
+            ((ClaimResult.Claimed) result).lease(), Outcome.unstored(e), Duration.ofHours(1));
+      }
+    }
+    assertThat(kept).isBetween(1, 10);
+    for (String caller : new String[] {"alice", "bob", "carol"}) {
+      IdempotencyKey key = IdempotencyKey.of(IdempotencyKey.scope("POST /a", caller), "k0");
+      ClaimResult.Claimed claimed = (ClaimResult.Claimed) claim(store, key);
+      assertThat(store.complete(claimed.lease(), kilobyte, Duration.ofHours(1))).isTrue();
+      assertThat(store.find(key).orElseThrow().outcome().payload()).hasSize(1_024);
+    }
+  }
+
+  @Test
+  void aScopeThatNamesNoCallerIsBoundByTheStoresBoundsAlone() {
+    // a message consumer's scope holds every message it saw: no caller's share applies to it
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 8);
+    for (int i = 0; i < 8; i++) {
+      assertThat(claim(store, IdempotencyKey.of("consumer:orders", "m" + i)))
+          .isInstanceOf(ClaimResult.Claimed.class);
+    }
+  }
+
+  @Test
   void failOpenNeverAppliesToAFullStore() {
     InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(clock, 1);
     complete(store, "k0", Duration.ofHours(1));
@@ -112,9 +157,13 @@ class InMemoryIdempotencyStoreBoundsTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  // each key its own caller, so that only the store's own bounds are reached
   private static ClaimResult claim(InMemoryIdempotencyStore store, String value) {
-    return store.claim(
-        ClaimRequest.of(IdempotencyKey.of("s", value), Fingerprint.NONE, Duration.ofSeconds(30)));
+    return claim(store, IdempotencyKey.of(IdempotencyKey.scope("op", value), value));
+  }
+
+  private static ClaimResult claim(InMemoryIdempotencyStore store, IdempotencyKey key) {
+    return store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
   }
 
   private static void complete(InMemoryIdempotencyStore store, String value, Duration retention) {

@@ -52,6 +52,18 @@ public final class MySqlStatements extends Statements {
     };
   }
 
+  // The scope column takes the table's collation (utf8mb4's default ignores case and accents, and
+  // pads trailing spaces): the index finds the candidates, the byte comparison keeps the scope's.
+  @Override
+  public String sameScope() {
+    return "scope = ? AND CAST(scope AS BINARY) = CAST(? AS BINARY)";
+  }
+
+  @Override
+  public Object[] countScopeParams(String scope, String id, int cap) {
+    return new Object[] {scope, scope, id, cap};
+  }
+
   @Override
   public boolean isLockWaitTimeout(SQLException e) {
     return e.getErrorCode() == 1205;

@@ -158,6 +158,20 @@ public abstract class Statements {
     void restore() throws SQLException;
   }
 
+  /**
+   * The condition that a row's scope is the one bound, byte for byte, and how many times the scope
+   * is bound for it: a column compared under a collation that ignores case, accents or trailing
+   * spaces would make one caller's records count against another's cap.
+   */
+  public String sameScope() {
+    return "scope = ?";
+  }
+
+  /** The parameters of a count of the live records of {@code scope} besides {@code id}'s. */
+  public Object[] countScopeParams(String scope, String id, int cap) {
+    return new Object[] {scope, id, cap};
+  }
+
   /** True when {@code e} says a unique key was violated. */
   public boolean isDuplicateKey(SQLException e) {
     String state = e.getSQLState();

@@ -119,7 +119,9 @@ public record StoreSql(
         dialect.purge(table),
         "SELECT COUNT(*) FROM (SELECT 1 FROM "
             + table
-            + " WHERE scope = ? AND expires_at > "
+            + " WHERE "
+            + dialect.sameScope()
+            + " AND expires_at > "
             + n
             + " AND id <> ? LIMIT ?) capped",
         dialect.insertIfAbsent(

@@ -235,16 +235,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
         return;
       }
       cached = body;
-      fingerprint =
-          FormFields.isForm(request.getContentType())
-              ? RequestFingerprint.ofFields(
-                  request.getMethod(),
-                  pathWithinApplication(request),
-                  request.getQueryString(),
-                  request.getContentType(),
-                  body.getParameterMap(),
-                  route.ignoredFields())
-              : fingerprint(request, route, body.body());
+      try {
+        fingerprint = fingerprintOf(request, route, body);
+      } catch (FormFields.MalformedFormException e) {
+        Problems.write(response, 400, "malformed-body", "Malformed form body", (String) null);
+        return;
+      }
     }
     String caller = scopes.resolve(request);
     Consumer<PendingOutcome> deferral =
@@ -342,6 +338,20 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       return captured.snapshotWithoutBody();
     }
     return captured.snapshot();
+  }
+
+  // A form counts by its fields as the handler reads them; any other body by its bytes.
+  private static Fingerprint fingerprintOf(
+      HttpServletRequest request, Route route, CachedBodyRequest body) {
+    return FormFields.isForm(request.getContentType())
+        ? RequestFingerprint.ofFields(
+            request.getMethod(),
+            pathWithinApplication(request),
+            request.getQueryString(),
+            request.getContentType(),
+            body.getParameterMap(),
+            route.ignoredFields())
+        : fingerprint(request, route, body.body());
   }
 
   private static Fingerprint fingerprint(HttpServletRequest request, Route route, byte[] body) {

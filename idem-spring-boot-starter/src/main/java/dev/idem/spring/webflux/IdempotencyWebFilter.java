@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import org.springframework.web.server.WebFilter;
@@ -48,12 +49,11 @@ import reactor.core.publisher.Mono;
  * handler carries {@code @Idempotent}) run once per key and caller; a repeat gets the stored
  * status, allow-listed headers and body with {@code Idempotent-Replayed: true}. 2xx-4xx answers are
  * stored; 5xx answers, the policy's {@code retryable-statuses}, refusals of the request's input
- * (see {@code ReactiveRefusals}) and errors no exception handler answers are passed on unstored and
- * free the key. An error the chain ends with is answered inside the filter by the application's
- * exception handlers, so that a 4xx raised after the handler ran (its answer could not be written
- * as the client accepts) is kept like any other answer. An answer whose body is over the limit
- * keeps the key and repeats get a {@code not-replayable} problem (410). Idem's own failures become
- * {@code application/problem+json}.
+ * (see {@code ReactiveRefusals}) and every other error are passed on unstored and free the key. A
+ * 4xx error the handler raised, or one raised while writing its answer (406), is answered inside
+ * the filter by the application's exception handlers and kept like any other 4xx. An answer whose
+ * body is over the limit keeps the key and repeats get a {@code not-replayable} problem (410).
+ * Idem's own failures become {@code application/problem+json}.
  *
  * <p>No request blocks an event loop: the store's calls run on the {@code StoreCallExecutor}, and
  * the handler runs on the thread the claim ended on, as any WebFlux handler may. A client that goes
@@ -178,11 +178,11 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         .onErrorResume(IdempotencyException.class, e -> answer(exchange, e))
         .onErrorResume(RejectedExecutionException.class, e -> overloaded(exchange, e))
         .onErrorResume(
-            ReactiveFingerprints.MalformedParts.class,
+            ReactiveFingerprints.MalformedBody.class,
             e ->
                 ReactiveAnswers.problem(
                     exchange.getResponse(),
-                    new Problem(400, "malformed-body", "Malformed multipart body", null, null)));
+                    new Problem(400, "malformed-body", "Malformed request body", null, null)));
   }
 
   private Mono<Void> run(
@@ -206,19 +206,13 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                   ctx ->
                       chain
                           .filter(guarded)
-                          .then(Mono.fromSupplier(() -> outcome(route, captured, false)))
+                          .then(Mono.fromSupplier(() -> outcome(route, captured)))
                           .onErrorResume(
-                              e -> !captured.passedThrough(),
+                              e -> !captured.passedThrough() && answeredHere(guarded, e),
                               e ->
                                   errors
                                       .answer(guarded, e)
-                                      .then(
-                                          Mono.fromSupplier(
-                                              () ->
-                                                  outcome(
-                                                      route,
-                                                      captured,
-                                                      ReactiveRefusals.beforeHandler(guarded, e)))))
+                                      .then(Mono.fromSupplier(() -> outcome(route, captured))))
                           .onErrorResume(
                               e -> captured.passedThrough(),
                               e -> Mono.fromSupplier(() -> afterPassThrough(route, captured, e)))
@@ -261,14 +255,24 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         });
   }
 
+  // An error that is the handler's answer: a 4xx it raised, or one raised while writing what it
+  // returned (406), is answered here by the application's exception handlers and kept as any 4xx.
+  // Any other error goes on as it came, to the filters outside this one (Spring Security turns its
+  // own into 401 and 403) and the exception handlers, and frees the key: a 5xx, or a refusal of the
+  // request's input raised before the handler's work.
+  private static boolean answeredHere(ServerWebExchange exchange, Throwable e) {
+    return e instanceof ErrorResponse answer
+        && answer.getStatusCode().is4xxClientError()
+        && !ReactiveRefusals.beforeHandler(exchange, e);
+  }
+
   /**
    * The answer to store, or null for one that goes to the client without being stored, which frees
-   * the key: a retryable status, or a request refused before its handler ran.
+   * the key: a retryable status.
    */
-  private StoredResponse outcome(Route route, CapturedResponse captured, boolean refused) {
-    if (refused
-        || route.isRetryable(
-            captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
+  private StoredResponse outcome(Route route, CapturedResponse captured) {
+    if (route.isRetryable(
+        captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
       return null;
     }
     if (captured.bodySize() > maxBodyBytes) {

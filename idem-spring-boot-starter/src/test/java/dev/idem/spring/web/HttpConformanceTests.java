@@ -413,6 +413,19 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void aFormThatCannotBeDecodedIsRefusedWith400BeforeTheClaimNeverA500() {
+    String form = "application/x-www-form-urlencoded";
+    HttpResponse<String> broken =
+        post("/form-transfers", "amount=%zz&to=bob", "Idempotency-Key", key, "Content-Type", form);
+    assertThat(broken.statusCode()).isEqualTo(400);
+    HttpResponse<String> fixed =
+        post("/form-transfers", "amount=10&to=bob", "Idempotency-Key", key, "Content-Type", form);
+    assertThat(fixed.statusCode()).isEqualTo(200);
+    assertThat(fixed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
   void anUploadOnAProtectedRouteReachesItsHandlerAndIsFingerprintedByItsPartsNotItsBoundary() {
     HttpResponse<String> first = upload("first-boundary-1", "hello", "for alice");
     HttpResponse<String> again = upload("another-boundary-2", "hello", "for alice");

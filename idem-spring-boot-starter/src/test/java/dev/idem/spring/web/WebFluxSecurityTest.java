@@ -109,6 +109,18 @@ class WebFluxSecurityTest {
         .isEmpty();
   }
 
+  @Test
+  void aHandlerTheCallerMayNotRunIsRefusedWith403ByTheChainAndClaimsNothingForGood() {
+    // the access refusal reaches Spring Security's translation, outside the filter: never a 500
+    HttpResponse<String> refused =
+        http.send(
+            "POST", "/refunds", "{}", "Idempotency-Key", key, "Authorization", basic("bob:bob"));
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(charges.refunds()).isZero();
+    assertThat(store.find(IdempotencyKey.of(IdempotencyKey.scope("POST /refunds", "bob"), key)))
+        .isEmpty();
+  }
+
   private HttpResponse<String> charge(String user) {
     return http.send(
         "POST",
@@ -135,6 +147,7 @@ class WebFluxSecurityTest {
   @SpringBootConfiguration
   @EnableAutoConfiguration
   @EnableWebFluxSecurity
+  @org.springframework.security.config.annotation.method.configuration.EnableReactiveMethodSecurity
   @Import(Charges.class)
   static class SecuredApplication {
 
@@ -160,6 +173,20 @@ class WebFluxSecurityTest {
 
     int runs() {
       return runs.get();
+    }
+
+    private final AtomicInteger refunds = new AtomicInteger();
+
+    int refunds() {
+      return refunds.get();
+    }
+
+    /** Only for administrators, whom no test user is. */
+    @Idempotent
+    @PostMapping("/refunds")
+    @org.springframework.security.access.prepost.PreAuthorize("hasRole('ADMIN')")
+    public Mono<String> refund() {
+      return Mono.fromSupplier(() -> "refund " + refunds.incrementAndGet());
     }
 
     @Idempotent

@@ -25,6 +25,16 @@ public final class FormFields {
 
   private static final FormHttpMessageConverter FORMS = new FormHttpMessageConverter();
 
+  /** The most fields a form body may hold, as a servlet container allows by default. */
+  public static final int MAX_FIELDS = 1_000;
+
+  /** A form body that cannot be read as fields: the request is refused with 400. */
+  public static final class MalformedFormException extends IllegalArgumentException {
+    MalformedFormException(String message) {
+      super(message);
+    }
+  }
+
   private FormFields() {}
 
   /** Whether {@code contentType} is a form body's. */
@@ -46,9 +56,17 @@ public final class FormFields {
     known.forEach(
         (name, values) ->
             all.computeIfAbsent(name, n -> new ArrayList<>()).addAll(List.of(values)));
-    read(contentType, encoding, body)
-        .forEach(
-            (name, values) -> all.computeIfAbsent(name, n -> new ArrayList<>()).addAll(values));
+    MultiValueMap<String, String> fields = read(contentType, encoding, body);
+    if (fields.values().stream().mapToInt(List::size).sum() > MAX_FIELDS) {
+      throw new MalformedFormException("more than " + MAX_FIELDS + " form fields");
+    }
+    // a field without '=' is there with an empty value, as the container has it
+    fields.forEach(
+        (name, values) ->
+            values.forEach(
+                value ->
+                    all.computeIfAbsent(name, n -> new ArrayList<>())
+                        .add(value == null ? "" : value)));
     Map<String, String[]> merged = new LinkedHashMap<>();
     all.forEach((name, values) -> merged.put(name, values.toArray(String[]::new)));
     return Collections.unmodifiableMap(merged);
@@ -78,6 +96,9 @@ public final class FormFields {
       return FORMS.read(null, message);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (RuntimeException e) {
+      // a malformed escape (%zz), a charset nobody knows
+      throw new MalformedFormException(e.getMessage());
     }
   }
 

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.core.ResolvableType;
-import org.springframework.core.codec.DecodingException;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
@@ -31,15 +30,17 @@ public final class ReactiveFingerprints {
 
   private static final ResolvableType FORM =
       ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, String.class);
-  private static final FormHttpMessageReader FORMS = new FormHttpMessageReader();
 
+  private final FormHttpMessageReader forms = new FormHttpMessageReader();
   private final DefaultPartHttpMessageReader parts = new DefaultPartHttpMessageReader();
 
   /**
    * @param maxBodyBytes the largest body read, which the parts are kept in memory up to
    */
   public ReactiveFingerprints(long maxBodyBytes) {
-    parts.setMaxInMemorySize((int) Math.min(Integer.MAX_VALUE, maxBodyBytes));
+    int max = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
+    forms.setMaxInMemorySize(max);
+    parts.setMaxInMemorySize(max);
   }
 
   /** The fingerprint of {@code request}, whose body is {@code body}. */
@@ -50,7 +51,7 @@ public final class ReactiveFingerprints {
     String contentType = request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE);
     if (FormFields.isForm(contentType)) {
       // by its fields as the handler reads them, the query's first, as on Spring MVC
-      return FORMS
+      return forms
           .readMono(FORM, RequestBodies.replaying(request, body), Map.of())
           .map(
               form -> {
@@ -61,7 +62,8 @@ public final class ReactiveFingerprints {
                 all.forEach((name, values) -> fields.put(name, values.toArray(String[]::new)));
                 return RequestFingerprint.ofFields(
                     method, path, query, contentType, fields, ignoredFields);
-              });
+              })
+          .onErrorMap(e -> !(e instanceof MalformedBody), MalformedBody::new);
     }
     if (!RequestFingerprint.isMultipart(contentType)) {
       return Mono.just(
@@ -72,12 +74,15 @@ public final class ReactiveFingerprints {
         .concatMap(ReactiveFingerprints::digest)
         .collectList()
         .map(read -> RequestFingerprint.ofParts(method, path, query, contentType, read))
-        .onErrorMap(DecodingException.class, MalformedParts::new);
+        .onErrorMap(e -> !(e instanceof MalformedBody), MalformedBody::new);
   }
 
-  /** A multipart body the part reader could not read: the request is refused before its claim. */
-  public static final class MalformedParts extends RuntimeException {
-    MalformedParts(DecodingException cause) {
+  /**
+   * A form or multipart body that cannot be read (a malformed escape or part, a part without a name
+   * or with a content type that is none): the request is refused with 400 before its claim.
+   */
+  public static final class MalformedBody extends RuntimeException {
+    MalformedBody(Throwable cause) {
       super(cause.getMessage(), cause, false, false);
     }
   }

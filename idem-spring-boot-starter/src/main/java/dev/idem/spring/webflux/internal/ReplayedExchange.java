@@ -27,7 +27,6 @@ public final class ReplayedExchange extends ServerWebExchangeDecorator {
       ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, String.class);
   private static final ResolvableType PARTS =
       ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, Part.class);
-  private static final FormHttpMessageReader FORMS = new FormHttpMessageReader();
 
   private final Mono<MultiValueMap<String, String>> form;
   private final Mono<MultiValueMap<String, Part>> parts;
@@ -36,9 +35,11 @@ public final class ReplayedExchange extends ServerWebExchangeDecorator {
     super(exchange);
     ServerHttpRequest request = exchange.getRequest();
     MediaType type = contentType(request.getHeaders());
+    FormHttpMessageReader forms = new FormHttpMessageReader();
+    forms.setMaxInMemorySize(maxInMemory);
     this.form =
         type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type)
-            ? FORMS.readMono(FORM, request, Map.of()).cache()
+            ? forms.readMono(FORM, request, Map.of()).cache()
             : Mono.just(new LinkedMultiValueMap<>());
     DefaultPartHttpMessageReader partReader = new DefaultPartHttpMessageReader();
     partReader.setMaxInMemorySize(maxInMemory);
