@@ -172,7 +172,7 @@ public final class RedisIdempotencyStore
     try {
       result = RecordClaims.await(claims.claim(request, owner), backend.timeout());
     } catch (RuntimeException e) {
-      claims.giveBack(request.key(), owner);
+      claims.giveBack(request.key(), owner, request.lease());
       throw e;
     }
     if (acks != null && result instanceof ClaimResult.Claimed claimed) {
@@ -200,7 +200,7 @@ public final class RedisIdempotencyStore
     return RecordClaims.within(sent, timeout, backend.timer())
         .exceptionallyCompose(
             failure -> {
-              claims.giveBack(request.key(), owner);
+              claims.giveBack(request.key(), owner, request.lease());
               return CompletableFuture.failedFuture(
                   failure instanceof TimeoutException
                       ? RecordClaims.timedOut(timeout)

@@ -16,10 +16,12 @@ import dev.idem.core.RecordChangeNotifier;
 import dev.idem.core.RecordState;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.redis.internal.LuaScripts;
 import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisKeys;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -28,6 +30,7 @@ import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +78,49 @@ class RedisStandaloneIT extends RedisBackendTests {
   @Override
   Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return StandaloneStoreFactory.class;
+  }
+
+  @Test
+  void aClaimThatReachesRedisAfterItsGiveBackClaimsNothing() {
+    // a claim sent again after NOSCRIPT can land after the give-back its caller sent on giving up;
+    // it must not leave an in-progress record nobody owns for the lease
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "late");
+    String owner = "owner-" + UUID.randomUUID();
+    RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+    byte[][] both = {
+      keys.record(key.digest()), RedisKeys.bytes("idem:{" + key.digest() + "}:given-back:" + owner)
+    };
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      Long given =
+          raw.sync()
+              .eval(
+                  LuaScripts.GIVE_BACK.bytes(),
+                  ScriptOutputType.INTEGER,
+                  both,
+                  RedisKeys.bytes(owner),
+                  RedisKeys.bytes(60_000L),
+                  keys.changeChannel(),
+                  RedisKeys.bytes(key.digest()));
+      assertThat(given).isZero();
+      List<Object> late =
+          raw.sync()
+              .eval(
+                  LuaScripts.CLAIM.bytes(),
+                  ScriptOutputType.MULTI,
+                  both,
+                  RedisKeys.bytes(key.scope()),
+                  RedisKeys.bytes(key.value()),
+                  RedisKeys.bytes(""),
+                  RedisKeys.bytes(30_000L),
+                  RedisKeys.bytes("0"),
+                  RedisKeys.bytes(owner),
+                  RedisKeys.bytes("0"));
+      assertThat(new String((byte[]) late.get(0), java.nio.charset.StandardCharsets.UTF_8))
+          .isEqualTo("G");
+      assertThat(raw.sync().exists(keys.record(key.digest()))).isZero();
+    }
+    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+        .isInstanceOf(ClaimResult.Claimed.class);
   }
 
   @Test

@@ -85,12 +85,13 @@ public final class LuaScripts {
       """;
 
   /**
-   * KEYS: record. ARGV: scope, value, fingerprint, lease ms, require issued (0/1), new owner, mark
-   * waiter (0/1). Answers {@code {'C', fence, leaseUntil}} when claimed, {@code {'U'}} for an
-   * unknown token, else {@code {code, value, leaseUntil, expiresAt}} with code I (in progress), D
-   * (done), M (mismatch), by the rules of {@link dev.idem.core.ClaimVerdict}, which the store
-   * contract checks it against. The fence is the greater of the record's fence + 1 and the server's
-   * clock in microseconds.
+   * KEYS: record, the given-back mark of the new owner. ARGV: scope, value, fingerprint, lease ms,
+   * require issued (0/1), new owner, mark waiter (0/1). Answers {@code {'G'}} when that owner's
+   * caller already gave the claim back (it comes late: sent again after NOSCRIPT), {@code {'C',
+   * fence, leaseUntil}} when claimed, {@code {'U'}} for an unknown token, else {@code {code, value,
+   * leaseUntil, expiresAt}} with code I (in progress), D (done), M (mismatch), by the rules of
+   * {@link dev.idem.core.ClaimVerdict}, which the store contract checks it against. The fence is
+   * the greater of the record's fence + 1 and the server's clock in microseconds.
    */
   public static final Script CLAIM =
       new Script(
@@ -98,6 +99,7 @@ public final class LuaScripts {
               + FIELDS
               + READ
               + """
+              if redis.call('EXISTS', KEYS[2]) == 1 then return {'G'} end
               local token = live and r.T == '1'
               if ARGV[5] == '1' and not token then return {'U'} end
               local lease = tonumber(ARGV[4])
@@ -241,14 +243,17 @@ public final class LuaScripts {
       new Script(FIELDS + OWNED + NOW + NOTIFY + GIVE_UP + "return giveUp()\n");
 
   /**
-   * KEYS: record. ARGV: owner, channel, digest. Gives up the in-progress record of a claim whose
-   * caller stopped waiting for its answer, known by its owner alone (the fence came from the
-   * script, which never answered). Answers as {@link #RELEASE}.
+   * KEYS: record, the given-back mark of the owner. ARGV: owner, mark ms, channel, digest. Gives up
+   * the in-progress record of a claim whose caller stopped waiting for its answer, known by its
+   * owner alone (the fence came from the script, which never answered), and marks the owner given
+   * back, so that the claim, should it reach Redis only now, claims nothing. Answers as {@link
+   * #RELEASE}.
    */
   public static final Script GIVE_BACK =
       new Script(
           FIELDS
               + """
+              redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
               local v = redis.call('GET', KEYS[1])
               if not v then return 0 end
               local r = fields(v)

@@ -33,6 +33,9 @@ public final class RecordClaims {
 
   private static final Logger log = LoggerFactory.getLogger(RecordClaims.class);
 
+  // How long at least the mark of a claim given back stays: longer than any command timeout.
+  private static final long GIVEN_BACK_MARK_MS = 60_000;
+
   /** The owner mark of a claim that counted its record in its scope's tally. */
   public static final String COUNTED = "c-";
 
@@ -177,7 +180,7 @@ public final class RecordClaims {
     return scripts
         .listAsync(
             LuaScripts.CLAIM,
-            recordKey,
+            new byte[][] {recordKey, keys.givenBack(key.digest(), owner)},
             RedisKeys.bytes(key.scope()),
             RedisKeys.bytes(key.value()),
             RedisKeys.bytes(request.fingerprint().value()),
@@ -197,24 +200,29 @@ public final class RecordClaims {
 
   /**
    * Gives back a claim its caller stopped waiting for (it timed out, or failed on the way back):
-   * the record is given up if it is in progress under {@code owner}. Sent without waiting on the
-   * same connection as the claim, so Redis runs it after the claim even when the claim's answer, or
-   * this one's, comes too late for the client: the retry is not refused as in progress until the
-   * lease ends. A claim that never reached Redis leaves nothing to give back.
+   * the record is given up if it is in progress under {@code owner}, and a claim of that owner that
+   * reaches Redis only later claims nothing. Sent without waiting on the same connection as the
+   * claim, so Redis runs it after the claim even when the claim's answer, or this one's, comes too
+   * late for the client: the retry is not refused as in progress until the lease ends. A claim that
+   * never reached Redis leaves nothing to give back.
    */
-  public void giveBack(IdempotencyKey key, String owner) {
-    ScriptRunner.FOLLOW_UP.execute(() -> sendGiveBack(key, owner));
+  public void giveBack(IdempotencyKey key, String owner, Duration lease) {
+    ScriptRunner.FOLLOW_UP.execute(() -> sendGiveBack(key, owner, lease));
   }
 
-  private void sendGiveBack(IdempotencyKey key, String owner) {
+  private void sendGiveBack(IdempotencyKey key, String owner, Duration lease) {
     String digest = key.digest();
     // with its source: its answer may come after Lettuce stopped listening, so a NOSCRIPT from a
-    // server that never ran it would be dropped, and the key held for its lease
+    // server that never ran it would be dropped, and the key held for its lease. It also marks the
+    // owner given back, for as long as the claim could still arrive (sent again after its own
+    // NOSCRIPT): such a late claim then claims nothing.
+    long mark = Math.max(2 * RedisKeys.millis(lease), GIVEN_BACK_MARK_MS);
     scripts
         .numberAsyncWithSource(
             LuaScripts.GIVE_BACK,
-            keys.record(digest),
+            new byte[][] {keys.record(digest), keys.givenBack(digest, owner)},
             RedisKeys.bytes(owner),
+            RedisKeys.bytes(mark),
             changeChannel,
             RedisKeys.bytes(digest))
         .whenComplete(

@@ -35,6 +35,9 @@ public final class RecordReplies {
       return new ClaimResult.Claimed(
           new Lease(key, (Long) reply.get(1), owner, Instant.ofEpochMilli((Long) reply.get(2))));
     }
+    if (code.equals("G")) {
+      throw new IdempotencyStoreException("the claim of " + key + " was given back before it ran");
+    }
     ClaimVerdict verdict =
         switch (code) {
           case "U" -> ClaimVerdict.UNKNOWN_TOKEN;

@@ -39,6 +39,14 @@ public final class RedisKeys {
     return bytes(prefix + "{" + digest + "}");
   }
 
+  /**
+   * The mark that the claim of {@code owner} on the record of {@code digest} was given back, in the
+   * record's Cluster slot.
+   */
+  public byte[] givenBack(String digest, String owner) {
+    return bytes(prefix + "{" + digest + "}:given-back:" + owner);
+  }
+
   /** The tally of one scope's live records (see {@link LuaScripts#TALLY_ADD}), by its digest. */
   public byte[] tally(String scopeDigest) {
     return bytes(prefix + "scope:{" + scopeDigest + "}");

@@ -47,6 +47,11 @@ public final class ScriptRunner {
     return send(script, ScriptOutputType.MULTI, new byte[][] {key}, args);
   }
 
+  /** As {@link #listAsync(Script, byte[], byte[]...)}, for a script of several keys. */
+  public CompletableFuture<List<Object>> listAsync(Script script, byte[][] keys, byte[]... args) {
+    return send(script, ScriptOutputType.MULTI, keys, args);
+  }
+
   /** As {@link #listAsync}, for a script that answers an integer. */
   public CompletableFuture<Long> numberAsync(Script script, byte[] key, byte[]... args) {
     return send(script, ScriptOutputType.INTEGER, new byte[][] {key}, args);
@@ -58,9 +63,10 @@ public final class ScriptRunner {
    * not know the script yet (fresh, restarted, failed over) still runs it instead of answering
    * NOSCRIPT to nobody.
    */
-  public CompletableFuture<Long> numberAsyncWithSource(Script script, byte[] key, byte[]... args) {
+  public CompletableFuture<Long> numberAsyncWithSource(
+      Script script, byte[][] keys, byte[]... args) {
     return ScriptRunner.<Long>sent(
-            () -> async.eval(script.bytes(), ScriptOutputType.INTEGER, new byte[][] {key}, args))
+            () -> async.eval(script.bytes(), ScriptOutputType.INTEGER, keys, args))
         .exceptionallyCompose(failure -> CompletableFuture.failedFuture(failed(failure)));
   }
 
