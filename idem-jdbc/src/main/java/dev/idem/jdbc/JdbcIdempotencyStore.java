@@ -119,7 +119,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           }
           try {
             if (joined && !dialect.sql().joinedClaimMayGo(c, request.key().digest())) {
-              return busy(c, request);
+              return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
             }
             for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
               String owner = (joined ? JOINED : "") + newOwner();
@@ -148,17 +148,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     try {
       return tryClaim(c, request, owner, true);
     } catch (SQLException e) {
-      if (dialect.sql().isLockWaitTimeout(e)) {
-        return busy(c, request);
+      if (!dialect.sql().isLockWaitTimeout(e)) {
+        throw e;
       }
-      throw e;
+      if (dialect.sql().lockWaitTimeoutAbortsTransaction(c)) {
+        throw Jdbc.abortedTransaction(request.key(), e);
+      }
+      return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
     } finally {
       wait.restore();
     }
-  }
-
-  private ClaimResult busy(Connection c, ClaimRequest request) throws SQLException {
-    return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
   }
 
   private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner, boolean joined)

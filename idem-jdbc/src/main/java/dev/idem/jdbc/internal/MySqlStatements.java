@@ -1,6 +1,7 @@
 package dev.idem.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -67,6 +68,15 @@ public final class MySqlStatements extends Statements {
   @Override
   public boolean isLockWaitTimeout(SQLException e) {
     return e.getErrorCode() == 1205;
+  }
+
+  // With innodb_rollback_on_timeout a lock wait timeout rolls back the whole transaction.
+  @Override
+  public boolean lockWaitTimeoutAbortsTransaction(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT @@innodb_rollback_on_timeout")) {
+      return rs.next() && rs.getBoolean(1);
+    }
   }
 
   @Override

@@ -90,6 +90,12 @@ public final class PostgresStatements extends Statements {
     return "55P03".equals(e.getSQLState());
   }
 
+  // Any error aborts a PostgreSQL transaction: a lock_timeout the application set included.
+  @Override
+  public boolean lockWaitTimeoutAbortsTransaction(Connection c) {
+    return true;
+  }
+
   @Override
   public boolean claimReturnsRow() {
     return true;

@@ -148,6 +148,14 @@ public abstract class Statements {
     return false;
   }
 
+  /**
+   * Whether a lock wait that timed out on {@code c} took the whole transaction with it, not only
+   * its statement: then the joined claim cannot be answered "in progress" and go on.
+   */
+  public boolean lockWaitTimeoutAbortsTransaction(Connection c) throws SQLException {
+    return false;
+  }
+
   /** Puts back a session's lock wait that {@link #boundLockWait} changed. */
   @FunctionalInterface
   public interface LockWait {
