@@ -11,6 +11,7 @@ import dev.idem.spring.web.TokenController;
 import dev.idem.spring.web.internal.ArgumentRefusals;
 import dev.idem.spring.web.internal.ProblemAdvice;
 import dev.idem.spring.web.internal.RouteResolver;
+import jakarta.servlet.MultipartConfigElement;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -55,7 +56,8 @@ public class IdemWebAutoConfiguration {
       IdemProperties properties,
       IdempotencyScopeResolver scopes,
       ObjectProvider<RequestMappingHandlerMapping> mappings,
-      ObjectProvider<InFlightWork> inFlight) {
+      ObjectProvider<InFlightWork> inFlight,
+      ObjectProvider<MultipartConfigElement> multipart) {
     RouteResolver routes = new RouteResolver(mappings, properties.getHttp().getPaths(), policies);
     long maxBody = properties.getHttp().getMaxBodyBytes().toBytes();
     IdempotencyFilter filter =
@@ -67,6 +69,7 @@ public class IdemWebAutoConfiguration {
             maxBody,
             inFlight.getIfAvailable(InFlightWork::new));
     filter.setClientErrorRetention(properties.getHttp().getClientErrorRetention());
+    filter.setContainerParsesParts(multipart.getIfAvailable() != null);
     filter.setMaxRecordsPerCaller(
         IdemAutoConfiguration.cap(properties.getHttp().getMaxRecordsPerCaller()));
     return filter;

@@ -88,6 +88,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private final RouteResolver routes;
   private final IdempotencyScopeResolver scopes;
   private final long maxBodyBytes;
+  private volatile boolean containerParsesParts = true;
   private final InFlightWork inFlight;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
 
@@ -124,6 +125,16 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    */
   public void setClientErrorRetention(Duration retention) {
     this.codec = StoredResponse.codec(retention);
+  }
+
+  /**
+   * Whether the servlet container parses multipart bodies (Spring Boot's {@code
+   * spring.servlet.multipart.enabled}, the default): then the filter reads an upload's parts
+   * through the container and fingerprints them, not the random boundary. Without it the
+   * application parses uploads itself, so the filter reads the body as any other and hands it on.
+   */
+  public void setContainerParsesParts(boolean parses) {
+    this.containerParsesParts = parses;
   }
 
   /**
@@ -202,16 +213,22 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     request.setAttribute(KEY_ATTRIBUTE, key != null ? key : token);
     HttpServletRequest cached;
     Fingerprint fingerprint;
-    if (RequestFingerprint.isMultipart(request.getContentType())) {
+    if (containerParsesParts && RequestFingerprint.isMultipart(request.getContentType())) {
       // the container parses the parts and serves them to the handler again; the body stream
       // stays unread, and the random boundary out of the fingerprint
       List<RequestFingerprint.Part> parts;
       try {
         parts = ServletParts.of(request, maxBodyBytes);
       } catch (ServletException | IOException | IllegalStateException e) {
-        // the container could not read the parts (malformed, over its own limits, or cut off)
+        // the container could not read the parts: over its own limits, malformed, or cut off
         log.debug("multipart body of {} refused: {}", route.operation(), e.toString());
-        Problems.write(response, 400, "malformed-body", "Malformed multipart body", (String) null);
+        if (ServletParts.overLimit(e)) {
+          Problems.write(
+              response, 413, "body-too-large", "Request body over the limit", (String) null);
+        } else {
+          Problems.write(
+              response, 400, "malformed-body", "Malformed multipart body", (String) null);
+        }
         return;
       }
       if (parts == null) {

@@ -439,6 +439,14 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void anUploadOverTheBodyLimitIsRefusedWith413BeforeTheClaim() {
+    HttpResponse<String> large = upload("big-boundary", "x".repeat(3_000), "for alice");
+    assertProblem(large, 413, "body-too-large");
+    assertThat(controller.runs(run)).isZero();
+    assertThat(upload("small-boundary", "hello", "for alice").statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void aMultipartBodyThatCannotBeParsedIsRefusedBeforeTheClaimAndLeavesTheKeyFree() {
     HttpResponse<String> broken =
         post(

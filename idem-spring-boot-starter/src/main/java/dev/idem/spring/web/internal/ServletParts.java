@@ -41,4 +41,19 @@ public final class ServletParts {
     }
     return parts;
   }
+
+  /** Whether {@code e}, from reading the parts, says they are over the container's size limits. */
+  public static boolean overLimit(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // Tomcat's and Jetty's own exceptions, which no API of the servlet spec names
+      String name = t.getClass().getSimpleName();
+      if (name.contains("SizeLimitExceeded") || name.equals("SizeException")) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
 }
