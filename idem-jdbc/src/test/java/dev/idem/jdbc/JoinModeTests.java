@@ -155,19 +155,8 @@ abstract class JoinModeTests {
     // a duplicate that waited on the first's row lock held a pooled connection for as long as the
     // first ran, whatever the policy said: four of them took a pool of four from everyone else
     IdempotencyKey key = IdempotencyKey.of(scope, "k9");
-    CountDownLatch inserted = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Future<String> first =
-        pool.submit(
-            () ->
-                order(
-                    key,
-                    "first",
-                    () -> {
-                      inserted.countDown();
-                      assertThat(finish.await(20, TimeUnit.SECONDS)).isTrue();
-                    }));
-    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+    Future<String> first = firstHeldOpen(key, finish);
     Future<String> duplicate = pool.submit(() -> order(key, "duplicate", () -> {}));
     assertThatThrownBy(() -> duplicate.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(RequestInProgressException.class);
@@ -182,19 +171,8 @@ abstract class JoinModeTests {
   void aDuplicateThatMayWaitAsksAgainUntilTheFirstTransactionEndsThenReplaysItsAnswer()
       throws Exception {
     IdempotencyKey key = IdempotencyKey.of(scope, "k2");
-    CountDownLatch inserted = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Future<String> first =
-        pool.submit(
-            () ->
-                order(
-                    key,
-                    "first",
-                    () -> {
-                      inserted.countDown();
-                      assertThat(finish.await(20, TimeUnit.SECONDS)).isTrue();
-                    }));
-    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+    Future<String> first = firstHeldOpen(key, finish);
     CompletableFuture<String> duplicateSession = new CompletableFuture<>();
     int before = inProgressAnswers.get();
     Future<String> duplicate =
@@ -218,6 +196,34 @@ abstract class JoinModeTests {
     assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
     assertThat(duplicate.get(20, TimeUnit.SECONDS)).isEqualTo("order-first");
     assertThat(orders(key)).isEqualTo(1);
+  }
+
+  /**
+   * The first order of {@code key}, in a transaction held open after its insert until {@code
+   * finish}; returns once the insert is done.
+   */
+  private Future<String> firstHeldOpen(IdempotencyKey key, CountDownLatch finish)
+      throws InterruptedException {
+    return firstHeldOpen(key, () -> assertThat(finish.await(20, TimeUnit.SECONDS)).isTrue());
+  }
+
+  /**
+   * The first order of {@code key}, which runs {@code open} after its insert, in its transaction.
+   */
+  private Future<String> firstHeldOpen(IdempotencyKey key, Step open) throws InterruptedException {
+    CountDownLatch inserted = new CountDownLatch(1);
+    Future<String> first =
+        pool.submit(
+            () ->
+                order(
+                    key,
+                    "first",
+                    () -> {
+                      inserted.countDown();
+                      open.run();
+                    }));
+    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+    return first;
   }
 
   /** The database's id of the session on {@code c}. */
@@ -265,20 +271,14 @@ abstract class JoinModeTests {
   @Test
   void aDuplicateOfARolledBackTransactionRunsTheWorkItself() throws Exception {
     IdempotencyKey key = IdempotencyKey.of(scope, "k3");
-    CountDownLatch inserted = new CountDownLatch(1);
     CountDownLatch fail = new CountDownLatch(1);
     Future<String> first =
-        pool.submit(
-            () ->
-                order(
-                    key,
-                    "first",
-                    () -> {
-                      inserted.countDown();
-                      fail.await();
-                      throw new IllegalStateException("rolled back");
-                    }));
-    assertThat(inserted.await(20, TimeUnit.SECONDS)).isTrue();
+        firstHeldOpen(
+            key,
+            () -> {
+              fail.await();
+              throw new IllegalStateException("rolled back");
+            });
     Future<String> duplicate = pool.submit(() -> order(key, "duplicate", () -> {}, WAITING));
     fail.countDown();
     assertThatThrownBy(() -> first.get(20, TimeUnit.SECONDS))

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
-import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.converter.FormHttpMessageConverter;
 import org.springframework.util.MultiValueMap;
@@ -39,7 +38,7 @@ public final class FormFields {
 
   /** Whether {@code contentType} is a form body's. */
   public static boolean isForm(String contentType) {
-    MediaType type = parse(contentType);
+    MediaType type = RequestFingerprint.parse(contentType);
     return type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type);
   }
 
@@ -74,7 +73,7 @@ public final class FormFields {
 
   private static MultiValueMap<String, String> read(
       String contentType, String encoding, byte[] body) {
-    MediaType type = parse(contentType);
+    MediaType type = RequestFingerprint.parse(contentType);
     if (type.getCharset() == null && encoding != null && Charset.isSupported(encoding)) {
       type = new MediaType(type, Charset.forName(encoding));
     }
@@ -99,17 +98,6 @@ public final class FormFields {
     } catch (RuntimeException e) {
       // a malformed escape (%zz), a charset nobody knows
       throw new MalformedFormException(e.getMessage());
-    }
-  }
-
-  private static MediaType parse(String contentType) {
-    if (contentType == null || contentType.isBlank()) {
-      return null;
-    }
-    try {
-      return MediaType.parseMediaType(contentType);
-    } catch (InvalidMediaTypeException e) {
-      return null;
     }
   }
 }

@@ -44,12 +44,7 @@ public final class RequestFingerprint {
       Set<String> ignoredFields) {
     MediaType type = parse(contentType);
     String prefix =
-        method
-            + " "
-            + path
-            + (query == null || query.isEmpty() ? "" : "?" + query)
-            + "\n"
-            + (type == null ? normalised(contentType) : type.toString());
+        prefix(method, path, query, type == null ? normalised(contentType) : type.toString());
     if (type != null && isJson(type) && body.length > 0) {
       String text = decode(body, type);
       if (text != null) {
@@ -82,12 +77,11 @@ public final class RequestFingerprint {
       String method, String path, String query, String contentType, List<Part> parts) {
     MediaType type = parse(contentType);
     String prefix =
-        method
-            + " "
-            + path
-            + (query == null || query.isEmpty() ? "" : "?" + query)
-            + "\n"
-            + (type == null ? "multipart" : type.getType() + "/" + type.getSubtype());
+        prefix(
+            method,
+            path,
+            query,
+            type == null ? "multipart" : type.getType() + "/" + type.getSubtype());
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     for (Part part : parts) {
       field(body, part.name());
@@ -112,12 +106,7 @@ public final class RequestFingerprint {
       Set<String> ignoredFields) {
     MediaType type = parse(contentType);
     String prefix =
-        method
-            + " "
-            + path
-            + (query == null || query.isEmpty() ? "" : "?" + query)
-            + "\n"
-            + (type == null ? normalised(contentType) : type.toString());
+        prefix(method, path, query, type == null ? normalised(contentType) : type.toString());
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     fields.forEach(
         (name, values) -> {
@@ -158,7 +147,18 @@ public final class RequestFingerprint {
     out.writeBytes(bytes);
   }
 
-  private static MediaType parse(String contentType) {
+  // What every fingerprint starts with: the method, the path, the raw query and the media type.
+  private static String prefix(String method, String path, String query, String mediaType) {
+    return method
+        + " "
+        + path
+        + (query == null || query.isEmpty() ? "" : "?" + query)
+        + "\n"
+        + mediaType;
+  }
+
+  /** {@code contentType} parsed, or null when it is none or not a media type. */
+  static MediaType parse(String contentType) {
     if (contentType == null || contentType.isBlank()) {
       return null;
     }
