@@ -11,6 +11,7 @@ import dev.idem.spring.web.internal.Routes;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import dev.idem.spring.webflux.ReactiveScopeResolver;
 import dev.idem.spring.webflux.ReactiveTokenController;
+import dev.idem.spring.webflux.internal.HandlerReturns;
 import dev.idem.spring.webflux.internal.ReactiveRouteResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -68,6 +69,16 @@ public class IdemWebFluxAutoConfiguration {
     filter.setClientErrorRetention(properties.getHttp().getClientErrorRetention());
     filter.setErrorHandlers(() -> errorHandlers.orderedStream().toList());
     return filter;
+  }
+
+  /** Marks exchanges whose handler method returned, so refusals after it keep the key. */
+  @Bean
+  public HandlerReturns idemHandlerReturns(
+      ObjectProvider<
+              org.springframework.web.reactive.result.method.annotation
+                  .RequestMappingHandlerAdapter>
+          adapters) {
+    return new HandlerReturns(adapters);
   }
 
   /** Checks the annotated handlers once every handler is mapped. */

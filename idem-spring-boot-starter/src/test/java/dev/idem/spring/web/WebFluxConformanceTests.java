@@ -2,6 +2,7 @@ package dev.idem.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -26,6 +27,18 @@ abstract class WebFluxConformanceTests extends HttpConformanceTests {
   @Test
   void blockHoundRefusesABlockingCallOnTheEventLoop() {
     assertThat(post("/blocking", null).statusCode()).isEqualTo(500);
+  }
+
+  @Test
+  void aBodyTheHandlerRefusesInItsOwnPipelineAfterItsWorkKeepsTheKey() {
+    // the handler charged before it read its body: the refusal is its answer, never a reason to
+    // charge again for the corrected body under the same key
+    HttpResponse<String> malformed =
+        post("/charge-then-read", "{\"item\":", "Idempotency-Key", key);
+    HttpResponse<String> fixed = post("/charge-then-read", ORDER, "Idempotency-Key", key);
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(fixed.statusCode()).isIn(400, 422);
+    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   // Waiters hold no thread here, and their claims are made on the store's threads, so claims are

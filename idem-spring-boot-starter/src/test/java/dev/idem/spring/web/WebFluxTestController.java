@@ -52,25 +52,27 @@ public class WebFluxTestController extends ConformanceHandlers {
   @Idempotent
   @PostMapping("/orders")
   Mono<ResponseEntity<String>> create(
-      @RequestHeader("X-Run") String run, @RequestBody Mono<TestController.Order> order) {
-    return order.map(
-        o -> {
-          int n = count(run);
-          return ResponseEntity.status(HttpStatus.CREATED)
-              .contentType(MediaType.APPLICATION_JSON)
-              .header("Location", "/orders/" + n)
-              .header("ETag", "\"v" + n + "\"")
-              .header("Set-Cookie", "session=" + n)
-              .header("X-Not-Replayed", "x")
-              .body(
-                  "{\"n\":"
-                      + n
-                      + ",\"item\":\""
-                      + o.item()
-                      + "\",\"at\":"
-                      + System.nanoTime()
-                      + "}");
-        });
+      @RequestHeader("X-Run") String run, @RequestBody TestController.Order order) {
+    // a plain body argument: a malformed one is refused before the handler runs
+    return Mono.just(order)
+        .map(
+            o -> {
+              int n = count(run);
+              return ResponseEntity.status(HttpStatus.CREATED)
+                  .contentType(MediaType.APPLICATION_JSON)
+                  .header("Location", "/orders/" + n)
+                  .header("ETag", "\"v" + n + "\"")
+                  .header("Set-Cookie", "session=" + n)
+                  .header("X-Not-Replayed", "x")
+                  .body(
+                      "{\"n\":"
+                          + n
+                          + ",\"item\":\""
+                          + o.item()
+                          + "\",\"at\":"
+                          + System.nanoTime()
+                          + "}");
+            });
   }
 
   @Idempotent
@@ -82,8 +84,17 @@ public class WebFluxTestController extends ConformanceHandlers {
   @Idempotent
   @PostMapping("/validated")
   Mono<String> validated(
-      @RequestHeader("X-Run") String run, @Valid @RequestBody Mono<TestController.Named> named) {
-    return named.map(n -> n.name() + " " + count(run));
+      @RequestHeader("X-Run") String run, @Valid @RequestBody TestController.Named named) {
+    return Mono.fromSupplier(() -> named.name() + " " + count(run));
+  }
+
+  /** Charges, then reads its body in its own pipeline: a malformed body is refused after. */
+  @Idempotent
+  @PostMapping("/charge-then-read")
+  Mono<String> chargeThenRead(
+      @RequestHeader("X-Run") String run, @RequestBody Mono<TestController.Order> order) {
+    int charge = count(run);
+    return order.map(o -> "charged #" + charge + " for " + o.item());
   }
 
   @GetMapping("/orders")

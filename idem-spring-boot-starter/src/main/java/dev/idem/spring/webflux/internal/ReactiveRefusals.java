@@ -1,7 +1,6 @@
 package dev.idem.spring.webflux.internal;
 
 import org.springframework.web.method.annotation.HandlerMethodValidationException;
-import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.NotAcceptableStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
@@ -9,12 +8,16 @@ import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 
 /**
  * Tells whether WebFlux refused a request before its handler ran, which frees the key, as the
- * servlet side's {@code Refusals} does. A refusal of the request's input (an unreadable or invalid
- * body, a missing header or parameter, a media type nobody reads) is taken as coming before the
- * handler's work wherever it is raised: a WebFlux handler usually receives its body as a {@code
- * Mono} and reads it inside its own pipeline, after it returned, so the error stops that pipeline
- * before its work. A refusal of the answer (406: nothing writes what the client accepts) comes
- * before the handler only when no handler was chosen; once one was, it ran, and its answer is kept.
+ * servlet side's {@code Refusals} does. The kind of error says that it is a refusal (an unreadable
+ * or invalid body, a missing header or parameter, a media type nobody reads or writes); {@link
+ * HandlerReturns} says where it was raised. Before the handler method returned (while WebFlux chose
+ * it or resolved its arguments) the handler did nothing. After it, the refusal came out of the
+ * pipeline the handler returned, which may have done its work before it read its body ({@code
+ * charge().then(body)}), or out of writing its answer: it is the handler's answer, and kept. A
+ * handler that takes its body as a {@code Mono} and refuses it is then answered the same to every
+ * repeat: take the body as a plain argument to have a malformed one refused before the handler. The
+ * handler functions of functional routes read their bodies themselves and are not marked: a refusal
+ * from them frees the key.
  */
 public final class ReactiveRefusals {
 
@@ -22,11 +25,11 @@ public final class ReactiveRefusals {
 
   /** True when {@code error} refused the request of {@code exchange} before its handler ran. */
   public static boolean beforeHandler(ServerWebExchange exchange, Throwable error) {
-    if (error instanceof NotAcceptableStatusException) {
-      return exchange.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE) == null;
-    }
-    return error instanceof ServerWebInputException
-        || error instanceof UnsupportedMediaTypeStatusException
-        || error instanceof HandlerMethodValidationException;
+    boolean refusal =
+        error instanceof ServerWebInputException
+            || error instanceof UnsupportedMediaTypeStatusException
+            || error instanceof NotAcceptableStatusException
+            || error instanceof HandlerMethodValidationException;
+    return refusal && !HandlerReturns.returned(exchange);
   }
 }
