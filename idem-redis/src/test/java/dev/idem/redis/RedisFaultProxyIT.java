@@ -3,6 +3,7 @@ package dev.idem.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
@@ -232,6 +233,32 @@ class RedisFaultProxyIT {
     try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
       SilentPartitionCheck.workIsToldItsLeaseIsLostBeforeAHangingRenewalGivesUp(
           slowStore, proxy, "fault-proxy");
+    } finally {
+      slowClient.shutdown();
+    }
+  }
+
+  @Test
+  void aClaimIsGivenUpOnWithinHalfItsLeaseWhateverTheClientsTimeout() {
+    // with the client's 30 s command timeout a claim held by the network was waited for 30 s,
+    // past its own 2 s lease: an answer then could hand out a key someone else took over
+    RedisURI slowUri = proxiedUri();
+    slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);
+    RedisClient slowClient = RedisClient.create(slowUri);
+    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
+      ClaimRequest request =
+          ClaimRequest.of(
+              IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+              Fingerprint.of("POST /pay", ANSWER),
+              Duration.ofSeconds(2));
+      proxy.hold(true);
+      assertTimeoutPreemptively(
+          HANGING_COMMAND_TIMEOUT.dividedBy(2),
+          () ->
+              assertThatThrownBy(() -> slowStore.claim(request))
+                  .isInstanceOf(IdempotencyStoreException.class));
+      proxy.hold(false);
+      claimCompleteAndReplay(request);
     } finally {
       slowClient.shutdown();
     }
