@@ -170,7 +170,9 @@ public final class RedisIdempotencyStore
     String owner = RecordClaims.owner(request);
     ClaimResult result;
     try {
-      result = RecordClaims.await(claims.claim(request, owner), claimBound(request));
+      result =
+          RecordClaims.await(
+              claims.claim(request, owner), RecordClaims.bound(backend.timeout(), request.lease()));
     } catch (RuntimeException e) {
       claims.giveBack(request.key(), owner, request.lease());
       throw e;
@@ -194,7 +196,7 @@ public final class RedisIdempotencyStore
     if (acks != null) {
       return IdempotencyStore.super.claimAsync(request);
     }
-    Duration timeout = claimBound(request);
+    Duration timeout = RecordClaims.bound(backend.timeout(), request.lease());
     String owner = RecordClaims.owner(request);
     CompletableFuture<ClaimResult> sent = claims.claim(request, owner);
     return RecordClaims.within(sent, timeout, backend.timer())
@@ -206,16 +208,6 @@ public final class RedisIdempotencyStore
                       ? RecordClaims.timedOut(timeout)
                       : ScriptRunner.failed(failure));
             });
-  }
-
-  // How long a claim is waited for: the client's command timeout, but never half the lease or more,
-  // whatever the application set (Lettuce's default of 60 s is twice the default lease): a claim
-  // answered after its lease ended could hand out a key another owner took over meanwhile. One
-  // given up on is given back.
-  private Duration claimBound(ClaimRequest request) {
-    Duration half = request.lease().dividedBy(2);
-    Duration client = backend.timeout();
-    return client.isZero() || client.compareTo(half) > 0 ? half : client;
   }
 
   // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).

@@ -179,11 +179,7 @@ class RedisFaultProxyIT {
 
   @Test
   void aClaimRedisAppliesAfterItsCallerGaveUpIsGivenBackRatherThanHeldForItsLease() {
-    ClaimRequest request =
-        ClaimRequest.of(
-            IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
-            Fingerprint.of("POST /pay", ANSWER),
-            Duration.ofMinutes(10));
+    ClaimRequest request = request(Duration.ofMinutes(10));
     proxy.hold(true);
     assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
 
@@ -210,11 +206,7 @@ class RedisFaultProxyIT {
             Fingerprint.NONE,
             Duration.ofMinutes(10));
     assertThat(store.claim(warmUp)).isInstanceOf(ClaimResult.Claimed.class);
-    ClaimRequest request =
-        ClaimRequest.of(
-            IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
-            Fingerprint.of("POST /pay", ANSWER),
-            Duration.ofMinutes(10));
+    ClaimRequest request = request(Duration.ofMinutes(10));
     proxy.hold(true);
     assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
     // the stall outlasts the give-back's own timeout too, as a Redis stopped for seconds does
@@ -246,11 +238,7 @@ class RedisFaultProxyIT {
     slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);
     RedisClient slowClient = RedisClient.create(slowUri);
     try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
-      ClaimRequest request =
-          ClaimRequest.of(
-              IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
-              Fingerprint.of("POST /pay", ANSWER),
-              Duration.ofSeconds(2));
+      ClaimRequest request = request(Duration.ofSeconds(2));
       proxy.hold(true);
       assertTimeoutPreemptively(
           HANGING_COMMAND_TIMEOUT.dividedBy(2),
@@ -367,9 +355,14 @@ class RedisFaultProxyIT {
   }
 
   private static ClaimRequest request() {
+    return request(LEASE);
+  }
+
+  /** A payment's claim of a new key, with {@code lease}. */
+  private static ClaimRequest request(Duration lease) {
     return ClaimRequest.of(
         IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
         Fingerprint.of("POST /pay", ANSWER),
-        LEASE);
+        lease);
   }
 }

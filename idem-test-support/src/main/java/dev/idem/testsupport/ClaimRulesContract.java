@@ -1,6 +1,7 @@
 package dev.idem.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
@@ -12,6 +13,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
+import dev.idem.core.StoreFullException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -137,6 +139,21 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     assertThat(store().find(key).orElseThrow().fingerprint()).isEqualTo(fingerprint("a"));
     Lease same = claimOrFail(key, fingerprint("a"), longLease());
     assertThat(same.fence()).isGreaterThan(first.fence());
+  }
+
+  @Test
+  void scopesThatDifferInAnyByteAreCountedApart() {
+    // a database collation that ignores case, accents or trailing spaces must not make one caller's
+    // records count against another's cap
+    String caller = scope + ":Ana";
+    claimCappedOrFail(IdempotencyKey.of(caller, "k0"), 1);
+    for (String other : List.of(scope + ":ana", scope + ":Ana ", scope + ":Aná", scope + ":ANA")) {
+      assertThat(store().claim(capped(IdempotencyKey.of(other, "k0"), 1)))
+          .as("the first key of %s", other)
+          .isInstanceOf(ClaimResult.Claimed.class);
+    }
+    assertThatThrownBy(() -> store().claim(capped(IdempotencyKey.of(caller, "k1"), 1)))
+        .isInstanceOf(StoreFullException.class);
   }
 
   @Test

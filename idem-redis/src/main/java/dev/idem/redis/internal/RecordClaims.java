@@ -108,6 +108,17 @@ public final class RecordClaims {
     return bounded;
   }
 
+  /**
+   * How long a claim with {@code lease} is waited for: the client's command timeout (zero: none),
+   * but never half the lease or more, whatever the application set (Lettuce's default of 60 s is
+   * twice the default lease): a claim answered after its lease ended could hand out a key another
+   * owner took over meanwhile. One given up on is given back.
+   */
+  public static Duration bound(Duration clientTimeout, Duration lease) {
+    Duration half = lease.dividedBy(2);
+    return clientTimeout.isZero() || clientTimeout.compareTo(half) > 0 ? half : clientTimeout;
+  }
+
   /** The failure of a call that had no answer within {@code timeout}, as Lettuce's own. */
   public static IdempotencyException timedOut(Duration timeout) {
     return RedisFailures.of(new RedisCommandTimeoutException("Command timed out after " + timeout));

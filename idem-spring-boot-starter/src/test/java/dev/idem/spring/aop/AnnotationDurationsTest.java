@@ -6,6 +6,7 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.InProgressPolicy;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.StartFailures;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.time.Duration;
@@ -76,13 +77,10 @@ class AnnotationDurationsTest {
         .withBean(Misspelt.class)
         .run(
             context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("@Idempotent(lease = \"5 seconds\")")
-                    .hasMessageContaining("'5 seconds' is not a duration"));
+                StartFailures.stoppedTheStart(
+                    context,
+                    "@Idempotent(lease = \"5 seconds\")",
+                    "'5 seconds' is not a duration"));
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.RecordState;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.StartFailures;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.time.Duration;
@@ -175,27 +176,14 @@ class IdempotentLaterMethodTest {
     runner
         .withBean(PlainFutures.class)
         .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("PlainFutures.later returns Future"));
+            context -> StartFailures.stoppedTheStart(context, "PlainFutures.later returns Future"));
   }
 
   @Test
   void aReactiveMethodInATransactionFailsTheStartup() {
     runner
         .withBean(ReactiveInTransaction.class)
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("in a @Transactional method"));
+        .run(context -> StartFailures.stoppedTheStart(context, "in a @Transactional method"));
   }
 
   /** The bean whose methods end later. */

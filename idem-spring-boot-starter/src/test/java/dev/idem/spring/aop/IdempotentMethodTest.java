@@ -11,6 +11,7 @@ import dev.idem.core.ReplayedFailureException;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.StartFailures;
 import dev.idem.spring.aop.Jobs.Receipt;
 import dev.idem.spring.aop.Jobs.Settle;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
@@ -167,30 +168,14 @@ class IdempotentMethodTest {
   void anArgumentThatCannotBeComparedFailsTheStartup() {
     runner
         .withBean(CallbackJobs.class)
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("CallbackJobs.notify")
-                    .hasMessageContaining("onDone"));
+        .run(context -> StartFailures.stoppedTheStart(context, "CallbackJobs.notify", "onDone"));
   }
 
   @Test
   void anArgumentThatComparingWouldDrainFailsTheStartup() {
     runner
         .withBean(IteratorJobs.class)
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("IteratorJobs.settleAll")
-                    .hasMessageContaining("orders"));
+        .run(context -> StartFailures.stoppedTheStart(context, "IteratorJobs.settleAll", "orders"));
   }
 
   /** A bean whose annotated method takes an iterator, which writing it as JSON would drain. */
@@ -347,12 +332,7 @@ class IdempotentMethodTest {
         .withBean(KeylessJobs.class)
         .run(
             context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("KeylessJobs.noKey needs a key expression"));
+                StartFailures.stoppedTheStart(context, "KeylessJobs.noKey needs a key expression"));
   }
 
   /** A bean whose annotated method names no key. */
@@ -381,14 +361,7 @@ class IdempotentMethodTest {
   void withoutJacksonABeanWithAnnotatedMethodsFailsAtStartupInsteadOfRunningUnguarded() {
     runner
         .withClassLoader(new FilteredClassLoader("tools.jackson"))
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("needs Jackson 3"));
+        .run(context -> StartFailures.stoppedTheStart(context, "needs Jackson 3"));
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.spring.StartFailures;
 import dev.idem.spring.amqp.internal.IdempotentListenerPostProcessor;
 import dev.idem.spring.messaging.IdempotentListener;
 import org.aopalliance.aop.Advice;
@@ -52,13 +53,8 @@ class IdemAmqpAutoConfigurationTest {
         .withBean(SelfAcknowledgingListener.class)
         .run(
             context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("SelfAcknowledgingListener.onMessage")
-                    .hasMessageContaining("Channel"));
+                StartFailures.stoppedTheStart(
+                    context, "SelfAcknowledgingListener.onMessage", "Channel"));
   }
 
   @Test

@@ -1,0 +1,29 @@
+package dev.idem.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
+
+/** How the starter's tests check that Idem stopped an application's start, and why. */
+public final class StartFailures {
+
+  private StartFailures() {}
+
+  /**
+   * Asserts that {@code context} failed to start because of an {@link IllegalStateException} whose
+   * message holds every one of {@code reasons}.
+   */
+  public static void stoppedTheStart(
+      ApplicationContextAssertProvider<?> context, String... reasons) {
+    AbstractThrowableAssert<?, ?> cause =
+        assertThat(context)
+            .hasFailed()
+            .getFailure()
+            .rootCause()
+            .isInstanceOf(IllegalStateException.class);
+    for (String reason : reasons) {
+      cause.hasMessageContaining(reason);
+    }
+  }
+}
