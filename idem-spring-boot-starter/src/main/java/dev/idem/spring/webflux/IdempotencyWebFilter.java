@@ -16,6 +16,7 @@ import dev.idem.spring.web.internal.KeyHeader;
 import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
+import dev.idem.spring.webflux.internal.BodyReaders;
 import dev.idem.spring.webflux.internal.CapturedResponse;
 import dev.idem.spring.webflux.internal.ErrorAnswers;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
@@ -76,6 +77,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   private final Executor storeCalls;
   private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
   private volatile ErrorAnswers errors = new ErrorAnswers(List::of);
+  private final BodyReaders readers;
   private final ReactiveFingerprints fingerprints;
 
   /**
@@ -97,7 +99,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
     this.storeCalls = storeCalls;
-    this.fingerprints = new ReactiveFingerprints(maxBodyBytes);
+    this.readers = new BodyReaders(maxBodyBytes);
+    this.fingerprints = new ReactiveFingerprints(readers);
   }
 
   /**
@@ -197,8 +200,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     ServerHttpRequest request = exchange.getRequest();
     CapturedResponse captured = new CapturedResponse(exchange.getResponse(), maxBodyBytes);
     ServerWebExchange guarded =
-        ReplayedExchange.of(
-            exchange, RequestBodies.replaying(request, body), captured, maxBodyBytes);
+        ReplayedExchange.of(exchange, RequestBodies.replaying(request, body), captured, readers);
     return Mono.deferContextual(
         context -> {
           AsyncWork<StoredResponse> work =

@@ -9,16 +9,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.FormHttpMessageReader;
-import org.springframework.http.codec.multipart.DefaultPartHttpMessageReader;
 import org.springframework.http.codec.multipart.Part;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.util.MultiValueMap;
 import reactor.core.publisher.Mono;
 
 /**
@@ -28,19 +24,10 @@ import reactor.core.publisher.Mono;
  */
 public final class ReactiveFingerprints {
 
-  private static final ResolvableType FORM =
-      ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, String.class);
+  private final BodyReaders readers;
 
-  private final FormHttpMessageReader forms = new FormHttpMessageReader();
-  private final DefaultPartHttpMessageReader parts = new DefaultPartHttpMessageReader();
-
-  /**
-   * @param maxBodyBytes the largest body read, which the parts are kept in memory up to
-   */
-  public ReactiveFingerprints(long maxBodyBytes) {
-    int max = (int) Math.min(Integer.MAX_VALUE, maxBodyBytes);
-    forms.setMaxInMemorySize(max);
-    parts.setMaxInMemorySize(max);
+  public ReactiveFingerprints(BodyReaders readers) {
+    this.readers = readers;
   }
 
   /** The fingerprint of {@code request}, whose body is {@code body}. */
@@ -51,8 +38,8 @@ public final class ReactiveFingerprints {
     String contentType = request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE);
     if (FormFields.isForm(contentType)) {
       // by its fields as the handler reads them, the query's first, as on Spring MVC
-      return forms
-          .readMono(FORM, RequestBodies.replaying(request, body), Map.of())
+      return readers
+          .form(RequestBodies.replaying(request, body))
           .map(
               form -> {
                 Map<String, List<String>> all = new LinkedHashMap<>();
@@ -69,8 +56,8 @@ public final class ReactiveFingerprints {
       return Mono.just(
           RequestFingerprint.of(method, path, query, contentType, body, ignoredFields));
     }
-    return parts
-        .read(ResolvableType.forClass(Part.class), RequestBodies.replaying(request, body), Map.of())
+    return readers
+        .parts(RequestBodies.replaying(request, body))
         .concatMap(ReactiveFingerprints::digest)
         .collectList()
         .map(read -> RequestFingerprint.ofParts(method, path, query, contentType, read))

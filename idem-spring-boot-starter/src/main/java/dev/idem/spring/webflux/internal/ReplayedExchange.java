@@ -1,12 +1,7 @@
 package dev.idem.spring.webflux.internal;
 
-import java.util.Map;
-import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.FormHttpMessageReader;
-import org.springframework.http.codec.multipart.DefaultPartHttpMessageReader;
-import org.springframework.http.codec.multipart.MultipartHttpMessageReader;
 import org.springframework.http.codec.multipart.Part;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -23,45 +18,31 @@ import reactor.core.publisher.Mono;
  */
 public final class ReplayedExchange extends ServerWebExchangeDecorator {
 
-  private static final ResolvableType FORM =
-      ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, String.class);
-  private static final ResolvableType PARTS =
-      ResolvableType.forClassWithGenerics(MultiValueMap.class, String.class, Part.class);
-
   private final Mono<MultiValueMap<String, String>> form;
   private final Mono<MultiValueMap<String, Part>> parts;
 
-  private ReplayedExchange(ServerWebExchange exchange, int maxInMemory) {
+  private ReplayedExchange(ServerWebExchange exchange, BodyReaders readers) {
     super(exchange);
     ServerHttpRequest request = exchange.getRequest();
     MediaType type = contentType(request.getHeaders());
-    FormHttpMessageReader forms = new FormHttpMessageReader();
-    forms.setMaxInMemorySize(maxInMemory);
     this.form =
         type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type)
-            ? forms.readMono(FORM, request, Map.of()).cache()
+            ? readers.form(request).cache()
             : Mono.just(new LinkedMultiValueMap<>());
-    DefaultPartHttpMessageReader partReader = new DefaultPartHttpMessageReader();
-    partReader.setMaxInMemorySize(maxInMemory);
     this.parts =
         type != null && MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type)
-            ? new MultipartHttpMessageReader(partReader).readMono(PARTS, request, Map.of()).cache()
+            ? readers.partsByName(request).cache()
             : Mono.just(new LinkedMultiValueMap<>());
   }
 
-  /**
-   * {@code exchange} with {@code request} (whose body the filter read) and {@code response}.
-   *
-   * @param maxInMemory the most bytes of a part kept in memory
-   */
+  /** {@code exchange} with {@code request} (whose body the filter read) and {@code response}. */
   public static ServerWebExchange of(
       ServerWebExchange exchange,
       ServerHttpRequest request,
       ServerHttpResponse response,
-      long maxInMemory) {
+      BodyReaders readers) {
     return new ReplayedExchange(
-        exchange.mutate().request(request).response(response).build(),
-        (int) Math.min(Integer.MAX_VALUE, maxInMemory));
+        exchange.mutate().request(request).response(response).build(), readers);
   }
 
   @Override
