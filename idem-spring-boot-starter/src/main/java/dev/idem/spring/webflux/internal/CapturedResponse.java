@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
@@ -40,8 +41,12 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
   @Override
   public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
     // the buffers up to the one that crosses the limit come as one list, each later one alone
+    // each pooled buffer is copied onto the heap as it comes and given back at once: a buffer that
+    // an operator below discards on a cancel racing the end (and releases) is then only a copy,
+    // never one the pool may already have handed to another request while it is still read
     Flux<List<DataBuffer>> parts =
         Flux.<DataBuffer>from(content)
+            .map(CapturedResponse::onHeap)
             .bufferUntil(buffer -> size.addAndGet(buffer.readableByteCount()) > limit);
     return parts
         .switchOnFirst(
@@ -59,6 +64,16 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
         .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
         .doOnDiscard(List.class, CapturedResponse::releaseAll)
         .then();
+  }
+
+  private static DataBuffer onHeap(DataBuffer buffer) {
+    try {
+      byte[] copy = new byte[buffer.readableByteCount()];
+      buffer.read(copy);
+      return DefaultDataBufferFactory.sharedInstance.wrap(copy);
+    } finally {
+      DataBufferUtils.release(buffer);
+    }
   }
 
   private static void releaseAll(List<?> discarded) {
