@@ -115,6 +115,43 @@ class IdemWebAutoConfigurationTest {
                     .hasStackTraceContaining("'ten' is not a duration"));
   }
 
+  @Test
+  void aHandlerThePathsProtectOnSomeOfItsRoutesOnlyStopsTheApplication() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class))
+        .withPropertyValues("idem.http.paths=/api/**")
+        .withUserConfiguration(TwoRoutesController.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasStackTraceContaining("TwoRoutesController.charge()")
+                    .hasStackTraceContaining("[POST /api/**]")
+                    .hasStackTraceContaining("not on [/legacy/charges]"));
+  }
+
+  @Test
+  void aHandlerThePathsProtectOnAllItsRoutesStarts() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration.class))
+        .withPropertyValues("idem.http.paths=/api/**,/legacy/**")
+        .withUserConfiguration(TwoRoutesController.class)
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @org.springframework.web.bind.annotation.RestController
+  static class TwoRoutesController {
+    @org.springframework.web.bind.annotation.PostMapping({"/api/charges", "/legacy/charges"})
+    String charge() {
+      return "charged";
+    }
+  }
+
   @org.springframework.web.bind.annotation.RestController
   static class MisspeltController {
     @dev.idem.spring.Idempotent(waitFor = "${charges.wait:ten}")

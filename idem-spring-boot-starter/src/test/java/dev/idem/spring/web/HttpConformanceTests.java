@@ -82,6 +82,14 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void randomSequencesOfRequestsAgreeWithTheModelRequestByRequest() {
+    for (long seed : HttpModel.seeds()) {
+      String seeded = run + "-" + seed;
+      new HttpModel(http, seeded, () -> controller.runs(seeded)).play(seed, HttpModel.steps());
+    }
+  }
+
+  @Test
   void aKeyReusedWithAnotherQueryIsKeyReuseNotAReplay() {
     HttpResponse<String> first = post("/transfers?amount=10", null, "Idempotency-Key", key);
     HttpResponse<String> other = post("/transfers?amount=1000", null, "Idempotency-Key", key);

@@ -224,6 +224,18 @@ public class TestController extends ConformanceHandlers {
     out.write("b".repeat(4096).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
+  /** One handler reached on two paths and two methods: one operation whatever the route. */
+  @Idempotent
+  @org.springframework.web.bind.annotation.RequestMapping(
+      path = {"/charges", "/v2/charges"},
+      method = {
+        org.springframework.web.bind.annotation.RequestMethod.POST,
+        org.springframework.web.bind.annotation.RequestMethod.PATCH
+      })
+  String charge(@RequestHeader("X-Run") String run) {
+    return "charged #" + count(run);
+  }
+
   /** Reads its amount from the query: a key reused with another amount is key reuse. */
   @Idempotent
   @PostMapping("/transfers")

@@ -145,6 +145,18 @@ public class WebFluxTestController extends ConformanceHandlers {
   }
 
   /** Reads its amount from the query: a key reused with another amount is key reuse. */
+  /** One handler reached on two paths and two methods: one operation whatever the route. */
+  @Idempotent
+  @org.springframework.web.bind.annotation.RequestMapping(
+      path = {"/charges", "/v2/charges"},
+      method = {
+        org.springframework.web.bind.annotation.RequestMethod.POST,
+        org.springframework.web.bind.annotation.RequestMethod.PATCH
+      })
+  Mono<String> charge(@RequestHeader("X-Run") String run) {
+    return Mono.fromSupplier(() -> "charged #" + count(run));
+  }
+
   @Idempotent
   @PostMapping("/transfers")
   Mono<String> transfer(@RequestHeader("X-Run") String run, @RequestParam("amount") long amount) {

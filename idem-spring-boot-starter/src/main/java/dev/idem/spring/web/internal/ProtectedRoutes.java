@@ -77,6 +77,13 @@ final class ProtectedRoutes {
     return Set.copyOf(extra);
   }
 
+  /** The names of {@code methods}, in upper case. */
+  static Set<String> methods(Set<RequestMethod> methods) {
+    Set<String> names = new TreeSet<>();
+    methods.forEach(method -> names.add(method.name()));
+    return names;
+  }
+
   private static boolean byDefaultMethod(Set<RequestMethod> methods) {
     return methods.isEmpty()
         || methods.contains(RequestMethod.POST)

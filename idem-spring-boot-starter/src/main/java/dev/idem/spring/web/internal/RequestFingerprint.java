@@ -70,8 +70,9 @@ public final class RequestFingerprint {
 
   /**
    * The fingerprint of a multipart request: as {@link #of}, with the media type less its parameters
-   * (the boundary is random: two sends of one upload differ in it) and, for the body, its parts in
-   * order, each by name, file name, content type and the digest of its bytes.
+   * (the boundary is random: two sends of one upload differ in it) and, for the body, its parts by
+   * name (the parts of one name in the order sent), each by name, file name, content type and the
+   * digest of its bytes.
    */
   public static Fingerprint ofParts(
       String method, String path, String query, String contentType, List<Part> parts) {
@@ -83,7 +84,10 @@ public final class RequestFingerprint {
             query,
             type == null ? "multipart" : type.getType() + "/" + type.getSubtype());
     ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (Part part : parts) {
+    // a client may send its parts in any order; only the order of one name's parts counts
+    List<Part> byName = new java.util.ArrayList<>(parts);
+    byName.sort(java.util.Comparator.comparing(Part::name));
+    for (Part part : byName) {
       field(body, part.name());
       field(body, part.filename());
       field(body, part.contentType());
@@ -94,8 +98,9 @@ public final class RequestFingerprint {
 
   /**
    * The fingerprint of a form request: as {@link #of}, with the request's parameters as the handler
-   * reads them (the query's and the form body's fields, in order, less {@code ignoredFields}) for
-   * the body, so that a form body another filter already read still counts.
+   * reads them (the query's and the form body's fields by name, each field's values in the order
+   * sent, less {@code ignoredFields}) for the body, so that a form body another filter already read
+   * still counts.
    */
   public static Fingerprint ofFields(
       String method,
@@ -108,16 +113,18 @@ public final class RequestFingerprint {
     String prefix =
         prefix(method, path, query, type == null ? normalised(contentType) : type.toString());
     ByteArrayOutputStream body = new ByteArrayOutputStream();
-    fields.forEach(
-        (name, values) -> {
-          if (!ignoredFields.contains(name)) {
-            field(body, name);
-            field(body, String.valueOf(values.length));
-            for (String value : values) {
-              field(body, value);
-            }
-          }
-        });
+    // a client may send its fields in any order; only the order of one field's values counts
+    new java.util.TreeMap<>(fields)
+        .forEach(
+            (name, values) -> {
+              if (!ignoredFields.contains(name)) {
+                field(body, name);
+                field(body, String.valueOf(values.length));
+                for (String value : values) {
+                  field(body, value);
+                }
+              }
+            });
     return Fingerprint.of(prefix, body.toByteArray());
   }
 

@@ -42,11 +42,22 @@ public final class RouteResolver {
    */
   public void checkHandlers() {
     Set<String> extra = new java.util.TreeSet<>();
+    List<Routes.Mapping> all = new java.util.ArrayList<>();
     for (RequestMappingHandlerMapping mapping : mappings.orderedStream().toList()) {
       extra.addAll(ProtectedRoutes.check(mapping.getHandlerMethods(), routes.paths()));
       routes.checkAnnotations(mapping.getHandlerMethods().values());
+      mapping
+          .getHandlerMethods()
+          .forEach(
+              (info, handler) ->
+                  all.add(
+                      new Routes.Mapping(
+                          handler,
+                          ProtectedRoutes.methods(info.getMethodsCondition().getMethods()),
+                          info.getPatternValues())));
     }
     routes.optIn(extra);
+    routes.learn(all);
   }
 
   /**

@@ -4,11 +4,16 @@ import dev.idem.core.ClaimRequest;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
+import java.lang.reflect.Method;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
@@ -24,6 +29,12 @@ import org.springframework.web.util.pattern.PathPatternParser;
  */
 public final class Routes {
 
+  // an annotated handler mapped without methods protects these
+  private static final Set<String> ANY_METHOD_OPTS_IN = Set.of("POST", "PATCH", "PUT", "DELETE");
+  private static final Comparator<String> FIRST_ROUTE =
+      Comparator.comparing((String name) -> !name.startsWith("POST "))
+          .thenComparing(Comparator.naturalOrder());
+
   private final List<PathPattern> paths;
   private final IdemPolicies policies;
   private volatile Set<String> extraMethods = Set.of();
@@ -31,6 +42,8 @@ public final class Routes {
   // once, not per request.
   private final Map<List<Object>, Route> cache = new ConcurrentHashMap<>();
   private volatile int scopeCap = ClaimRequest.NO_CAP;
+  // The one operation of each handler reached on several routes or methods.
+  private volatile Map<Method, String> operations = Map.of();
 
   public Routes(List<String> paths, IdemPolicies policies) {
     this.paths = paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
@@ -43,7 +56,7 @@ public final class Routes {
 
   /** Protects, besides POST and PATCH, the HTTP methods {@code extra} that handlers opted in to. */
   public void optIn(Set<String> extra) {
-    Set<String> methods = new java.util.TreeSet<>(extra);
+    Set<String> methods = new TreeSet<>(extra);
     methods.removeAll(ProtectedRoutes.DEFAULT_METHODS);
     extraMethods = Set.copyOf(methods);
   }
@@ -57,6 +70,85 @@ public final class Routes {
         policies.checkAnnotation(operation.isEmpty() ? handler.toString() : operation, idempotent);
       }
     }
+  }
+
+  /**
+   * One handler's request mapping, as either stack declares it.
+   *
+   * @param methods its HTTP methods in upper case; empty for any
+   * @param templates its route templates
+   */
+  public record Mapping(HandlerMethod handler, Set<String> methods, Set<String> templates) {}
+
+  /**
+   * Learns every handler's mappings, so that a handler reached on several routes or HTTP methods
+   * runs under one operation whichever brought the request (one key, one operation): the name of
+   * its first protected route, POST before other methods, then in alphabetical order.
+   *
+   * @throws IllegalStateException naming a handler without {@link Idempotent} that {@code
+   *     idem.http.paths} protect on some of its POST or PATCH routes and not on others
+   */
+  public void learn(Collection<Mapping> mappings) {
+    Map<Method, SortedSet<String>> names = new HashMap<>();
+    Map<Method, Set<String>> unprotected = new HashMap<>();
+    for (Mapping mapping : mappings) {
+      boolean annotated = mapping.handler().hasMethodAnnotation(Idempotent.class);
+      Set<String> methods =
+          !mapping.methods().isEmpty()
+              ? mapping.methods()
+              : annotated ? ANY_METHOD_OPTS_IN : ProtectedRoutes.DEFAULT_METHODS;
+      Method method = mapping.handler().getMethod();
+      for (String httpMethod : methods) {
+        for (String template : mapping.templates()) {
+          String name = operationOf(mapping.handler(), httpMethod, template);
+          if (name != null) {
+            names.computeIfAbsent(method, m -> new TreeSet<>(FIRST_ROUTE)).add(name);
+          } else if (!annotated && ProtectedRoutes.DEFAULT_METHODS.contains(httpMethod)) {
+            unprotected.computeIfAbsent(method, m -> new LinkedHashSet<>()).add(template);
+          }
+        }
+      }
+    }
+    for (Map.Entry<Method, Set<String>> entry : unprotected.entrySet()) {
+      if (names.containsKey(entry.getKey())) {
+        throw new IllegalStateException(
+            "idem.http.paths protect "
+                + entry.getKey()
+                + " on "
+                + names.get(entry.getKey())
+                + " but not on "
+                + entry.getValue()
+                + ", so one key could run it once per route; annotate it with @Idempotent, or"
+                + " make idem.http.paths cover all its routes or none");
+      }
+    }
+    Map<Method, String> learned = new HashMap<>();
+    names.forEach(
+        (method, all) -> {
+          if (all.size() > 1) {
+            learned.put(method, all.first());
+          }
+        });
+    operations = Map.copyOf(learned);
+    cache.clear();
+  }
+
+  // the name a request with this method and template would run under, or null when unprotected
+  private String operationOf(HandlerMethod handler, String method, String template) {
+    Idempotent idempotent = handler.getMethodAnnotation(Idempotent.class);
+    if (idempotent != null) {
+      return idempotent.operation().isEmpty() ? method + " " + template : idempotent.operation();
+    }
+    if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
+      return null;
+    }
+    PathContainer path = PathContainer.parsePath(template);
+    for (PathPattern pattern : paths) {
+      if (pattern.matches(path)) {
+        return method + " " + pattern.getPatternString();
+      }
+    }
+    return null;
   }
 
   /**
@@ -82,13 +174,15 @@ public final class Routes {
    */
   public Route route(HandlerMethod handler, String method, String template, String path) {
     Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
+    String learned = handler == null ? null : operations.get(handler.getMethod());
     if (idempotent != null) {
       if (template == null) {
         // keyed by the client's own path, a cache would grow with every path sent
-        return annotated(idempotent, method, path);
+        return annotated(idempotent, learned, method, path);
       }
       return cache.computeIfAbsent(
-          List.of(handler, method, template), k -> annotated(idempotent, method, template));
+          List.of(handler, method, template),
+          k -> annotated(idempotent, learned, method, template));
     }
     if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
       return null;
@@ -96,7 +190,7 @@ public final class Routes {
     PathContainer container = PathContainer.parsePath(path);
     for (PathPattern pattern : paths) {
       if (pattern.matches(container)) {
-        String operation = method + " " + pattern.getPatternString();
+        String operation = learned != null ? learned : method + " " + pattern.getPatternString();
         return cache.computeIfAbsent(
             List.of(operation),
             k ->
@@ -112,9 +206,14 @@ public final class Routes {
     return null;
   }
 
-  private Route annotated(Idempotent idempotent, String httpMethod, String template) {
+  private Route annotated(
+      Idempotent idempotent, String learned, String httpMethod, String template) {
     String operation =
-        idempotent.operation().isEmpty() ? httpMethod + " " + template : idempotent.operation();
+        learned != null
+            ? learned
+            : idempotent.operation().isEmpty()
+                ? httpMethod + " " + template
+                : idempotent.operation();
     Set<String> ignored = new LinkedHashSet<>(policies.ignoredFields(operation));
     ignored.addAll(List.of(idempotent.ignoreFields()));
     return new Route(

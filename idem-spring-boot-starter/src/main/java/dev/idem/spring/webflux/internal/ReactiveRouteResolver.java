@@ -4,6 +4,7 @@ import dev.idem.spring.Idempotent;
 import dev.idem.spring.web.internal.ResolvedBeans;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.Routes;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -41,11 +42,22 @@ public final class ReactiveRouteResolver {
    */
   public void checkHandlers() {
     Set<String> extra = new TreeSet<>();
+    List<Routes.Mapping> all = new ArrayList<>();
     for (RequestMappingHandlerMapping mapping : mappings.orderedStream().toList()) {
       routes.checkAnnotations(mapping.getHandlerMethods().values());
       mapping.getHandlerMethods().forEach((info, handler) -> optedIn(info, handler, extra));
+      mapping.getHandlerMethods().forEach((info, handler) -> all.add(mappingOf(info, handler)));
     }
     routes.optIn(extra);
+    routes.learn(all);
+  }
+
+  private static Routes.Mapping mappingOf(RequestMappingInfo info, HandlerMethod handler) {
+    Set<String> methods = new TreeSet<>();
+    info.getMethodsCondition().getMethods().forEach(method -> methods.add(method.name()));
+    Set<String> templates = new TreeSet<>();
+    info.getPatternsCondition().getPatterns().forEach(p -> templates.add(p.getPatternString()));
+    return new Routes.Mapping(handler, methods, templates);
   }
 
   private static void optedIn(RequestMappingInfo info, HandlerMethod handler, Set<String> extra) {
