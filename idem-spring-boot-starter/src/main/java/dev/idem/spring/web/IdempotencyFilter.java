@@ -5,11 +5,8 @@ import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
-import dev.idem.core.IdempotencyKey;
-import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.PendingOutcome;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import dev.idem.spring.InFlightWork;
@@ -17,7 +14,7 @@ import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.FormFields;
-import dev.idem.spring.web.internal.KeyHeader;
+import dev.idem.spring.web.internal.HttpRules;
 import dev.idem.spring.web.internal.Problems;
 import dev.idem.spring.web.internal.Refusals;
 import dev.idem.spring.web.internal.RequestFingerprint;
@@ -38,7 +35,6 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpHeaders;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.method.HandlerMethod;
@@ -53,7 +49,8 @@ import org.springframework.web.method.HandlerMethod;
  * headers are stored and repeats get a {@code not-replayable} problem (410). When a transaction is
  * around the filter it decides instead: every answer is stored when it commits (the handler's
  * writes are there) and the key freed when it rolls back. Idem's own failures become {@code
- * application/problem+json}.
+ * application/problem+json}. The rules are {@link HttpRules}, shared with WebFlux; this filter
+ * moves the bytes.
  */
 public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
 
@@ -83,14 +80,11 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
           "org.springframework.transaction.support.TransactionSynchronizationManager",
           IdempotencyFilter.class.getClassLoader());
 
-  private final Idempotency idempotency;
-  private final TokenService tokens;
+  private final HttpRules rules;
   private final RouteResolver routes;
   private final IdempotencyScopeResolver scopes;
-  private final long maxBodyBytes;
   private volatile boolean containerParsesParts = true;
   private final InFlightWork inFlight;
-  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
 
   public IdempotencyFilter(
       Idempotency idempotency,
@@ -111,11 +105,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       IdempotencyScopeResolver scopes,
       long maxBodyBytes,
       InFlightWork inFlight) {
-    this.idempotency = idempotency;
-    this.tokens = tokens;
+    this.rules = new HttpRules(idempotency, tokens, maxBodyBytes);
     this.routes = routes;
     this.scopes = scopes;
-    this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
   }
 
@@ -124,7 +116,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    * operation's retention); null keeps them as long as any answer.
    */
   public void setClientErrorRetention(Duration retention) {
-    this.codec = StoredResponse.codec(retention);
+    rules.setClientErrorRetention(retention);
   }
 
   /**
@@ -183,14 +175,17 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       chain.doFilter(request, response);
       return;
     }
-    List<String> keys = Collections.list(request.getHeaders(KEY_HEADER));
-    String token = request.getHeader(TOKEN_HEADER);
-    if (keys.isEmpty() && token == null && !route.required()) {
-      chain.doFilter(request, response);
-      return;
-    }
     try {
-      guard(request, response, chain, route, keys, token);
+      HttpRules.GuardedKey key =
+          HttpRules.keyOf(
+              route,
+              Collections.list(request.getHeaders(KEY_HEADER)),
+              request.getHeader(TOKEN_HEADER));
+      if (key == null) {
+        chain.doFilter(request, response);
+        return;
+      }
+      guard(request, response, chain, route, key);
     } catch (IdempotencyException e) {
       if (response.isCommitted() || !Problems.write(response, e)) {
         throw e;
@@ -203,16 +198,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       HttpServletResponse response,
       FilterChain chain,
       Route route,
-      List<String> keys,
-      String token)
+      HttpRules.GuardedKey key)
       throws ServletException, IOException {
-    String key = KeyHeader.parse(keys);
-    if (key == null && token == null) {
-      throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
-    }
-    request.setAttribute(KEY_ATTRIBUTE, key != null ? key : token);
+    request.setAttribute(KEY_ATTRIBUTE, key.value());
     HttpServletRequest cached;
     Fingerprint fingerprint;
+    long maxBodyBytes = rules.maxBodyBytes();
     if (containerParsesParts && RequestFingerprint.isMultipart(request.getContentType())) {
       // the container parses the parts and serves them to the handler again; the body stream
       // stays unread, and the random boundary out of the fingerprint
@@ -222,18 +213,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       } catch (ServletException | IOException | IllegalStateException e) {
         // the container could not read the parts: over its own limits, malformed, or cut off
         log.debug("multipart body of {} refused: {}", route.operation(), e.toString());
-        if (ServletParts.overLimit(e)) {
-          Problems.write(
-              response, 413, "body-too-large", "Request body over the limit", (String) null);
-        } else {
-          Problems.write(
-              response, 400, "malformed-body", "Malformed multipart body", (String) null);
-        }
+        Problems.write(
+            response,
+            ServletParts.overLimit(e) ? HttpRules.tooLarge() : HttpRules.malformed("multipart"));
         return;
       }
       if (parts == null) {
-        Problems.write(
-            response, 413, "body-too-large", "Request body over the limit", (String) null);
+        Problems.write(response, HttpRules.tooLarge());
         return;
       }
       cached = request;
@@ -247,23 +233,23 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     } else {
       CachedBodyRequest body = CachedBodyRequest.read(request, maxBodyBytes);
       if (body == null) {
-        Problems.write(
-            response, 413, "body-too-large", "Request body over the limit", (String) null);
+        Problems.write(response, HttpRules.tooLarge());
         return;
       }
       cached = body;
       try {
         fingerprint = fingerprintOf(request, route, body);
       } catch (FormFields.MalformedFormException e) {
-        Problems.write(response, 400, "malformed-body", "Malformed form body", (String) null);
+        Problems.write(response, HttpRules.malformed("form"));
         return;
       }
     }
     String caller = scopes.resolve(request);
     Consumer<PendingOutcome> deferral =
-        SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
+        SPRING_TX ? TransactionOutcomes.deferral(rules.idempotency().store()) : null;
     // a transaction around the filter decides: whatever the handler answered commits with it
-    boolean transactionDecides = deferral != null || idempotency.store().joinsCurrentTransaction();
+    boolean transactionDecides =
+        deferral != null || rules.idempotency().store().joinsCurrentTransaction();
     CapturingResponse captured = new CapturingResponse(response, maxBodyBytes);
     Work<StoredResponse, Exception> work =
         inFlight.track(
@@ -274,42 +260,20 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                 if (!captured.isPassingThrough() || cached.isAsyncStarted()) {
                   throw e;
                 }
-                // part of the answer already reached the client, so the handler ran: a failure
-                // now (the client gone mid-answer) must not free the key for a second run
-                log.warn(
-                    "{} failed after its answer began to go out ({}); the key stays taken",
-                    route.operation(),
-                    e.toString());
-                return captured.snapshotWithoutBody();
+                return HttpRules.afterPassThrough(route, captured, e);
               }
               return outcome(cached, route, captured, transactionDecides);
             });
     try {
       Executed<StoredResponse> executed =
-          key == null
-              ? tokens.executeWithStatus(
-                  TokenService.scopeFor(caller),
-                  token,
-                  fingerprint,
-                  codec,
-                  work,
-                  route.config(),
-                  deferral)
-              : idempotency.executeWithStatus(
-                  IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key),
-                  fingerprint,
-                  codec,
-                  work,
-                  route.config(),
-                  deferral);
+          rules.run(route, key, caller, fingerprint, work, deferral);
       if (executed.replayed()) {
         ServletReplay.replay(executed.value(), response);
       } else {
         captured.commit();
       }
     } catch (LeaseLostException e) {
-      // the work ran, but another owner took the key over before its answer was stored
-      log.warn("{} ran but its outcome was not stored: {}", route.operation(), e.toString());
+      HttpRules.leaseLost(route, e);
       captured.commit();
     } catch (IOException | ServletException | RuntimeException e) {
       throw e;
@@ -319,9 +283,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   /**
-   * The answer to store, or null for one that goes to the client without being stored, which frees
-   * the key: a retryable status, or a request refused before its handler ran. When a transaction
-   * decides, every answer is stored with it.
+   * The answer to store, or null for one that goes to the client without being stored ({@link
+   * HttpRules#outcome}); an asynchronous answer is never stored.
    */
   private StoredResponse outcome(
       HttpServletRequest request,
@@ -339,22 +302,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
           route.operation());
       return null;
     }
-    boolean unstored =
-        Refusals.refusedBeforeHandler(request)
-            || route.isRetryable(captured.getStatus(), captured.getHeader(HttpHeaders.RETRY_AFTER));
-    if (unstored && !transactionDecides) {
-      return null;
-    }
-    if (captured.bodySize() > maxBodyBytes) {
-      // the handler ran: the key stays taken, and repeats learn that its answer is not kept
-      log.warn(
-          "response body of {} bytes is over idem.http.max-body-bytes ({}); status and headers"
-              + " stored, repeats get a not-replayable problem",
-          captured.bodySize(),
-          maxBodyBytes);
-      return captured.snapshotWithoutBody();
-    }
-    return captured.snapshot();
+    return rules.outcome(
+        route, captured, Refusals.refusedBeforeHandler(request), transactionDecides);
   }
 
   // A form counts by its fields as the handler reads them; any other body by its bytes.

@@ -1,18 +1,15 @@
 package dev.idem.spring.webflux;
 
 import dev.idem.core.AsyncWork;
-import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
-import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
-import dev.idem.spring.web.internal.KeyHeader;
+import dev.idem.spring.web.internal.HttpRules;
 import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
@@ -28,12 +25,9 @@ import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -54,7 +48,8 @@ import reactor.core.publisher.Mono;
  * 4xx error the handler raised, or one raised while writing its answer (406), is answered inside
  * the filter by the application's exception handlers and kept like any other 4xx. An answer whose
  * body is over the limit keeps the key and repeats get a {@code not-replayable} problem (410).
- * Idem's own failures become {@code application/problem+json}.
+ * Idem's own failures become {@code application/problem+json}. The rules are {@code HttpRules},
+ * shared with Spring MVC; this filter moves the bytes.
  *
  * <p>No request blocks an event loop: the store's calls run on the {@code StoreCallExecutor}, and
  * the handler runs on the thread the claim ended on, as any WebFlux handler may. A client that goes
@@ -66,16 +61,11 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   /** Runs after Spring Security's filter chain, which sets the principal. */
   public static final int ORDER = IdempotencyFilter.ORDER;
 
-  private static final Logger log = LoggerFactory.getLogger(IdempotencyWebFilter.class);
-
-  private final Idempotency idempotency;
-  private final TokenService tokens;
+  private final HttpRules rules;
   private final ReactiveRouteResolver routes;
   private final ReactiveScopeResolver scopes;
-  private final long maxBodyBytes;
   private final InFlightWork inFlight;
   private final Executor storeCalls;
-  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
   private volatile ErrorAnswers errors = new ErrorAnswers(List::of);
   private final BodyReaders readers;
   private final ReactiveFingerprints fingerprints;
@@ -92,11 +82,9 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       long maxBodyBytes,
       InFlightWork inFlight,
       Executor storeCalls) {
-    this.idempotency = idempotency;
-    this.tokens = tokens;
+    this.rules = new HttpRules(idempotency, tokens, maxBodyBytes);
     this.routes = routes;
     this.scopes = scopes;
-    this.maxBodyBytes = maxBodyBytes;
     this.inFlight = inFlight;
     this.storeCalls = storeCalls;
     this.readers = new BodyReaders(maxBodyBytes);
@@ -115,7 +103,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   /** As {@link IdempotencyFilter#setClientErrorRetention}. */
   public void setClientErrorRetention(Duration retention) {
-    this.codec = StoredResponse.codec(retention);
+    rules.setClientErrorRetention(retention);
   }
 
   /** Checks the application's handlers; called once the context has started. */
@@ -141,26 +129,25 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   private Mono<Void> guard(ServerWebExchange exchange, WebFilterChain chain, Route route) {
     HttpHeaders headers = exchange.getRequest().getHeaders();
-    List<String> keys = headers.getOrEmpty(IdempotencyFilter.KEY_HEADER);
-    String token = headers.getFirst(IdempotencyFilter.TOKEN_HEADER);
-    if (keys.isEmpty() && token == null && !route.required()) {
-      return chain.filter(exchange);
-    }
-    String key;
+    HttpRules.GuardedKey key;
     try {
-      key = KeyHeader.parse(keys);
-      if (key == null && token == null) {
-        throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
-      }
+      key =
+          HttpRules.keyOf(
+              route,
+              headers.getOrEmpty(IdempotencyFilter.KEY_HEADER),
+              headers.getFirst(IdempotencyFilter.TOKEN_HEADER));
     } catch (InvalidKeyException e) {
       return answer(exchange, e);
     }
-    exchange.getAttributes().put(IdempotencyFilter.KEY_ATTRIBUTE, key != null ? key : token);
-    return RequestBodies.read(exchange.getRequest(), maxBodyBytes)
+    if (key == null) {
+      return chain.filter(exchange);
+    }
+    exchange.getAttributes().put(IdempotencyFilter.KEY_ATTRIBUTE, key.value());
+    return RequestBodies.read(exchange.getRequest(), rules.maxBodyBytes())
         .flatMap(
             body ->
                 body.isEmpty()
-                    ? tooLarge(exchange)
+                    ? ReactiveAnswers.problem(exchange.getResponse(), HttpRules.tooLarge())
                     : scopes
                         .resolve(exchange)
                         .flatMap(
@@ -174,7 +161,6 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                                                 chain,
                                                 route,
                                                 key,
-                                                token,
                                                 caller,
                                                 body.get(),
                                                 fingerprint))))
@@ -182,23 +168,19 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         .onErrorResume(RejectedExecutionException.class, e -> overloaded(exchange, e))
         .onErrorResume(
             ReactiveFingerprints.MalformedBody.class,
-            e ->
-                ReactiveAnswers.problem(
-                    exchange.getResponse(),
-                    new Problem(400, "malformed-body", "Malformed request body", null, null)));
+            e -> ReactiveAnswers.problem(exchange.getResponse(), HttpRules.malformed(e.kind())));
   }
 
   private Mono<Void> run(
       ServerWebExchange exchange,
       WebFilterChain chain,
       Route route,
-      String key,
-      String token,
+      HttpRules.GuardedKey key,
       String caller,
       byte[] body,
       Fingerprint fingerprint) {
     ServerHttpRequest request = exchange.getRequest();
-    CapturedResponse captured = new CapturedResponse(exchange.getResponse(), maxBodyBytes);
+    CapturedResponse captured = new CapturedResponse(exchange.getResponse(), rules.maxBodyBytes());
     ServerWebExchange guarded =
         ReplayedExchange.of(exchange, RequestBodies.replaying(request, body), captured, readers);
     return Mono.deferContextual(
@@ -217,27 +199,13 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                                       .then(Mono.fromSupplier(() -> outcome(route, captured))))
                           .onErrorResume(
                               e -> captured.passedThrough(),
-                              e -> Mono.fromSupplier(() -> afterPassThrough(route, captured, e)))
+                              e ->
+                                  Mono.fromSupplier(
+                                      () -> HttpRules.afterPassThrough(route, captured, e)))
                           .contextWrite(context)
                           .toFuture());
-          CompletableFuture<Executed<StoredResponse>> executed =
-              key == null
-                  ? tokens.executeAsync(
-                      TokenService.scopeFor(caller),
-                      token,
-                      fingerprint,
-                      codec,
-                      work,
-                      route.config(),
-                      storeCalls)
-                  : idempotency.executeAsync(
-                      IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key),
-                      fingerprint,
-                      codec,
-                      work,
-                      route.config(),
-                      storeCalls);
-          return Mono.fromFuture(executed, true)
+          return Mono.fromFuture(
+                  rules.runAsync(route, key, caller, fingerprint, work, storeCalls), true)
               .flatMap(
                   answer ->
                       answer.replayed()
@@ -246,12 +214,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
               .onErrorResume(
                   LeaseLostException.class,
                   e -> {
-                    // the handler ran, but another owner took the key over before its answer was
-                    // stored
-                    log.warn(
-                        "{} ran but its outcome was not stored: {}",
-                        route.operation(),
-                        e.toString());
+                    HttpRules.leaseLost(route, e);
                     return captured.commit();
                   });
         });
@@ -268,36 +231,10 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         && !ReactiveRefusals.beforeHandler(exchange, e);
   }
 
-  /**
-   * The answer to store, or null for one that goes to the client without being stored, which frees
-   * the key: a retryable status.
-   */
+  // A refusal of the request before its handler ran is an error, never an answer: what arrives
+  // here ran.
   private StoredResponse outcome(Route route, CapturedResponse captured) {
-    if (route.isRetryable(
-        captured.status(), captured.getHeaders().getFirst(HttpHeaders.RETRY_AFTER))) {
-      return null;
-    }
-    if (captured.bodySize() > maxBodyBytes) {
-      // the handler ran: the key stays taken, and repeats learn that its answer is not kept
-      log.warn(
-          "response body of {} bytes is over idem.http.max-body-bytes ({}); status and headers"
-              + " stored, repeats get a not-replayable problem",
-          captured.bodySize(),
-          maxBodyBytes);
-      return captured.snapshotWithoutBody();
-    }
-    return captured.snapshot();
-  }
-
-  // Part of the answer already reached the client, so the handler ran: a failure now (the client
-  // gone mid-answer) must not free the key for a second run.
-  private static StoredResponse afterPassThrough(
-      Route route, CapturedResponse captured, Throwable failure) {
-    log.warn(
-        "{} failed after its answer began to go out ({}); the key stays taken",
-        route.operation(),
-        failure.toString());
-    return captured.snapshotWithoutBody();
+    return rules.outcome(route, captured, false, false);
   }
 
   private static Mono<Void> answer(ServerWebExchange exchange, IdempotencyException e) {
@@ -306,12 +243,6 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       return Mono.error(e);
     }
     return ReactiveAnswers.problem(exchange.getResponse(), problem);
-  }
-
-  private static Mono<Void> tooLarge(ServerWebExchange exchange) {
-    return ReactiveAnswers.problem(
-        exchange.getResponse(),
-        new Problem(413, "body-too-large", "Request body over the limit", null, null));
   }
 
   private static Mono<Void> overloaded(ServerWebExchange exchange, RejectedExecutionException e) {

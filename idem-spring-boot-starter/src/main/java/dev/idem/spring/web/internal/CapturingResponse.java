@@ -20,7 +20,8 @@ import java.util.Map;
  * export of any size costs no more memory than the limit; such an answer is stored as the
  * not-replayable mark.
  */
-public final class CapturingResponse extends HttpServletResponseWrapper {
+public final class CapturingResponse extends HttpServletResponseWrapper
+    implements HttpRules.Answer {
 
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
   private final long limit;
@@ -40,6 +41,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   /** The answer so far, with only the replayable headers. */
+  @Override
   public StoredResponse snapshot() {
     flushWriter();
     return new StoredResponse(getStatus(), replayedHeaders(), body.toByteArray(), error, 0);
@@ -49,6 +51,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
    * The answer's status and replayable headers without its body, which is too large to keep: a
    * repeat is told that the first answer cannot be replayed.
    */
+  @Override
   public StoredResponse snapshotWithoutBody() {
     flushWriter();
     return new StoredResponse(
@@ -59,7 +62,18 @@ public final class CapturingResponse extends HttpServletResponseWrapper {
     return StoredResponse.replayedHeaders(getResponse()::getHeaders);
   }
 
+  @Override
+  public int status() {
+    return getStatus();
+  }
+
+  @Override
+  public String retryAfter() {
+    return getHeader(org.springframework.http.HttpHeaders.RETRY_AFTER);
+  }
+
   /** The number of body bytes written so far, held or passed through. */
+  @Override
   public long bodySize() {
     flushWriter();
     return passed + body.size();

@@ -1,5 +1,6 @@
 package dev.idem.spring.webflux.internal;
 
+import dev.idem.spring.web.internal.HttpRules;
 import dev.idem.spring.web.internal.StoredResponse;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
@@ -23,7 +24,8 @@ import reactor.core.publisher.Mono;
  * through, so an answer of any size costs no more memory than the limit; it is then stored as the
  * not-replayable mark.
  */
-public final class CapturedResponse extends ServerHttpResponseDecorator {
+public final class CapturedResponse extends ServerHttpResponseDecorator
+    implements HttpRules.Answer {
 
   private final long limit;
   private final AtomicLong size = new AtomicLong();
@@ -114,25 +116,34 @@ public final class CapturedResponse extends ServerHttpResponseDecorator {
   }
 
   /** The body's size in bytes so far, held or passed through. */
+  @Override
   public long bodySize() {
     return size.get();
   }
 
   /** The answer as stored: status, the allow-listed headers and the body. */
+  @Override
   public StoredResponse snapshot() {
     byte[] bytes = body;
     return new StoredResponse(status(), headers(), bytes == null ? new byte[0] : bytes, null, 0);
   }
 
   /** The answer with its body left out, for one too large to keep. */
+  @Override
   public StoredResponse snapshotWithoutBody() {
     return new StoredResponse(status(), headers(), new byte[0], null, Math.max(1, bodySize()));
   }
 
   /** The status the handler set, 200 when it set none. */
+  @Override
   public int status() {
     HttpStatusCode status = getStatusCode();
     return status == null ? 200 : status.value();
+  }
+
+  @Override
+  public String retryAfter() {
+    return getHeaders().getFirst(org.springframework.http.HttpHeaders.RETRY_AFTER);
   }
 
   /** Sends the held answer to the client; one that passed through has gone out already. */

@@ -50,7 +50,7 @@ public final class ReactiveFingerprints {
                 return RequestFingerprint.ofFields(
                     method, path, query, contentType, fields, ignoredFields);
               })
-          .onErrorMap(e -> !(e instanceof MalformedBody), MalformedBody::new);
+          .onErrorMap(e -> !(e instanceof MalformedBody), e -> new MalformedBody("form", e));
     }
     if (!RequestFingerprint.isMultipart(contentType)) {
       return Mono.just(
@@ -61,7 +61,7 @@ public final class ReactiveFingerprints {
         .concatMap(ReactiveFingerprints::digest)
         .collectList()
         .map(read -> RequestFingerprint.ofParts(method, path, query, contentType, read))
-        .onErrorMap(e -> !(e instanceof MalformedBody), MalformedBody::new);
+        .onErrorMap(e -> !(e instanceof MalformedBody), e -> new MalformedBody("multipart", e));
   }
 
   /**
@@ -69,8 +69,16 @@ public final class ReactiveFingerprints {
    * or with a content type that is none): the request is refused with 400 before its claim.
    */
   public static final class MalformedBody extends RuntimeException {
-    MalformedBody(Throwable cause) {
+    private final String kind;
+
+    MalformedBody(String kind, Throwable cause) {
       super(cause.getMessage(), cause, false, false);
+      this.kind = kind;
+    }
+
+    /** {@code form} or {@code multipart}. */
+    public String kind() {
+      return kind;
     }
   }
 

@@ -1,0 +1,230 @@
+package dev.idem.spring.web.internal;
+
+import dev.idem.core.AsyncWork;
+import dev.idem.core.Executed;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.PendingOutcome;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.TokenService;
+import dev.idem.core.Work;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP rules of the {@code Idempotency-Key} filters, written once for Spring MVC and WebFlux,
+ * whose filters only move bytes and tell these rules what happened: which requests are guarded and
+ * under which key or token, the scope a key is claimed in, which answer is stored (and which goes
+ * out unstored, freeing the key), what a failure after the answer began to go out or a lost lease
+ * means, and the problem answers of a request refused before its claim.
+ */
+public final class HttpRules {
+
+  private static final Logger log = LoggerFactory.getLogger(HttpRules.class);
+
+  private static final Problem TOO_LARGE =
+      new Problem(413, "body-too-large", "Request body over the limit", null, null);
+
+  /**
+   * The key a guarded request runs under: its {@code Idempotency-Key} (parsed, quotes removed) or,
+   * when it has none, its {@code X-Idempotent-Token}.
+   */
+  public record GuardedKey(String key, String token) {
+
+    /** The value the store keys the record by, which the handler reads from a request attribute. */
+    public String value() {
+      return key != null ? key : token;
+    }
+  }
+
+  /** A handler's answer as the filter captured it. */
+  public interface Answer {
+
+    int status();
+
+    /** The answer's {@code Retry-After} header, or null. */
+    String retryAfter();
+
+    /** The bytes of body the handler wrote, held or passed on. */
+    long bodySize();
+
+    /** Status, headers and body, to store. */
+    StoredResponse snapshot();
+
+    /** Status and headers, marked as an answer whose body is not kept. */
+    StoredResponse snapshotWithoutBody();
+  }
+
+  private final Idempotency idempotency;
+  private final TokenService tokens;
+  private final long maxBodyBytes;
+  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
+
+  /**
+   * @param maxBodyBytes the largest request body read and response body stored
+   */
+  public HttpRules(Idempotency idempotency, TokenService tokens, long maxBodyBytes) {
+    this.idempotency = idempotency;
+    this.tokens = tokens;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  public long maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  public Idempotency idempotency() {
+    return idempotency;
+  }
+
+  /**
+   * Keeps stored 4xx answers no longer than {@code retention} (when it is shorter than the
+   * operation's retention); null keeps them as long as any answer.
+   */
+  public void setClientErrorRetention(Duration retention) {
+    this.codec = StoredResponse.codec(retention);
+  }
+
+  /**
+   * The key a request to {@code route} runs under, or null when it passes unguarded (the route does
+   * not require a key and the request brings neither key nor token).
+   *
+   * @param keys every {@code Idempotency-Key} header value sent
+   * @param token the {@code X-Idempotent-Token} header, or null
+   * @throws InvalidKeyException when the key is malformed, sent twice with other values, or missing
+   *     on a route that requires one
+   */
+  public static GuardedKey keyOf(Route route, List<String> keys, String token) {
+    if (keys.isEmpty() && token == null && !route.required()) {
+      return null;
+    }
+    String key = KeyHeader.parse(keys);
+    if (key == null && token == null) {
+      throw InvalidKeyException.missing("this route needs an Idempotency-Key header");
+    }
+    return new GuardedKey(key, token);
+  }
+
+  /**
+   * Runs {@code work} once for the key in the caller's scope of the route, on this thread.
+   *
+   * @param deferral hands the outcome to a transaction around the filter, or null to store it now
+   */
+  public Executed<StoredResponse> run(
+      Route route,
+      GuardedKey key,
+      String caller,
+      Fingerprint fingerprint,
+      Work<StoredResponse, Exception> work,
+      Consumer<PendingOutcome> deferral)
+      throws Exception {
+    return key.key() == null
+        ? tokens.executeWithStatus(
+            TokenService.scopeFor(caller),
+            key.token(),
+            fingerprint,
+            codec,
+            work,
+            route.config(),
+            deferral)
+        : idempotency.executeWithStatus(
+            keyIn(route, caller, key), fingerprint, codec, work, route.config(), deferral);
+  }
+
+  /**
+   * As {@link #run}, for work that ends in a stage; the store's calls run on {@code storeCalls}.
+   */
+  public CompletableFuture<Executed<StoredResponse>> runAsync(
+      Route route,
+      GuardedKey key,
+      String caller,
+      Fingerprint fingerprint,
+      AsyncWork<StoredResponse> work,
+      Executor storeCalls) {
+    return key.key() == null
+        ? tokens.executeAsync(
+            TokenService.scopeFor(caller),
+            key.token(),
+            fingerprint,
+            codec,
+            work,
+            route.config(),
+            storeCalls)
+        : idempotency.executeAsync(
+            keyIn(route, caller, key), fingerprint, codec, work, route.config(), storeCalls);
+  }
+
+  /**
+   * The answer to store, or null for one that goes to the client unstored, which frees the key: a
+   * retryable status ({@link Route#isRetryable}), or a request refused before its handler ran. When
+   * a transaction around the filter decides, every answer is stored with it. An answer whose body
+   * is over the limit keeps the key: its status and headers are stored, and repeats learn that its
+   * body is not kept.
+   *
+   * @param refusedBeforeHandler the stack saw the request refused before its handler ran
+   * @param transactionDecides a transaction around the filter stores or frees whatever it answers
+   */
+  public StoredResponse outcome(
+      Route route, Answer answer, boolean refusedBeforeHandler, boolean transactionDecides) {
+    boolean unstored =
+        refusedBeforeHandler || route.isRetryable(answer.status(), answer.retryAfter());
+    if (unstored && !transactionDecides) {
+      return null;
+    }
+    if (answer.bodySize() > maxBodyBytes) {
+      log.warn(
+          "response body of {} bytes is over idem.http.max-body-bytes ({}); status and headers"
+              + " stored, repeats get a not-replayable problem",
+          answer.bodySize(),
+          maxBodyBytes);
+      return answer.snapshotWithoutBody();
+    }
+    return answer.snapshot();
+  }
+
+  /**
+   * The outcome of a handler that failed after part of its answer reached the client (the client
+   * gone mid-answer): it ran, so its key must not be freed for a second run.
+   */
+  public static StoredResponse afterPassThrough(Route route, Answer answer, Throwable failure) {
+    log.warn(
+        "{} failed after its answer began to go out ({}); the key stays taken",
+        route.operation(),
+        failure.toString());
+    return answer.snapshotWithoutBody();
+  }
+
+  /**
+   * Logs a handler that ran but whose answer was not stored, because another owner took the key
+   * over first; its answer still goes to its client.
+   */
+  public static void leaseLost(Route route, Exception lost) {
+    log.warn("{} ran but its outcome was not stored: {}", route.operation(), lost.toString());
+  }
+
+  /** The answer to a request whose body is over the limit, refused before its claim. */
+  public static Problem tooLarge() {
+    return TOO_LARGE;
+  }
+
+  /**
+   * The answer to a request whose body cannot be read as its content type says, refused before its
+   * claim.
+   *
+   * @param what the kind of body, as the client reads it ({@code form}, {@code multipart})
+   */
+  public static Problem malformed(String what) {
+    return new Problem(400, "malformed-body", "Malformed " + what + " body", null, null);
+  }
+
+  private static IdempotencyKey keyIn(Route route, String caller, GuardedKey key) {
+    return IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key.key());
+  }
+}
