@@ -170,6 +170,31 @@ class KafkaListenerIT {
   }
 
   @Test
+  void aBatchListenerOutsideATransactionThatThrowsKeepsTheRecordsItAcknowledged() throws Exception {
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
+    properties.put("idem.store", "redis");
+    properties.put("test.batch-ack-topic", KafkaBroker.topic("it-batch-acks", 1));
+    properties.put("test.batch-acks", "true");
+    String suffix = UUID.randomUUID().toString();
+    List<String> batch =
+        List.of("a-" + suffix, "b-" + suffix, "throw-at-once-" + suffix, "d-" + suffix);
+    // sent before the consumer starts, so that its first poll takes them as one batch
+    KafkaBroker.sendAll(topic("test.batch-ack-topic"), batch);
+    ConfigurableApplicationContext consumer = startConsumer();
+
+    // the first call applied and acknowledged a and b, then threw: the error handler hands the
+    // whole batch over again, and a and b, done with no transaction to undo them, must not run
+    for (String body : batch) {
+      await().atMost(PATIENCE).until(() -> effects.rows(body) >= 1);
+    }
+    await().atMost(PATIENCE).until(() -> committedOffset(topic("test.batch-ack-topic")) == 4);
+    assertThat(consumer.getBean(KafkaTestListeners.class).batches().get(0)).hasSize(4);
+    for (String body : batch) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aRecordWithoutAMessageIdGoesToTheErrorHandlersDeadLetterTopic() throws Exception {
     startConsumer();
     String poison = "no-id-" + UUID.randomUUID();

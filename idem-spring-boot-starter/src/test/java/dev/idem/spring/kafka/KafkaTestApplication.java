@@ -133,6 +133,19 @@ public class KafkaTestApplication {
     return factory;
   }
 
+  /** The factory of batch listeners that acknowledge records of their batch themselves. */
+  @Bean
+  ConcurrentKafkaListenerContainerFactory<Object, Object> batchManualFactory(
+      ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
+      ConsumerFactory<Object, Object> consumers) {
+    ConcurrentKafkaListenerContainerFactory<Object, Object> factory =
+        new ConcurrentKafkaListenerContainerFactory<>();
+    configurer.configure(factory, consumers);
+    factory.setBatchListener(true);
+    factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
+    return factory;
+  }
+
   /** The factory of listeners that acknowledge each record themselves. */
   @Bean
   ConcurrentKafkaListenerContainerFactory<Object, Object> manualFactory(

@@ -150,6 +150,32 @@ public class KafkaTestListeners {
     }
   }
 
+  /**
+   * A batch listener outside any transaction (started by {@code test.batch-acks}) that acknowledges
+   * each record as it is applied; a body starting with {@code throw-at-once} makes its first
+   * attempt throw a plain exception there, the records before it applied.
+   */
+  @IdempotentListener("batch-acks")
+  @KafkaListener(
+      id = "batch-acks",
+      topics = "${test.batch-ack-topic:batch-ack-unused}",
+      autoStartup = "${test.batch-acks:false}",
+      groupId = "${test.group}",
+      containerFactory = "batchManualFactory")
+  public void applyAllAcknowledging(List<String> bodies, Acknowledgment ack)
+      throws InterruptedException {
+    batches.add(List.copyOf(bodies));
+    for (int i = 0; i < bodies.size(); i++) {
+      String body = bodies.get(i);
+      if (body.startsWith("throw-at-once") && !failedOnce.contains(body)) {
+        failedOnce.add(body);
+        throw new IllegalStateException("cannot apply " + body + " now");
+      }
+      effect(body);
+      ack.acknowledge(i);
+    }
+  }
+
   private void effect(String body) throws InterruptedException {
     if (crash.equals("before-effect")) {
       say("CLAIMED " + body);

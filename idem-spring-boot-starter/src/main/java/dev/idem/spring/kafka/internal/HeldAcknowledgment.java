@@ -8,7 +8,8 @@ import org.springframework.kafka.support.Acknowledgment;
  * the list it was given (the records not processed before); the container counts in the batch it
  * polled: this translates, acknowledges no further than the records the advice handles (a record
  * without an id stops them), and tells the advice where a nack cut the batch, so that the claims
- * from there on are released rather than completed.
+ * from there on are released rather than completed, and up to where the listener acknowledged its
+ * records as done, so that their claims are kept when it throws later.
  */
 final class HeldAcknowledgment implements Acknowledgment {
 
@@ -17,6 +18,7 @@ final class HeldAcknowledgment implements Acknowledgment {
   private final int handled;
   private final int total;
   private volatile int nackedAt = -1;
+  private volatile int acknowledgedTo = -1;
 
   /**
    * @param positions for each element of the listener's list, its position in the container's batch
@@ -35,8 +37,17 @@ final class HeldAcknowledgment implements Acknowledgment {
     return nackedAt;
   }
 
+  /**
+   * The position in the container's batch up to which (inclusive) the listener acknowledged its
+   * records as done, or -1.
+   */
+  int acknowledgedTo() {
+    return acknowledgedTo;
+  }
+
   @Override
   public void acknowledge() {
+    acknowledgedTo = handled - 1;
     if (handled == total) {
       container.acknowledge();
     } else if (handled > 0) {
@@ -47,6 +58,7 @@ final class HeldAcknowledgment implements Acknowledgment {
   @Override
   public void acknowledge(int index) {
     container.acknowledge(positions[index]);
+    acknowledgedTo = Math.max(acknowledgedTo, positions[index]);
   }
 
   @Override

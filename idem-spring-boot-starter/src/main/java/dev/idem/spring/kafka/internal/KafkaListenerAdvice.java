@@ -45,6 +45,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   private final ListenerEngine engine;
   private final Map<Method, Listener> listeners = new ConcurrentHashMap<>();
   private final Map<String, IdempotentConsumer> consumers = new ConcurrentHashMap<>();
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
   KafkaListenerAdvice(RecordBinder binder, ListenerEngine engine) {
     this.binder = binder;
@@ -142,6 +143,18 @@ final class KafkaListenerAdvice implements MethodInterceptor {
           succeeded = true;
           releasedFrom = position;
           throw new BatchListenerFailedException(e.getMessage(), e.getCause(), position);
+        } catch (Exception e) {
+          int done = ack == null ? -1 : ack.acknowledgedTo();
+          if (batch != null && !TransactionSynchronizationManager.isActualTransactionActive()) {
+            if (done >= 0) {
+              // the records the listener acknowledged are done: kept, the rest come again
+              succeeded = true;
+              releasedFrom = done + 1;
+            } else {
+              unknownProgress(listener, e);
+            }
+          }
+          throw e;
         }
       }
       succeeded = true;
@@ -149,6 +162,21 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       return result;
     } finally {
       settle(held, succeeded, releasedFrom);
+    }
+  }
+
+  // A batch listener outside a transaction threw without saying how far it got: every record
+  // comes again, and those whose effect it applied run again.
+  private void unknownProgress(Listener listener, Exception e) {
+    if (warned.add(listener.group())) {
+      log.warn(
+          "batch listener of group {} threw {} without saying which records it had applied: its"
+              + " whole batch comes again, and records whose effect took place run again. Throw"
+              + " BatchListenerFailedException with the failed record's index, or call"
+              + " Acknowledgment.acknowledge(index) as each record is done, or run it in a"
+              + " transaction with the JDBC store (logged once per group)",
+          listener.group(),
+          e.toString());
     }
   }
 
