@@ -49,7 +49,8 @@ final class Claims {
     for (int round = 0; ; round++) {
       try (DuplicateWaiter.Ticket ticket =
           waits ? waiter.subscribe(request.key(), config.lease()) : null) {
-        ClaimResult result = store.claim(request);
+        long sent = System.nanoTime();
+        ClaimResult result = inTime(request, store.claim(request), sent);
         long remaining = deadline - System.nanoTime();
         if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
           ticket.await(remaining, round);
@@ -153,17 +154,18 @@ final class Claims {
       try {
         ticket = waits() ? waiter.subscribe(request.key(), config.lease()) : null;
         CompletableFuture<ClaimResult> sent;
+        long sentAt = System.nanoTime();
         try {
           sent = store.claimAsync(request);
         } catch (RuntimeException e) {
           sent = CompletableFuture.failedFuture(e);
         }
         if (sent.isDone()) {
-          decide(round, ticket, sent, end);
+          decide(round, ticket, sent, sentAt, end);
         } else {
           DuplicateWaiter.Ticket held = ticket;
           CompletableFuture<ClaimResult> answered = sent;
-          sent.whenComplete((result, failure) -> resume(round, held, answered));
+          sent.whenComplete((result, failure) -> resume(round, held, answered, sentAt));
         }
       } catch (RuntimeException | Error e) {
         close(ticket);
@@ -176,8 +178,11 @@ final class Claims {
     }
 
     private void resume(
-        int round, DuplicateWaiter.Ticket ticket, CompletableFuture<ClaimResult> sent) {
-      Runnable decision = () -> decide(round, ticket, sent, null);
+        int round,
+        DuplicateWaiter.Ticket ticket,
+        CompletableFuture<ClaimResult> sent,
+        long sentAt) {
+      Runnable decision = () -> decide(round, ticket, sent, sentAt, null);
       try {
         storeCalls.execute(decision);
       } catch (RuntimeException | Error refused) {
@@ -202,15 +207,18 @@ final class Claims {
         int round,
         DuplicateWaiter.Ticket ticket,
         CompletableFuture<ClaimResult> sent,
+        long sentAt,
         Runnable observing) {
       Runnable end = null;
       try {
         ClaimResult result = null;
         RuntimeException failed = null;
         try {
-          result = sent.join();
+          result = inTime(request, sent.join(), sentAt);
         } catch (CompletionException | CancellationException e) {
           failed = storeFailure(e);
+        } catch (IdempotencyStoreException e) {
+          failed = e;
         }
         long remaining = deadline - System.nanoTime();
         if (failed == null
@@ -259,6 +267,38 @@ final class Claims {
     private boolean waits() {
       return config.inProgressPolicy() == InProgressPolicy.WAIT;
     }
+  }
+
+  /**
+   * The store's answer to a claim sent at {@code sent} ({@link System#nanoTime}), unless it was a
+   * claim that came back after more than half its lease: the lease ran while the answer was on its
+   * way (a stalled store, a slow network, a client that waits longer than the lease), so another
+   * claimant may already have taken the key over. Such a claim is given back and fails as the store
+   * failing would, never run on a lease that may have ended, whatever the store's or its client's
+   * timeouts.
+   *
+   * @throws IdempotencyStoreException for a claim answered late
+   */
+  private ClaimResult inTime(ClaimRequest request, ClaimResult result, long sent) {
+    long took = System.nanoTime() - sent;
+    if (!(result instanceof ClaimResult.Claimed claimed) || took <= request.lease().toNanos() / 2) {
+      return result;
+    }
+    IdempotencyStoreException late =
+        new IdempotencyStoreException(
+            "the store answered the claim of "
+                + request.key()
+                + " after "
+                + java.time.Duration.ofNanos(took).toMillis()
+                + " ms, more than half its lease of "
+                + request.lease().toMillis()
+                + " ms; it was given back rather than run on a lease that may have ended");
+    try {
+      store.release(claimed.lease());
+    } catch (RuntimeException e) {
+      late.addSuppressed(e); // the lease ends by itself
+    }
+    throw late;
   }
 
   // What a failed claim stage failed with, as the blocking claim would have thrown it.
