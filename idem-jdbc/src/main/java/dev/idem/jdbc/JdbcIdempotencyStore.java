@@ -53,12 +53,11 @@ import javax.sql.DataSource;
  * does its read-back (a locking read, {@link JdbcDialect#lockingRead()}). PostgreSQL refuses such
  * an upsert with a serialization failure and aborts the transaction; that, and a deadlock (which
  * rolls back the whole transaction), end the claim with an {@link IdempotencyStoreException} whose
- * cause carries SQLState 40001, never with a second attempt: roll back and run the transaction
- * again, and the repeat replays.
+ * cause carries SQLState 40001, never with a second attempt: roll back and run it again.
  *
- * <p>Key text, fingerprints and outcomes are bound as parameters; the table name is validated by
- * {@link JdbcStoreConfig}. Create the table with {@link JdbcSchema} or the {@code schema-*.sql}
- * files in this jar.
+ * <p>Every call on a pooled connection is bounded ({@link JdbcStoreConfig.Builder#callTimeout}).
+ * Keys, fingerprints and outcomes are bound as parameters; the table name is validated by {@link
+ * JdbcStoreConfig}. Create the table with {@link JdbcSchema} or this jar's {@code schema-*.sql}.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
 
@@ -79,7 +78,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
-    this.jdbc = new Jdbc(dataSource, config.transactions());
+    this.jdbc = new Jdbc(dataSource, config.transactions(), config.callTimeout());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect.sql(), config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
@@ -108,6 +107,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public ClaimResult claim(ClaimRequest request) {
     return jdbc.run(
         "claim",
+        request.lease().dividedBy(2),
         c -> {
           boolean joined = jdbc.joined();
           if (readCommitted != null && !joined) {
@@ -275,6 +275,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
     return jdbc.run(
         "renew",
+        leaseDuration.dividedBy(2),
         c -> {
           if (Params.update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
             return Optional.empty();

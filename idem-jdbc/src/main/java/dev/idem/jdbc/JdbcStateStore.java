@@ -35,7 +35,7 @@ public final class JdbcStateStore<S extends Enum<S>> implements StateStore<Strin
   private final String update;
 
   private JdbcStateStore(Builder<S> b) {
-    this.jdbc = new Jdbc(b.dataSource, b.transactions);
+    this.jdbc = new Jdbc(b.dataSource, b.transactions, JdbcStoreConfig.DEFAULT_CALL_TIMEOUT);
     this.type = b.type;
     this.select = "SELECT " + b.status + " FROM " + b.table + " WHERE " + b.id + " = ?";
     this.update =

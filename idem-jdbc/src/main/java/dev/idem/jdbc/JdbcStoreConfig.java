@@ -1,6 +1,7 @@
 package dev.idem.jdbc;
 
 import dev.idem.jdbc.internal.SqlIdentifiers;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -12,6 +13,11 @@ public final class JdbcStoreConfig {
   /** The default limit on a stored outcome: 1 MiB. */
   public static final int DEFAULT_MAX_OUTCOME_BYTES = 1024 * 1024;
 
+  /**
+   * The default bound on a store call other than a claim or a renewal on a pooled connection: 10 s.
+   */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(10);
+
   /** The default table name. */
   public static final String DEFAULT_TABLE = "idem_records";
 
@@ -21,8 +27,10 @@ public final class JdbcStoreConfig {
   private final TransactionConnection transactions;
   private final int maxOutcomeBytes;
   private final boolean readCommittedClaims;
+  private final Duration callTimeout;
 
   private JdbcStoreConfig(Builder b) {
+    this.callTimeout = b.callTimeout;
     this.readCommittedClaims = b.readCommittedClaims;
     this.maxOutcomeBytes = b.maxOutcomeBytes;
     this.transactions = b.transactions;
@@ -72,6 +80,11 @@ public final class JdbcStoreConfig {
     return readCommittedClaims;
   }
 
+  /** The bound on a store call other than a claim or renewal; see {@link Builder#callTimeout}. */
+  public Duration callTimeout() {
+    return callTimeout;
+  }
+
   /** Where the thread's transaction is found in join mode; null in plain mode. */
   public TransactionConnection transactions() {
     return transactions;
@@ -85,6 +98,7 @@ public final class JdbcStoreConfig {
     private TransactionConnection transactions;
     private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
     private boolean readCommittedClaims;
+    private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
 
     private Builder(JdbcDialect dialect) {
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -116,6 +130,28 @@ public final class JdbcStoreConfig {
      */
     public Builder joinTransactions(TransactionConnection transactions) {
       this.transactions = Objects.requireNonNull(transactions, "transactions");
+      return this;
+    }
+
+    /**
+     * How long a store call on a pooled connection may wait for the database, whatever the driver's
+     * or pool's socket timeout (often none: a stalled server or a silent partition would hold the
+     * thread and the connection forever): the store bounds every read of the connection's socket
+     * ({@code Connection.setNetworkTimeout}) for its call, and puts the connection's own bound back
+     * after. A claim is bounded at half its lease and a renewal at half the lease it asks for;
+     * every other call at this, 10 s by default. A call past its bound fails with {@code
+     * IdempotencyStoreException}, and the pool drops the connection. A connection that is bounded
+     * tighter already keeps its bound. In join mode the caller's transaction connection is the
+     * caller's, and is left as it is.
+     *
+     * @throws IllegalArgumentException when not above zero
+     */
+    public Builder callTimeout(Duration callTimeout) {
+      Objects.requireNonNull(callTimeout, "callTimeout");
+      if (callTimeout.isZero() || callTimeout.isNegative()) {
+        throw new IllegalArgumentException("callTimeout must be above zero, was " + callTimeout);
+      }
+      this.callTimeout = callTimeout;
       return this;
     }
 

@@ -121,6 +121,55 @@ class PostgresFaultProxyIT {
   }
 
   @Test
+  void withoutASocketTimeoutEveryCallInASilentPartitionStillEndsTypedAndTheStoreRecovers()
+      throws Exception {
+    // socketTimeout=0, the driver's default: a read waits forever unless the store bounds it
+    try (HikariDataSource unbounded = pool("idem-fault-proxy-it-unbounded", 0, 2)) {
+      JdbcIdempotencyStore bounded =
+          new JdbcIdempotencyStore(
+              unbounded,
+              JdbcStoreConfig.custom(JdbcDialect.postgresql())
+                  .table(TABLE)
+                  .callTimeout(Duration.ofSeconds(1))
+                  .build());
+      ClaimRequest request = request();
+      ClaimResult.Claimed claimed = (ClaimResult.Claimed) bounded.claim(request);
+      ClaimRequest other = request();
+      assertThat(bounded.find(other.key())).isEmpty(); // both connections open before the fault
+      proxy.blackhole(true);
+
+      // a guard against a hang, not a timing: the bounds are half the lease and one second
+      CompletableFuture<Throwable> claim = failureOf(() -> bounded.claim(other));
+      CompletableFuture<Throwable> complete =
+          failureOf(() -> bounded.complete(claimed.lease(), Outcome.success(ANSWER), WAIT));
+      assertThat(claim.get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isInstanceOf(IdempotencyStoreException.class);
+      assertThat(complete.get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isInstanceOf(IdempotencyStoreException.class);
+
+      proxy.reset();
+      ClaimResult again =
+          await()
+              .atMost(WAIT)
+              .ignoreExceptions()
+              .until(() -> bounded.claim(other), r -> r instanceof ClaimResult.Claimed);
+      assertThat(again).isInstanceOf(ClaimResult.Claimed.class);
+    }
+  }
+
+  private static CompletableFuture<Throwable> failureOf(Runnable call) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            call.run();
+            return null;
+          } catch (RuntimeException e) {
+            return e;
+          }
+        });
+  }
+
+  @Test
   void workWhoseRenewalsHangInASilentPartitionIsToldItsLeaseIsLostWithinAboutALease()
       throws Exception {
     // Renewals here may hang for far longer than the lease: the lost signal must not wait for them

@@ -46,20 +46,15 @@ import org.slf4j.LoggerFactory;
  * behind; key content is hashed and never reaches key or script syntax. See {@code docs/redis.md}.
  *
  * <p>Redis unreachable, timing out or failing gives {@link
- * dev.idem.core.IdempotencyStoreException}; the engine then fails closed unless told otherwise. Set
- * a command timeout on the client's {@code RedisURI} (Lettuce's default is 60 s). Redis must run
- * with {@code maxmemory-policy noeviction}: this store warns at startup when it does not. A Redis
- * that restarts without its data, or fails over to a replica that missed writes, forgets records:
- * deduplication of those keys is lost, and only the application's own constraints remain, unless
- * claims wait for replicas ({@link ReplicaAcks}).
+ * dev.idem.core.IdempotencyStoreException}; the engine then fails closed unless told otherwise. A
+ * call waits at most the client's command timeout, never over 10 s ({@link #callTimeout}); a claim
+ * at most half its lease. Redis must run with {@code maxmemory-policy noeviction} (warned at start
+ * otherwise). A Redis that restarts without its data, or fails over to a replica that missed
+ * writes, forgets records, unless claims wait for replicas ({@link ReplicaAcks}).
  *
- * <p>The claim and release, which its asynchronous claim shares, live in {@code
- * internal.RecordClaims}; the mechanisms it shares with the lock provider and the parsing of
- * replies live in {@code internal} too.
- *
- * <p>Implements {@link RecordChangeNotifier}: a duplicate waiting in WAIT mode is woken through a
- * pub/sub message when the record it waits for is completed or released. The caller keeps the
- * Lettuce client; {@link #close()} closes only this store's two connections.
+ * <p>Claims and releases live in {@code internal.RecordClaims}, completions in {@code
+ * internal.RecordCompletions}. A duplicate waiting in WAIT mode is woken by a pub/sub message
+ * ({@link RecordChangeNotifier}). {@link #close()} closes this store's two connections only.
  */
 public final class RedisIdempotencyStore
     implements IdempotencyStore, RecordChangeNotifier, AutoCloseable {
@@ -240,6 +235,11 @@ public final class RedisIdempotencyStore
       refusal.addSuppressed(e);
     }
     return refusal;
+  }
+
+  /** How long a call waits for Redis at most: the command timeout, up to 10 s. */
+  public Duration callTimeout() {
+    return backend.timeout();
   }
 
   @Override

@@ -253,6 +253,44 @@ class RedisFaultProxyIT {
   }
 
   @Test
+  void everyOtherCallIsGivenUpOnWithinTheStoresBoundWhateverTheClientsTimeout() throws Exception {
+    // Lettuce's default command timeout, 60 s: twice the default lease, which a completion or a
+    // read waited out in full while the network held them
+    RedisURI slowUri = proxiedUri();
+    slowUri.setTimeout(Duration.ofSeconds(60));
+    RedisClient slowClient = RedisClient.create(slowUri);
+    try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
+      ClaimRequest request = request(Duration.ofMinutes(1));
+      ClaimResult.Claimed claimed = (ClaimResult.Claimed) slowStore.claim(request);
+      proxy.hold(true);
+      CompletableFuture<Throwable> find = failureOf(() -> slowStore.find(request.key()));
+      CompletableFuture<Throwable> complete =
+          failureOf(
+              () ->
+                  slowStore.complete(
+                      claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)));
+      // a guard against the hang, not a timing: the store's bound is 10 s
+      assertThat(find.get(30, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+      assertThat(complete.get(30, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
+      proxy.hold(false);
+    } finally {
+      slowClient.shutdown();
+    }
+  }
+
+  private static CompletableFuture<Throwable> failureOf(Runnable call) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            call.run();
+            return null;
+          } catch (RuntimeException e) {
+            return e;
+          }
+        });
+  }
+
+  @Test
   void asynchronousCallsHoldNoStoreThreadWhileRedisHoldsTheirClaims() throws Exception {
     RedisURI slowUri = proxiedUri();
     slowUri.setTimeout(HANGING_COMMAND_TIMEOUT);

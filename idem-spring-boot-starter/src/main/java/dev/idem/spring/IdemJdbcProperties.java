@@ -25,8 +25,27 @@ public class IdemJdbcProperties {
   /** Write records in the caller's Spring transaction when one is active (join mode). */
   private boolean joinTransactions = true;
 
+  /**
+   * The longest a call of the store on a pooled connection waits for the database, whatever the
+   * driver's socket timeout (a claim waits at most half its lease, a renewal half the lease it asks
+   * for).
+   */
+  private Duration callTimeout = Duration.ofSeconds(10);
+
   /** The scheduled purge of records past their retention. */
   private final Cleanup cleanup = new Cleanup();
+
+  public Duration getCallTimeout() {
+    return callTimeout;
+  }
+
+  public void setCallTimeout(Duration callTimeout) {
+    if (callTimeout == null || callTimeout.isZero() || callTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "idem.jdbc.call-timeout must be above zero, was " + callTimeout);
+    }
+    this.callTimeout = callTimeout;
+  }
 
   public Cleanup getCleanup() {
     return cleanup;

@@ -5,6 +5,9 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.jdbc.TransactionConnection;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
 /**
@@ -21,15 +24,22 @@ public final class Jdbc {
     T run(Connection connection) throws SQLException;
   }
 
+  // sets a connection's network timeout on the calling thread (the drivers that use the executor
+  // run the change through it)
+  private static final Executor HERE = Runnable::run;
+
   private final DataSource dataSource;
   private final TransactionConnection transactions;
+  private final Duration callTimeout;
 
   /**
    * @param transactions where the thread's transaction is found (join mode), or null for none
+   * @param callTimeout the bound on a call on a pooled connection ({@link #run(String, Work)})
    */
-  public Jdbc(DataSource dataSource, TransactionConnection transactions) {
+  public Jdbc(DataSource dataSource, TransactionConnection transactions, Duration callTimeout) {
     this.dataSource = dataSource;
     this.transactions = transactions;
+    this.callTimeout = callTimeout;
   }
 
   /** True when a transaction is active on this thread and the store writes in it. */
@@ -40,9 +50,15 @@ public final class Jdbc {
   /**
    * Runs {@code work} on the thread's transaction connection when there is one (neither committed
    * nor closed here: the transaction's owner decides), else on a pooled connection committed at
-   * once. {@code what} names the operation in the error message.
+   * once, every read of whose socket is bounded by the call timeout. {@code what} names the
+   * operation in the error message.
    */
   public <T> T run(String what, Work<T> work) {
+    return run(what, callTimeout, work);
+  }
+
+  /** As {@link #run(String, Work)}, bounded by {@code timeout} on a pooled connection. */
+  public <T> T run(String what, Duration timeout, Work<T> work) {
     Connection joined = transactions == null ? null : transactions.current();
     if (joined != null) {
       try {
@@ -52,6 +68,7 @@ public final class Jdbc {
       }
     }
     try (Connection c = dataSource.getConnection()) {
+      int restore = bound(c, timeout);
       boolean auto = c.getAutoCommit();
       try {
         T result = work.run(c);
@@ -64,9 +81,38 @@ public final class Jdbc {
           c.rollback();
         }
         throw e;
+      } finally {
+        unbound(c, restore);
       }
     } catch (SQLException e) {
       throw failure(what, e);
+    }
+  }
+
+  // Bounds every read of the connection's socket at timeout, unless it is bounded as tight
+  // already; answers the bound to put back, or -1 when it was left alone.
+  private static int bound(Connection c, Duration timeout) throws SQLException {
+    int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    try {
+      int current = c.getNetworkTimeout();
+      if (current > 0 && current <= millis) {
+        return -1;
+      }
+      c.setNetworkTimeout(HERE, millis);
+      return current;
+    } catch (SQLFeatureNotSupportedException | UnsupportedOperationException e) {
+      return -1; // a driver without network timeouts (an embedded database has no socket)
+    }
+  }
+
+  private static void unbound(Connection c, int restore) {
+    if (restore < 0) {
+      return;
+    }
+    try {
+      c.setNetworkTimeout(HERE, restore);
+    } catch (SQLException | RuntimeException e) {
+      // a connection the bound broke is closed already; the pool drops it
     }
   }
 

@@ -28,7 +28,7 @@ public final class JdbcLockStorage implements LockStorage {
 
   public JdbcLockStorage(
       DataSource dataSource, Statements dialect, String table, Duration retention) {
-    this.jdbc = new Jdbc(dataSource, null);
+    this.jdbc = new Jdbc(dataSource, null, dev.idem.jdbc.JdbcStoreConfig.DEFAULT_CALL_TIMEOUT);
     this.dialect = dialect;
     this.sql = LockSql.of(dialect, table);
     this.retentionMs = millis(retention);

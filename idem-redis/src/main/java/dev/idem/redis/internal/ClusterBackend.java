@@ -2,7 +2,6 @@ package dev.idem.redis.internal;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -29,18 +28,13 @@ public final class ClusterBackend implements RedisBackend {
   }
 
   @Override
-  public RedisScriptingCommands<byte[], byte[]> scripting() {
-    return connection.sync();
-  }
-
-  @Override
   public RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync() {
     return connection.async();
   }
 
   @Override
   public Duration timeout() {
-    return connection.getTimeout();
+    return RedisBackend.bounded(connection.getTimeout());
   }
 
   @Override

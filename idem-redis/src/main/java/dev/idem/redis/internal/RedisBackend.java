@@ -2,7 +2,6 @@ package dev.idem.redis.internal;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.netty.util.Timer;
@@ -16,14 +15,30 @@ import java.util.List;
  */
 public interface RedisBackend extends AutoCloseable {
 
-  /** Commands that route each script call by its key (in Cluster, to the slot's primary). */
-  RedisScriptingCommands<byte[], byte[]> scripting();
-
-  /** The same commands without waiting, so that two calls share one round trip. */
+  /**
+   * Commands that route each script call by its key (in Cluster, to the slot's primary), without
+   * waiting, so that two calls share one round trip.
+   */
   RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync();
 
-  /** How long a call may take before it fails: the connection's command timeout. */
+  /** The longest any call of Idem's waits for Redis, whatever the client's command timeout. */
+  Duration CALL_BOUND = Duration.ofSeconds(10);
+
+  /**
+   * How long a call may take before it fails: the connection's command timeout, but never more than
+   * {@link #CALL_BOUND} (a client without a timeout, or Lettuce's default of 60 s, would hold a
+   * caller far past a lease). A claim is bounded tighter, at half its lease.
+   */
   Duration timeout();
+
+  /** {@code commandTimeout} within {@link #CALL_BOUND}; none (zero) is the bound. */
+  static Duration bounded(Duration commandTimeout) {
+    return commandTimeout.isZero()
+            || commandTimeout.isNegative()
+            || commandTimeout.compareTo(CALL_BOUND) > 0
+        ? CALL_BOUND
+        : commandTimeout;
+  }
 
   /**
    * The client's own timer (Lettuce's wheel): a timeout set on it is cancelled without taking a

@@ -8,7 +8,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -31,12 +31,12 @@ public final class ScriptRunner {
    */
   public static final Executor FOLLOW_UP = ForkJoinPool.commonPool();
 
-  private final RedisScriptingCommands<byte[], byte[]> commands;
   private final RedisScriptingAsyncCommands<byte[], byte[]> async;
+  private final Duration timeout;
 
   public ScriptRunner(RedisBackend backend) {
-    this.commands = backend.scripting();
     this.async = backend.scriptingAsync();
+    this.timeout = backend.timeout();
   }
 
   /**
@@ -137,15 +137,8 @@ public final class ScriptRunner {
     return n;
   }
 
+  // Waits at most the backend's bound, whatever the client's command timeout.
   private <T> T run(Script script, ScriptOutputType type, byte[][] keys, byte[]... args) {
-    try {
-      try {
-        return commands.evalsha(script.sha(), type, keys, args);
-      } catch (RedisNoScriptException notLoaded) {
-        return commands.eval(script.bytes(), type, keys, args);
-      }
-    } catch (RedisException e) {
-      throw RedisFailures.of(e);
-    }
+    return RecordClaims.await(send(script, type, keys, args), timeout);
   }
 }

@@ -4,7 +4,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -24,18 +23,13 @@ public final class StandaloneBackend implements RedisBackend {
   }
 
   @Override
-  public RedisScriptingCommands<byte[], byte[]> scripting() {
-    return connection.sync();
-  }
-
-  @Override
   public RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync() {
     return connection.async();
   }
 
   @Override
   public Duration timeout() {
-    return connection.getTimeout();
+    return RedisBackend.bounded(connection.getTimeout());
   }
 
   @Override

@@ -83,6 +83,23 @@ class SpringDataRedisStoreIT {
   }
 
   @Test
+  void aWaitForReplicasAsLongAsHalfALeaseStopsTheStart() {
+    // a claim is given up on at half its lease: one waiting 2 s for replicas would never count
+    runner
+        .withPropertyValues(
+            "idem.redis.replica-acks=1",
+            "idem.redis.replica-ack-timeout=2s",
+            "idem.policies.quick.lease=4s")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasStackTraceContaining("idem.redis.replica-ack-timeout (PT2S)")
+                    .hasStackTraceContaining("idem.policies.quick.lease (PT4S)"));
+  }
+
+  @Test
   void theDataSourceIsUsedWhenSpringDataRedisIsNotConfiguredToConnect() {
     new ApplicationContextRunner()
         .withPropertyValues("idem.jdbc.initialize-schema=always")

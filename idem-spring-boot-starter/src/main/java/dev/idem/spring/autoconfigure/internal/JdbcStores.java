@@ -44,6 +44,7 @@ final class JdbcStores {
     JdbcStoreConfig.Builder config =
         JdbcStoreConfig.custom(dialect)
             .table(properties.getTable())
+            .callTimeout(properties.getCallTimeout())
             .maxOutcomeBytes(Math.max(JdbcStoreConfig.DEFAULT_MAX_OUTCOME_BYTES, maxOutcome));
     if (properties.isJoinTransactions()
         && ClassUtils.isPresent(SPRING_TX, JdbcStores.class.getClassLoader())) {

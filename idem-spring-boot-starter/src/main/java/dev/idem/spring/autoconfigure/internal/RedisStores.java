@@ -3,6 +3,7 @@ package dev.idem.spring.autoconfigure.internal;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.ReplicaAcks;
+import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdemRedisProperties;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -66,6 +67,48 @@ final class RedisStores {
         client,
         properties.getKeyPrefix(),
         new ReplicaAcks(properties.getReplicaAcks(), properties.getReplicaAckTimeout()));
+  }
+
+  /**
+   * Refuses a wait for replicas as long as half the shortest lease: a claim is given up on at half
+   * its lease, so every claim would be.
+   *
+   * @throws StoreUnavailableException naming the lease and the wait
+   */
+  static void requireAcksWithinClaims(IdemProperties properties) {
+    IdemRedisProperties redis = properties.getRedis();
+    if (redis.getReplicaAcks() == 0) {
+      return;
+    }
+    java.util.Map<String, java.time.Duration> leases = new java.util.TreeMap<>();
+    leases.put(
+        "idem.defaults.lease",
+        properties.getDefaults().getLease() != null
+            ? properties.getDefaults().getLease()
+            : dev.idem.core.IdempotencyConfig.DEFAULT_LEASE);
+    properties
+        .getPolicies()
+        .forEach(
+            (name, policy) -> {
+              if (policy.getLease() != null) {
+                leases.put("idem.policies." + name + ".lease", policy.getLease());
+              }
+            });
+    leases.forEach(
+        (property, lease) -> {
+          if (redis.getReplicaAckTimeout().compareTo(lease.dividedBy(2)) >= 0) {
+            throw new StoreUnavailableException(
+                "idem.redis.replica-ack-timeout ("
+                    + redis.getReplicaAckTimeout()
+                    + ") is not under half of "
+                    + property
+                    + " ("
+                    + lease
+                    + "): a claim is given up on at half its lease, so a claim waiting that long"
+                    + " for replicas would never count.",
+                "Shorten idem.redis.replica-ack-timeout, or lengthen the lease.");
+          }
+        });
   }
 
   // Nothing silently unprotected: a Cluster store cannot wait for replicas, so it refuses to start.

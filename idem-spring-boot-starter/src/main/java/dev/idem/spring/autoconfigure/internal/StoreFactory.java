@@ -29,7 +29,12 @@ public final class StoreFactory {
   /** The Redis store on the application's Lettuce client or Spring Data Redis's connection. */
   public static IdempotencyStore redis(IdemProperties properties, ListableBeanFactory beans) {
     RedisStores.Built built = RedisStores.create(beans, properties.getRedis());
-    log.info("Idem stores its records in Redis, {}", built.source());
+    RedisStores.requireAcksWithinClaims(properties);
+    log.info(
+        "Idem stores its records in Redis, {}; a claim waits for Redis at most half its lease,"
+            + " any other call {} (the client's command timeout, at most 10 s)",
+        built.source(),
+        ((dev.idem.redis.RedisIdempotencyStore) built.store()).callTimeout());
     return built.store();
   }
 
@@ -55,9 +60,12 @@ public final class StoreFactory {
         JdbcStores.create(
             beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
     log.info(
-        "Idem stores its records{} in the table {} of the application's DataSource",
+        "Idem stores its records{} in the table {} of the application's DataSource; a claim waits"
+            + " for the database at most half its lease, any other call {}"
+            + " (idem.jdbc.call-timeout), whatever the driver's socket timeout",
         property.equals("idem.store") ? "" : " (" + property + ")",
-        properties.getJdbc().getTable());
+        properties.getJdbc().getTable(),
+        properties.getJdbc().getCallTimeout());
     warnIfMissing(beans, SPRING_DATA_REDIS, REDIS_STORE, "dev.idem:idem-redis", "Redis");
     return store;
   }
