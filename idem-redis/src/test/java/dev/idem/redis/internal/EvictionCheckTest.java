@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
@@ -41,11 +40,6 @@ class EvictionCheckTest {
 
   private static RedisBackend backend(Supplier<List<String>> policies) {
     return new RedisBackend() {
-      @Override
-      public RedisScriptingCommands<byte[], byte[]> scripting() {
-        throw new UnsupportedOperationException();
-      }
-
       @Override
       public io.lettuce.core.api.async.RedisScriptingAsyncCommands<byte[], byte[]>
           scriptingAsync() {
