@@ -15,6 +15,7 @@ import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.FormFields;
 import dev.idem.spring.web.internal.HttpRules;
+import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.Problems;
 import dev.idem.spring.web.internal.Refusals;
 import dev.idem.spring.web.internal.RequestFingerprint;
@@ -190,6 +191,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       if (response.isCommitted() || !Problems.write(response, e)) {
         throw e;
       }
+    } catch (HttpRules.Escaped e) {
+      Problem problem = Problem.escaped(e.refusal());
+      if (response.isCommitted() || problem == null) {
+        throw e.refusal();
+      }
+      Problems.write(response, problem);
     }
   }
 
@@ -258,6 +265,12 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                 chain.doFilter(cached, captured);
               } catch (IOException | ServletException | RuntimeException e) {
                 if (!captured.isPassingThrough() || cached.isAsyncStarted()) {
+                  // the dispatcher wraps what a handler threw: "Request processing failed"
+                  if (e instanceof IdempotencyException refusal) {
+                    throw new HttpRules.Escaped(refusal);
+                  } else if (e.getCause() instanceof IdempotencyException refusal) {
+                    throw new HttpRules.Escaped(refusal);
+                  }
                   throw e;
                 }
                 return HttpRules.afterPassThrough(route, captured, e);

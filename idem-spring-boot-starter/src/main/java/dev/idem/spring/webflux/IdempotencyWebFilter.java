@@ -165,6 +165,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                                                 body.get(),
                                                 fingerprint))))
         .onErrorResume(IdempotencyException.class, e -> answer(exchange, e))
+        .onErrorResume(HttpRules.Escaped.class, e -> escapedAnswer(exchange, e))
         .onErrorResume(RejectedExecutionException.class, e -> overloaded(exchange, e))
         .onErrorResume(
             ReactiveFingerprints.MalformedBody.class,
@@ -202,6 +203,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                               e ->
                                   Mono.fromSupplier(
                                       () -> HttpRules.afterPassThrough(route, captured, e)))
+                          .onErrorMap(HttpRules::escaped)
                           .contextWrite(context)
                           .toFuture());
           return Mono.fromFuture(
@@ -235,6 +237,14 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   // here ran.
   private StoredResponse outcome(Route route, CapturedResponse captured) {
     return rules.outcome(route, captured, false, false);
+  }
+
+  private static Mono<Void> escapedAnswer(ServerWebExchange exchange, HttpRules.Escaped e) {
+    Problem problem = Problem.escaped(e.refusal());
+    if (problem == null || exchange.getResponse().isCommitted()) {
+      return Mono.error(e.refusal());
+    }
+    return ReactiveAnswers.problem(exchange.getResponse(), problem);
   }
 
   private static Mono<Void> answer(ServerWebExchange exchange, IdempotencyException e) {

@@ -341,6 +341,19 @@ abstract class HttpConformanceTests {
   }
 
   @Test
+  void anIdemRefusalEscapingAFunctionalRouteGetsTheSameNeutralAnswer() {
+    // no exception handler of the application's answers a functional route: the filter does,
+    // with the same neutral problem, never the bean method's own message
+    HttpResponse<String> missing = post("/by-path/refund-fn?cents=5", null, "Idempotency-Key", key);
+    assertProblem(missing, 400, "missing-key");
+    assertThat(missing.body())
+        .doesNotContain("#id")
+        .doesNotContain("Refunds")
+        .doesNotContain("refund")
+        .doesNotContain("Idempotency-Key");
+  }
+
+  @Test
   void anIdemRefusalFromABeanMethodInsideARequestGetsItsProblemAnswer() {
     HttpResponse<String> missing = post("/refunds?cents=5", null);
     assertProblem(missing, 400, "missing-key");
@@ -492,6 +505,17 @@ abstract class HttpConformanceTests {
         key,
         "Content-Type",
         "multipart/form-data; boundary=" + boundary);
+  }
+
+  @Test
+  void aRefusalTheHandlerRaisesAfterItsEffectKeepsTheKey() {
+    // an exception of the kind the framework raises for a malformed request, raised by the
+    // handler itself after it charged: the handler ran, so the key is not freed for a second charge
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> answer = post("/charge-then-refuse", null, "Idempotency-Key", key);
+      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(400);
+    }
+    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   @Test

@@ -8,8 +8,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The HTTP conformance suite on Spring MVC, with the rows only a servlet stack has: the key in the
- * logging MDC, an asynchronous answer hidden by its declared type, and a refusal the handler raises
- * itself.
+ * logging MDC and an asynchronous answer hidden by its declared type.
  */
 @SpringBootTest(
     classes = TestApplication.class,
@@ -33,18 +32,6 @@ abstract class ServletConformanceTests extends HttpConformanceTests {
     assertThat(first.body()).isEqualTo("deferred #1");
     assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(again.body()).isEqualTo("deferred #2");
-  }
-
-  @Test
-  void aRefusalTheHandlerRaisesAfterItsEffectKeepsTheKey() {
-    // an exception of the kind Spring raises for a malformed request, raised by the handler
-    // itself after it charged: the handler ran, so the key is not freed for a second charge (on
-    // WebFlux a refusal of the input frees the key wherever it is raised, see ReactiveRefusals)
-    for (int i = 0; i < 3; i++) {
-      HttpResponse<String> answer = post("/charge-then-refuse", null, "Idempotency-Key", key);
-      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(400);
-    }
-    assertThat(controller.runs(run)).isEqualTo(1);
   }
 
   // A request that waits keeps its thread: while none has finished, the threads that claimed are

@@ -46,6 +46,26 @@ public class TestApplication {
     return new HeaderPrincipalFilter();
   }
 
+  /**
+   * A functional route, protected by its path alone ({@code idem.http.paths}), that calls the
+   * guarded refund bean method: no exception handler of the application's answers what it throws.
+   */
+  @Bean
+  org.springframework.web.servlet.function.RouterFunction<
+          org.springframework.web.servlet.function.ServerResponse>
+      refundFunction(Refunds refunds) {
+    return org.springframework.web.servlet.function.RouterFunctions.route()
+        .POST(
+            "/by-path/refund-fn",
+            request ->
+                org.springframework.web.servlet.function.ServerResponse.ok()
+                    .body(
+                        refunds.refund(
+                            request.param("id").orElse(null),
+                            Integer.parseInt(request.param("cents").orElse("0")))))
+        .build();
+  }
+
   /** Counts the engine's claims of each key, so that a test can tell a waiter from a refusal. */
   @Bean
   IdempotencyStoreDecorator claimCounter(TestController controller) {

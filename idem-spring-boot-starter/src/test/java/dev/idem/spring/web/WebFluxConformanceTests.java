@@ -11,7 +11,7 @@ import reactor.blockhound.BlockHound;
 /**
  * The HTTP conformance suite on Spring WebFlux, with BlockHound installed: a request that blocks an
  * event-loop thread anywhere (Idem, the store's client, the handlers) fails with a 500 and so fails
- * its row. Its own row: BlockHound at work.
+ * its row. Its own rows: BlockHound at work, and bodies a handler reads in its own pipeline.
  */
 @SpringBootTest(
     classes = WebFluxTestApplication.class,
@@ -38,6 +38,18 @@ abstract class WebFluxConformanceTests extends HttpConformanceTests {
     HttpResponse<String> fixed = post("/charge-then-read", ORDER, "Idempotency-Key", key);
     assertThat(malformed.statusCode()).isEqualTo(400);
     assertThat(fixed.statusCode()).isIn(400, 422);
+    assertThat(controller.runs(run)).isEqualTo(1);
+  }
+
+  @Test
+  void aFunctionalRouteThatRefusesItsBodyAfterItsWorkKeepsTheKey() {
+    // a handler function reads its body itself, after it may have charged: its refusal is its
+    // answer, as for a handler method that reads its body in its own pipeline
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> answer =
+          post("/by-path/charge-then-read", "{\"item\":", "Idempotency-Key", key);
+      assertThat(answer.statusCode()).as("attempt %d", i).isEqualTo(400);
+    }
     assertThat(controller.runs(run)).isEqualTo(1);
   }
 

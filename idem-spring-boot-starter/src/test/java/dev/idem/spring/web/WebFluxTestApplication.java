@@ -51,8 +51,25 @@ public class WebFluxTestApplication {
 
   /** A functional route, protected by its path alone ({@code idem.http.paths}). */
   @Bean
-  RouterFunction<ServerResponse> byPath(WebFluxTestController controller) {
+  RouterFunction<ServerResponse> byPath(WebFluxTestController controller, Refunds refunds) {
     return RouterFunctions.route()
+        .POST(
+            "/by-path/refund-fn",
+            request ->
+                refunds
+                    .refundLater(
+                        request.queryParam("id").orElse(null),
+                        Integer.parseInt(request.queryParam("cents").orElse("0")))
+                    .flatMap(refund -> ServerResponse.ok().bodyValue(refund)))
+        .POST(
+            "/by-path/charge-then-read",
+            request -> {
+              // charges, then reads its body itself: a malformed one is refused after the charge
+              int charge = controller.count(request.headers().firstHeader("X-Run"));
+              return request
+                  .bodyToMono(TestController.Order.class)
+                  .flatMap(order -> ServerResponse.ok().bodyValue("charged #" + charge));
+            })
         .POST(
             "/by-path/{name}",
             request ->

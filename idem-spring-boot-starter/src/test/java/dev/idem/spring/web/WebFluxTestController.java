@@ -88,6 +88,14 @@ public class WebFluxTestController extends ConformanceHandlers {
     return Mono.fromSupplier(() -> named.name() + " " + count(run));
   }
 
+  /** Charges, then refuses its own input as WebFlux refuses a malformed request. */
+  @Idempotent
+  @PostMapping("/charge-then-refuse")
+  Mono<String> chargeThenRefuse(@RequestHeader("X-Run") String run) {
+    count(run);
+    throw new org.springframework.web.server.ServerWebInputException("refused after charging");
+  }
+
   /** Charges, then reads its body in its own pipeline: a malformed body is refused after. */
   @Idempotent
   @PostMapping("/charge-then-read")

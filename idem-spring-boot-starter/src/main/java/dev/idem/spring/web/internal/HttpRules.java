@@ -4,6 +4,7 @@ import dev.idem.core.AsyncWork;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
@@ -42,6 +43,30 @@ public final class HttpRules {
     public String value() {
       return key != null ? key : token;
     }
+  }
+
+  /**
+   * An Idem exception that escaped the handler (a bean method it called refused, and no exception
+   * handler of the application's answered it: a functional route's), as against one of the filter's
+   * own claim. Its answer is {@link Problem#escaped}: the exception's message speaks of the
+   * application, not of the request's key.
+   */
+  public static final class Escaped extends RuntimeException {
+    private final IdempotencyException refusal;
+
+    public Escaped(IdempotencyException refusal) {
+      super(refusal.getMessage(), refusal, false, false);
+      this.refusal = refusal;
+    }
+
+    public IdempotencyException refusal() {
+      return refusal;
+    }
+  }
+
+  /** {@code failure} of the handler chain, an Idem exception marked as {@link Escaped}. */
+  public static <T extends Throwable> Throwable escaped(T failure) {
+    return failure instanceof IdempotencyException refusal ? new Escaped(refusal) : failure;
   }
 
   /** A handler's answer as the filter captured it. */
