@@ -275,7 +275,7 @@ final class Claims {
    * way (a stalled store, a slow network, a client that waits longer than the lease), so another
    * claimant may already have taken the key over. Such a claim is given back and fails as the store
    * failing would, never run on a lease that may have ended, whatever the store's or its client's
-   * timeouts.
+   * timeouts; under fail open too, since the key was taken.
    *
    * @throws IdempotencyStoreException for a claim answered late
    */
@@ -285,7 +285,7 @@ final class Claims {
       return result;
     }
     IdempotencyStoreException late =
-        new IdempotencyStoreException(
+        new LateClaimException(
             "the store answered the claim of "
                 + request.key()
                 + " after "
@@ -299,6 +299,17 @@ final class Claims {
       late.addSuppressed(e); // the lease ends by itself
     }
     throw late;
+  }
+
+  /**
+   * A claim answered late, refused whatever the config says about a failing store: the key was
+   * taken, and running the work unguarded beside a claimant that may have taken it over would run
+   * it twice.
+   */
+  private static final class LateClaimException extends IdempotencyStoreException {
+    LateClaimException(String message) {
+      super(message);
+    }
   }
 
   // What a failed claim stage failed with, as the blocking claim would have thrown it.
@@ -342,11 +353,14 @@ final class Claims {
     return new RequestInProgressException(request.key(), config.retryAfter());
   }
 
-  /** Reports a store that failed at claim; throws unless the config fails open. */
+  /**
+   * Reports a store that failed at claim; throws unless the config fails open (a late claim is
+   * refused either way).
+   */
   private void storeFailedAtClaim(
       ClaimRequest request, IdempotencyConfig config, RuntimeException failure) {
     report.accept(request.key(), ExecutionOutcome.STORE_ERROR);
-    if (!config.failOpen()) {
+    if (!config.failOpen() || failure instanceof LateClaimException) {
       logRefusal(request, failure);
       throw failure instanceof IdempotencyStoreException s
           ? s

@@ -75,6 +75,17 @@ class LateClaimTest {
   }
 
   @Test
+  void aLateClaimIsRefusedUnderFailOpenTooRatherThanRunUnguarded() {
+    store.delay = LEASE.dividedBy(2).plusMillis(100);
+    IdempotencyConfig failOpen = IdempotencyConfig.from(config).failOpen(true).build();
+
+    assertThatThrownBy(
+            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), this::charge, failOpen))
+        .isInstanceOf(IdempotencyStoreException.class);
+    assertThat(charges).hasValue(0);
+  }
+
+  @Test
   void aClaimAnsweredWithinHalfItsLeaseRuns() {
     store.delay = LEASE.dividedBy(6);
 

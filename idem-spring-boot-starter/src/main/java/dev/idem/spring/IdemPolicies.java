@@ -38,6 +38,11 @@ public final class IdemPolicies {
     this.placeholders = placeholders;
   }
 
+  /** Whether {@code idem.policies.<operation>} names a policy. */
+  public boolean hasPolicy(String operation) {
+    return properties.getPolicies().containsKey(operation);
+  }
+
   /** The config for calls that name no operation. */
   public IdempotencyConfig defaults() {
     return forOperation("");

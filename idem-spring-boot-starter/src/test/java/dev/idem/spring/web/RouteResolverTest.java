@@ -87,6 +87,58 @@ class RouteResolverTest {
             "POST /carts/{id}");
   }
 
+  @Test
+  void aHandlerOnSeveralRoutesRunsUnderOneOperationAndInheritingControllersUnderTheirOwn() {
+    StaticWebApplicationContext context = new StaticWebApplicationContext();
+    context.registerSingleton("payments", Payments.class);
+    context.registerSingleton("orderLines", OrderLines.class);
+    context.registerSingleton("refundLines", RefundLines.class);
+    context.refresh();
+    RequestMappingHandlerMapping mapping = new RequestMappingHandlerMapping();
+    mapping.setApplicationContext(context);
+    mapping.afterPropertiesSet();
+    beans.registerSingleton("mapping", mapping);
+    routes.checkHandlers();
+
+    assertThat(operationOf("POST", "/pay")).isEqualTo("POST /pay");
+    assertThat(operationOf("POST", "/v2/pay")).isEqualTo("POST /pay");
+    assertThat(operationOf("PATCH", "/pay")).isEqualTo("POST /pay");
+    // one method, inherited by two controllers: two handlers, two operations
+    assertThat(operationOf("POST", "/order-lines")).isEqualTo("POST /order-lines");
+    assertThat(operationOf("POST", "/refund-lines")).isEqualTo("POST /refund-lines");
+  }
+
+  private String operationOf(String method, String path) {
+    return routes.resolve(new MockHttpServletRequest(method, path)).operation();
+  }
+
+  @Controller
+  static class Payments {
+    @Idempotent
+    @RequestMapping(
+        path = {"/pay", "/v2/pay"},
+        method = {RequestMethod.POST, RequestMethod.PATCH})
+    void pay() {
+      // only its mappings matter
+    }
+  }
+
+  abstract static class Lines {
+    @Idempotent
+    @PostMapping
+    void add() {
+      // inherited by both controllers below
+    }
+  }
+
+  @Controller
+  @RequestMapping("/order-lines")
+  static class OrderLines extends Lines {}
+
+  @Controller
+  @RequestMapping("/refund-lines")
+  static class RefundLines extends Lines {}
+
   private static RequestMappingHandlerMapping mapping() {
     StaticWebApplicationContext context = new StaticWebApplicationContext();
     context.registerSingleton("orders", Orders.class);

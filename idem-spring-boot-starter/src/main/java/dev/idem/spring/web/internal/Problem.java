@@ -91,6 +91,23 @@ public record Problem(int status, String name, String title, String detail, Stri
           "The request lacks a value that identifies the operation, or the value is not valid.",
           problem.retryAfter());
     }
+    // the rest speak of "this key": the operation's, which the client did not send
+    if (e instanceof RequestInProgressException) {
+      return new Problem(
+          problem.status(),
+          problem.name(),
+          "The operation is still running",
+          "The operation this request asks for is still running. Retry after Retry-After seconds.",
+          problem.retryAfter());
+    }
+    if (e instanceof OutcomeNotReplayableException) {
+      return new Problem(
+          problem.status(),
+          problem.name(),
+          "The operation ran once and its answer was not kept",
+          "The operation this request asks for ran once, and its answer was not kept.",
+          problem.retryAfter());
+    }
     return problem;
   }
 

@@ -29,6 +29,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
  */
 public final class Routes {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Routes.class);
+
   // an annotated handler mapped without methods protects these
   private static final Set<String> ANY_METHOD_OPTS_IN = Set.of("POST", "PATCH", "PUT", "DELETE");
   private static final Comparator<String> FIRST_ROUTE =
@@ -42,8 +44,9 @@ public final class Routes {
   // once, not per request.
   private final Map<List<Object>, Route> cache = new ConcurrentHashMap<>();
   private volatile int scopeCap = ClaimRequest.NO_CAP;
-  // The one operation of each handler reached on several routes or methods.
-  private volatile Map<Method, String> operations = Map.of();
+  // The one operation of each handler reached on several routes or methods, by the handler's class
+  // and method: two controllers that inherit one method are two handlers.
+  private volatile Map<List<Object>, String> operations = Map.of();
 
   public Routes(List<String> paths, IdemPolicies policies) {
     this.paths = paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
@@ -89,15 +92,15 @@ public final class Routes {
    *     idem.http.paths} protect on some of its POST or PATCH routes and not on others
    */
   public void learn(Collection<Mapping> mappings) {
-    Map<Method, SortedSet<String>> names = new HashMap<>();
-    Map<Method, Set<String>> unprotected = new HashMap<>();
+    Map<List<Object>, SortedSet<String>> names = new HashMap<>();
+    Map<List<Object>, Set<String>> unprotected = new HashMap<>();
     for (Mapping mapping : mappings) {
       boolean annotated = mapping.handler().hasMethodAnnotation(Idempotent.class);
       Set<String> methods =
           !mapping.methods().isEmpty()
               ? mapping.methods()
               : annotated ? ANY_METHOD_OPTS_IN : ProtectedRoutes.DEFAULT_METHODS;
-      Method method = mapping.handler().getMethod();
+      List<Object> method = handlerOf(mapping.handler());
       for (String httpMethod : methods) {
         for (String template : mapping.templates()) {
           String name = operationOf(mapping.handler(), httpMethod, template);
@@ -109,11 +112,11 @@ public final class Routes {
         }
       }
     }
-    for (Map.Entry<Method, Set<String>> entry : unprotected.entrySet()) {
+    for (Map.Entry<List<Object>, Set<String>> entry : unprotected.entrySet()) {
       if (names.containsKey(entry.getKey())) {
         throw new IllegalStateException(
             "idem.http.paths protect "
-                + entry.getKey()
+                + described(entry.getKey())
                 + " on "
                 + names.get(entry.getKey())
                 + " but not on "
@@ -122,15 +125,40 @@ public final class Routes {
                 + " make idem.http.paths cover all its routes or none");
       }
     }
-    Map<Method, String> learned = new HashMap<>();
+    Map<List<Object>, String> learned = new HashMap<>();
     names.forEach(
-        (method, all) -> {
+        (handler, all) -> {
           if (all.size() > 1) {
-            learned.put(method, all.first());
+            learned.put(handler, all.first());
+            warnOfMergedPolicies(handler, all);
           }
         });
     operations = Map.copyOf(learned);
     cache.clear();
+  }
+
+  private static List<Object> handlerOf(HandlerMethod handler) {
+    return List.of(handler.getBeanType(), handler.getMethod());
+  }
+
+  private static String described(List<Object> handler) {
+    return ((Class<?>) handler.get(0)).getName() + "." + ((Method) handler.get(1)).getName() + "()";
+  }
+
+  // A policy named after a route that now runs under its handler's first route no longer applies.
+  private void warnOfMergedPolicies(List<Object> handler, SortedSet<String> all) {
+    for (String name : all.tailSet(all.first())) {
+      if (!name.equals(all.first()) && policies.hasPolicy(name)) {
+        log.warn(
+            "{} is reached on {} and runs under one operation, {}: idem.policies.{} no longer"
+                + " applies; name the policy {}, or set @Idempotent(operation = ...)",
+            described(handler),
+            all,
+            all.first(),
+            name,
+            all.first());
+      }
+    }
   }
 
   // the name a request with this method and template would run under, or null when unprotected
@@ -174,7 +202,7 @@ public final class Routes {
    */
   public Route route(HandlerMethod handler, String method, String template, String path) {
     Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
-    String learned = handler == null ? null : operations.get(handler.getMethod());
+    String learned = handler == null ? null : operations.get(handlerOf(handler));
     if (idempotent != null) {
       if (template == null) {
         // keyed by the client's own path, a cache would grow with every path sent

@@ -28,10 +28,18 @@ public final class ReactiveRefusals {
   /** True when {@code error} refused the request of {@code exchange} before its handler ran. */
   public static boolean beforeHandler(ServerWebExchange exchange, Throwable error) {
     boolean refusal =
-        (error instanceof ServerWebInputException input && input.getMethodParameter() != null)
+        (error instanceof ServerWebInputException input
+                && (input.getMethodParameter() != null || noHandlerMatched(exchange)))
             || error instanceof UnsupportedMediaTypeStatusException
             || error instanceof NotAcceptableStatusException
             || error instanceof HandlerMethodValidationException;
     return refusal && !HandlerReturns.returned(exchange);
+  }
+
+  // No handler took the request (a params condition no mapping met): nothing ran.
+  private static boolean noHandlerMatched(ServerWebExchange exchange) {
+    return exchange.getAttribute(
+            org.springframework.web.reactive.HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE)
+        == null;
   }
 }

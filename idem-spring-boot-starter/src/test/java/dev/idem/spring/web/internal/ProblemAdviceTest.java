@@ -49,6 +49,22 @@ class ProblemAdviceTest {
           new UnknownTokenException("unknown"));
 
   @Test
+  void anEscapedRefusalNeverSpeaksOfTheClientsKeyNorRepeatsTheExceptionsMessage() {
+    // the key of a bean method's refusal is the operation's, which the client never sent
+    for (IdempotencyException e : EVERY_KIND) {
+      Problem escaped = Problem.escaped(e);
+      if (escaped == null
+          || e instanceof TokenAlreadyUsedException
+          || e instanceof UnknownTokenException) {
+        continue;
+      }
+      String text = escaped.title() + " " + (escaped.detail() == null ? "" : escaped.detail());
+      assertThat(text).as(e.getClass().getSimpleName()).doesNotContainIgnoringCase("this key");
+      assertThat(text).as(e.getClass().getSimpleName()).doesNotContain(e.getMessage());
+    }
+  }
+
+  @Test
   void theAdviceHandlesExactlyTheExceptionsThatHaveAnAnswer() throws Exception {
     Method answer = ProblemAdvice.class.getDeclaredMethod("answer", IdempotencyException.class);
     List<Class<? extends Throwable>> handled =
