@@ -107,7 +107,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   public ClaimResult claim(ClaimRequest request) {
     return jdbc.run(
         "claim",
-        request.lease().dividedBy(2),
         c -> {
           boolean joined = jdbc.joined();
           if (readCommitted != null && !joined) {
@@ -275,7 +274,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
     return jdbc.run(
         "renew",
-        leaseDuration.dividedBy(2),
         c -> {
           if (Params.update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
             return Optional.empty();

@@ -80,7 +80,7 @@ public final class JdbcStoreConfig {
     return readCommittedClaims;
   }
 
-  /** The bound on a store call other than a claim or renewal; see {@link Builder#callTimeout}. */
+  /** The bound on a store call on a pooled connection; see {@link Builder#callTimeout}. */
   public Duration callTimeout() {
     return callTimeout;
   }
@@ -138,11 +138,10 @@ public final class JdbcStoreConfig {
      * or pool's socket timeout (often none: a stalled server or a silent partition would hold the
      * thread and the connection forever): the store bounds every read of the connection's socket
      * ({@code Connection.setNetworkTimeout}) for its call, and puts the connection's own bound back
-     * after. A claim is bounded at half its lease and a renewal at half the lease it asks for;
-     * every other call at this, 10 s by default. A call past its bound fails with {@code
-     * IdempotencyStoreException}, and the pool drops the connection. A connection that is bounded
-     * tighter already keeps its bound. In join mode the caller's transaction connection is the
-     * caller's, and is left as it is.
+     * after; 10 s by default. A call past it fails with {@code IdempotencyStoreException}, and the
+     * pool drops the connection. A connection bounded tighter already keeps its bound. In join mode
+     * the caller's transaction connection is the caller's, and is left as it is. (A claim answered
+     * after half its lease is refused by the engine whatever this says.)
      *
      * @throws IllegalArgumentException when not above zero
      */

@@ -57,8 +57,7 @@ public final class Jdbc {
     return run(what, callTimeout, work);
   }
 
-  /** As {@link #run(String, Work)}, bounded by {@code timeout} on a pooled connection. */
-  public <T> T run(String what, Duration timeout, Work<T> work) {
+  private <T> T run(String what, Duration timeout, Work<T> work) {
     Connection joined = transactions == null ? null : transactions.current();
     if (joined != null) {
       try {

@@ -32,7 +32,8 @@ public final class StoreFactory {
     RedisStores.requireAcksWithinClaims(properties);
     log.info(
         "Idem stores its records in Redis, {}; a claim waits for Redis at most half its lease,"
-            + " any other call {} (the client's command timeout, at most 10 s)",
+            + " any other call {} (the client's command timeout, at most 10 s), and a claim"
+            + " answered after half its lease is refused",
         built.source(),
         ((dev.idem.redis.RedisIdempotencyStore) built.store()).callTimeout());
     return built.store();
@@ -60,9 +61,9 @@ public final class StoreFactory {
         JdbcStores.create(
             beans, properties.getJdbc(), properties.getHttp().getMaxBodyBytes().toBytes());
     log.info(
-        "Idem stores its records{} in the table {} of the application's DataSource; a claim waits"
-            + " for the database at most half its lease, any other call {}"
-            + " (idem.jdbc.call-timeout), whatever the driver's socket timeout",
+        "Idem stores its records{} in the table {} of the application's DataSource; a call waits"
+            + " for the database at most {} (idem.jdbc.call-timeout), whatever the driver's socket"
+            + " timeout, and a claim answered after half its lease is refused",
         property.equals("idem.store") ? "" : " (" + property + ")",
         properties.getJdbc().getTable(),
         properties.getJdbc().getCallTimeout());
