@@ -123,6 +123,11 @@ public final class IdemPolicies {
     AnnotationDurations.of(operation, idempotent, placeholders);
   }
 
+  /** {@code text} with its {@code ${...}} placeholders resolved as the annotations' are. */
+  public String resolvePlaceholders(String text) {
+    return placeholders.apply(text);
+  }
+
   /**
    * {@link #checkAnnotation(String, Idempotent, UnaryOperator)} with these policies' placeholders.
    */

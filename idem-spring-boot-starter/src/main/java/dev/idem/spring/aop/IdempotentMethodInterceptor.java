@@ -14,9 +14,11 @@ import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
 import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
+import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +27,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
@@ -65,7 +68,7 @@ import tools.jackson.databind.ObjectMapper;
  * only once its key is claimed, and its outcome is settled when its result ends ({@link
  * LaterResults}); for those a bad key is the result's failure, not a throw.
  */
-public class IdempotentMethodInterceptor implements MethodInterceptor {
+public class IdempotentMethodInterceptor implements MethodInterceptor, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentMethodInterceptor.class);
   private static final boolean SPRING_TX =
@@ -84,6 +87,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
   private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
+  private final ScheduledRuns scheduled = new ScheduledRuns();
+  private volatile Clock clock = Clock.systemUTC();
 
   /**
    * @param callers names the caller, or null for none
@@ -125,7 +130,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     IdempotencyKey key;
     Fingerprint fingerprint;
     try {
-      value = keyValue(plan, context);
+      value = plan.slot() != null ? plan.slot().keyAt(clock.instant()) : keyValue(plan, context);
       key = value == null ? null : IdempotencyKey.of(scope(plan, arguments), value);
       fingerprint = value == null ? null : fingerprint(plan, context, arguments);
     } catch (RuntimeException e) {
@@ -140,6 +145,41 @@ public class IdempotentMethodInterceptor implements MethodInterceptor {
     if (plan.shape() != ResultShape.NOW) {
       return later.call(plan, key, fingerprint, () -> proceed(invocation));
     }
+    if (plan.slot() != null) {
+      // a clone taken before the first attempt proceeds, for the follow-ups of a slot held
+      // elsewhere: each runs the rest of the advice chain and the method again
+      ProxyMethodInvocation spare =
+          invocation instanceof ProxyMethodInvocation proxied
+              ? (ProxyMethodInvocation) proxied.invocableClone()
+              : null;
+      Fingerprint none = fingerprint;
+      IdempotencyKey slot = key;
+      return scheduled.run(
+          plan,
+          key,
+          () -> call(plan, slot, none, invocation),
+          spare == null ? null : () -> () -> call(plan, slot, none, spare.invocableClone()));
+    }
+    return call(plan, key, fingerprint, invocation);
+  }
+
+  /**
+   * Replaces the clock slots are read from; for tests of nodes whose clocks differ. The system's
+   * UTC clock by default.
+   */
+  public void setClock(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** Stops following slots held by other nodes. */
+  @Override
+  public void close() {
+    scheduled.close();
+  }
+
+  private Object call(
+      MethodPlan plan, IdempotencyKey key, Fingerprint fingerprint, MethodInvocation invocation)
+      throws Exception {
     Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
     if (SPRING_TX && !plan.declaresTransaction() && TransactionOutcomes.active()) {
       // its effect is not in the caller's transaction: settled when it returns, and outside that

@@ -26,7 +26,7 @@ import tools.jackson.databind.ObjectMapper;
  * @param method the method of the target class, whose parameter names the expressions use
  * @param operation the operation name (scope and policy)
  * @param required false when a null or blank key runs the method unguarded
- * @param key the parsed key expression
+ * @param key the parsed key expression, or null for a scheduled method keyed by its slot
  * @param fingerprint the parsed fingerprint expression, or null when none is named
  * @param comparedArguments the parameter names whose arguments make the fingerprint when no
  *     expression is named: every parameter, or none when arguments are not compared
@@ -37,6 +37,7 @@ import tools.jackson.databind.ObjectMapper;
  *     only then does its outcome follow a transaction it runs in
  * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
  * @param codec stores and reads back the result
+ * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
  */
 public record MethodPlan(
     Method method,
@@ -49,7 +50,8 @@ public record MethodPlan(
     IdempotencyConfig config,
     boolean declaresTransaction,
     ResultShape shape,
-    ResultCodec<Object> codec) {
+    ResultCodec<Object> codec,
+    ScheduledSlot slot) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -69,7 +71,11 @@ public record MethodPlan(
     Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
     Idempotent idempotent = annotation(method, specific);
     String operation = operation(method, userClass, idempotent);
-    requireKey(operation, idempotent);
+    requireKey(operation, idempotent, specific);
+    ScheduledSlot slot =
+        idempotent.key().isBlank()
+            ? ScheduledSlot.of(operation, specific, policies::resolvePlaceholders)
+            : null;
     Expression fingerprint =
         idempotent.fingerprint().isBlank()
             ? null
@@ -81,7 +87,7 @@ public record MethodPlan(
         specific,
         operation,
         idempotent.required(),
-        parser.parseExpression(idempotent.key()),
+        slot != null ? null : parser.parseExpression(idempotent.key()),
         fingerprint,
         fingerprint == null && idempotent.compareArguments()
             ? ComparedArguments.names(specific)
@@ -90,7 +96,8 @@ public record MethodPlan(
         policies.forAnnotation(operation, idempotent),
         DeclaredTransaction.of(specific, userClass),
         shape,
-        codec(shape.storedType(specific, userClass), mapper));
+        codec(shape.storedType(specific, userClass), mapper),
+        slot);
   }
 
   /**
@@ -109,7 +116,10 @@ public record MethodPlan(
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
-        requireKey(operation, idempotent);
+        requireKey(operation, idempotent, specific);
+        if (idempotent.key().isBlank()) {
+          ScheduledSlot.of(operation, specific, placeholders);
+        }
         ComparedArguments.check(operation, specific, idempotent);
         requireFollowedResult(operation, specific, userClass);
         IdemPolicies.checkAnnotation(operation, idempotent, placeholders);
@@ -130,8 +140,9 @@ public record MethodPlan(
         : idempotent.operation();
   }
 
-  private static void requireKey(String operation, Idempotent idempotent) {
-    if (idempotent.key().isBlank()) {
+  // A scheduled method may name none: its slot is its key.
+  private static void requireKey(String operation, Idempotent idempotent, Method method) {
+    if (idempotent.key().isBlank() && !ScheduledSlot.isScheduled(method)) {
       throw new IllegalStateException(
           "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
     }

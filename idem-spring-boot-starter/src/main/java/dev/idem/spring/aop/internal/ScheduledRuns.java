@@ -1,0 +1,122 @@
+package dev.idem.spring.aop.internal;
+
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.RequestInProgressException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs of {@code @Scheduled} methods keyed by their slot. Every node fires each slot; the first to
+ * claim it runs it, and the others, finding it in progress, skip it quietly and look at it again
+ * when the running node's lease would end: a slot that completed is left alone, one whose node died
+ * is taken over (with a greater fence) and run on this node's follow-up thread, one still running
+ * is looked at again later. A node follows a slot for at most the operation's retention.
+ */
+public final class ScheduledRuns implements AutoCloseable {
+
+  /** One attempt at a slot: claims its key and runs the method when the claim is won. */
+  @FunctionalInterface
+  public interface Attempt {
+    Object call() throws Exception;
+  }
+
+  private static final Logger log = LoggerFactory.getLogger(ScheduledRuns.class);
+  private static final Duration LEAST_WAIT = Duration.ofSeconds(1);
+
+  private final Set<IdempotencyKey> following = ConcurrentHashMap.newKeySet();
+  private volatile ScheduledExecutorService followUps;
+  private volatile boolean closed;
+
+  /**
+   * Runs {@code first}; when another node holds the slot, answers null (a scheduled method's result
+   * goes nowhere) and follows the slot with the attempts {@code again} makes.
+   */
+  public Object run(MethodPlan plan, IdempotencyKey key, Attempt first, Supplier<Attempt> again)
+      throws Exception {
+    try {
+      return first.call();
+    } catch (RequestInProgressException e) {
+      log.debug("{} runs on another node; followed until it ends", key);
+      follow(plan, key, again, e.retryAfter(), Instant.now().plus(plan.config().retention()));
+      return null;
+    }
+  }
+
+  private void follow(
+      MethodPlan plan, IdempotencyKey key, Supplier<Attempt> again, Duration after, Instant until) {
+    if (again == null || !following.add(key)) {
+      return;
+    }
+    schedule(plan, key, again, after, until);
+  }
+
+  private void schedule(
+      MethodPlan plan, IdempotencyKey key, Supplier<Attempt> again, Duration after, Instant until) {
+    Duration wait = after.compareTo(LEAST_WAIT) < 0 ? LEAST_WAIT : after;
+    if (Instant.now().plus(wait).isAfter(until)) {
+      following.remove(key);
+      return;
+    }
+    try {
+      executor()
+          .schedule(
+              () -> lookAgain(plan, key, again, until), wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closed) {
+      following.remove(key);
+    }
+  }
+
+  private void lookAgain(
+      MethodPlan plan, IdempotencyKey key, Supplier<Attempt> again, Instant until) {
+    try {
+      again.get().call();
+      following.remove(key);
+    } catch (RequestInProgressException e) {
+      schedule(plan, key, again, e.retryAfter(), until);
+    } catch (Exception | Error e) {
+      following.remove(key);
+      log.warn("{}: the follow-up of a slot another node held failed", key, e);
+    }
+  }
+
+  private ScheduledExecutorService executor() {
+    if (closed) {
+      throw new RejectedExecutionException("closed");
+    }
+    ScheduledExecutorService current = followUps;
+    if (current == null) {
+      synchronized (this) {
+        current = followUps;
+        if (current == null) {
+          current =
+              Executors.newSingleThreadScheduledExecutor(
+                  r -> {
+                    Thread thread = new Thread(r, "idem-scheduled-follow-up");
+                    thread.setDaemon(true);
+                    return thread;
+                  });
+          followUps = current;
+        }
+      }
+    }
+    return current;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    ScheduledExecutorService current = followUps;
+    if (current != null) {
+      current.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.idem.spring.aop.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.reflect.Method;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.springframework.scheduling.annotation.Scheduled;
+
+/**
+ * The slot a scheduled run stands for is the same on every node that fires it, whatever each node's
+ * clock reads within the slot, and a run that starts late still stands for its slot.
+ */
+class ScheduledSlotTest {
+
+  private static final UnaryOperator<String> NONE = UnaryOperator.identity();
+
+  @Test
+  void nodesWhoseClocksDifferFireACronSlotAsOneSlot() throws Exception {
+    ScheduledSlot slot = ScheduledSlot.of("job", method("everyFiveMinutes"), NONE);
+    Instant meant = Instant.parse("2026-12-05T10:05:00Z");
+
+    // each node fires when its own clock reads 10:05: a hair early, on time, late, very late
+    for (String read :
+        new String[] {
+          "2026-12-05T10:04:59.400Z",
+          "2026-12-05T10:05:00Z",
+          "2026-12-05T10:05:00.250Z",
+          "2026-12-05T10:07:30Z",
+          "2026-12-05T10:09:58.999Z"
+        }) {
+      assertThat(slot.slotAt(Instant.parse(read))).as(read).isEqualTo(meant);
+    }
+    assertThat(slot.keyAt(meant)).isEqualTo("2026-12-05T10:05:00Z");
+    assertThat(slot.slotAt(Instant.parse("2026-12-05T10:10:00.010Z")))
+        .isEqualTo(Instant.parse("2026-12-05T10:10:00Z"));
+  }
+
+  @Test
+  void aRareCronSlotIsFoundFarBack() throws Exception {
+    ScheduledSlot slot = ScheduledSlot.of("job", method("yearly"), NONE);
+
+    assertThat(slot.slotAt(Instant.parse("2026-12-05T10:05:00Z")))
+        .isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void aFixedRateCountsInWindowsSinceTheEpoch() throws Exception {
+    ScheduledSlot slot = ScheduledSlot.of("job", method("everySecond"), NONE);
+
+    assertThat(slot.slotAt(Instant.ofEpochMilli(12_345))).isEqualTo(Instant.ofEpochMilli(12_000));
+    assertThat(slot.slotAt(Instant.ofEpochMilli(12_999))).isEqualTo(Instant.ofEpochMilli(12_000));
+    assertThat(slot.slotAt(Instant.ofEpochMilli(13_000))).isEqualTo(Instant.ofEpochMilli(13_000));
+  }
+
+  @Test
+  void placeholdersAndDelaysAsStringsAreResolved() throws Exception {
+    UnaryOperator<String> properties =
+        text -> Map.of("${job.cron}", "0 0 * * * *", "${job.delay}", "2m").getOrDefault(text, text);
+
+    assertThat(
+            ScheduledSlot.of("job", method("fromProperties"), properties)
+                .slotAt(Instant.parse("2026-12-05T10:59:58.500Z")))
+        .isEqualTo(Instant.parse("2026-12-05T10:00:00Z"));
+    assertThat(
+            ScheduledSlot.of("job", method("delayFromProperties"), properties)
+                .slotAt(Instant.ofEpochMilli(250_000)))
+        .isEqualTo(Instant.ofEpochMilli(240_000));
+  }
+
+  @Test
+  void aMethodWithSeveralSchedulesNamesAKey() {
+    assertThatThrownBy(() -> ScheduledSlot.of("job", method("twice"), NONE))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("job")
+        .hasMessageContaining("name a key expression");
+  }
+
+  private static Method method(String name) throws NoSuchMethodException {
+    return Jobs.class.getDeclaredMethod(name);
+  }
+
+  static class Jobs {
+    @Scheduled(cron = "0 */5 * * * *", zone = "UTC")
+    void everyFiveMinutes() {}
+
+    @Scheduled(cron = "0 0 0 1 1 *", zone = "UTC")
+    void yearly() {}
+
+    @Scheduled(fixedRate = 1000)
+    void everySecond() {}
+
+    @Scheduled(cron = "${job.cron}", zone = "UTC")
+    void fromProperties() {}
+
+    @Scheduled(fixedDelayString = "${job.delay}")
+    void delayFromProperties() {}
+
+    @Scheduled(fixedRate = 1000)
+    @Scheduled(cron = "0 0 * * * *")
+    void twice() {}
+  }
+}
