@@ -67,6 +67,9 @@ public class IdemProperties {
   /** {@code @IdempotentListener} on Spring Kafka listeners. */
   private final Listeners kafka = new Listeners();
 
+  /** {@code @Idempotent} on {@code @Scheduled} methods keyed by their slot. */
+  private final Scheduled scheduled = new Scheduled();
+
   private final Memory memory = new Memory();
 
   public StoreType getStore() {
@@ -143,6 +146,36 @@ public class IdemProperties {
 
   public Listeners getKafka() {
     return kafka;
+  }
+
+  public Scheduled getScheduled() {
+    return scheduled;
+  }
+
+  /** {@code @Idempotent} on {@code @Scheduled} methods keyed by their slot. */
+  public static class Scheduled {
+
+    /** What a node that starts does with the cron slot it missed while it was down. */
+    public enum Missed {
+      /** Nothing: it runs from the next slot on, as Spring's scheduler does. */
+      SKIP,
+      /**
+       * Runs the latest slot of each cron schedule once at start-up, unless a node ran it already
+       * (it replays then): the slots before it stay missed.
+       */
+      RUN_LATEST
+    }
+
+    /** What a node that starts does with the latest cron slot it missed while it was down. */
+    private Missed missed = Missed.SKIP;
+
+    public Missed getMissed() {
+      return missed;
+    }
+
+    public void setMissed(Missed missed) {
+      this.missed = missed;
+    }
   }
 
   /** One policy; null values inherit. */

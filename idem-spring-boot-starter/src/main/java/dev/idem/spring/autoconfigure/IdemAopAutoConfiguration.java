@@ -69,6 +69,14 @@ public class IdemAopAutoConfiguration {
           new LaterResults(idempotency, storeCalls, counted, async.getMaxElements()));
     }
 
+    /** Runs the latest cron slot each node missed while it was down, when asked to. */
+    @Bean
+    @ConditionalOnProperty(prefix = "idem.scheduled", name = "missed", havingValue = "run-latest")
+    @ConditionalOnClass(name = "org.springframework.boot.context.event.ApplicationReadyEvent")
+    dev.idem.spring.aop.internal.ScheduledCatchUp idemScheduledCatchUp() {
+      return new dev.idem.spring.aop.internal.ScheduledCatchUp();
+    }
+
     /** Static, as every post-processor: it must not need this configuration to be created first. */
     @Bean
     @ConditionalOnMissingBean

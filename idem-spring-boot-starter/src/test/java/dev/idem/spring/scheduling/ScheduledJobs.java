@@ -27,6 +27,9 @@ public class ScheduledJobs {
    */
   static final Queue<String> SETTLES = new ConcurrentLinkedQueue<>();
 
+  /** Every run of {@code report}: "slot node". */
+  static final Queue<String> REPORTS = new ConcurrentLinkedQueue<>();
+
   /** The nodes whose {@code settle} stalls, until their latch is counted down. */
   static final Map<String, CountDownLatch> STALLED = new ConcurrentHashMap<>();
 
@@ -60,6 +63,13 @@ public class ScheduledJobs {
       return;
     }
     SETTLES.add("ended " + slot + " " + node);
+  }
+
+  /** Daily at 03:00 UTC: a test's nodes only ever run it to catch up the latest slot. */
+  @Idempotent
+  @Scheduled(cron = "0 0 3 * * *", zone = "UTC")
+  public void report() {
+    REPORTS.add(MDC.get("idem.key") + " " + node);
   }
 
   static List<String> endedSettles() {

@@ -60,6 +60,7 @@ class ScheduledSlotsIT {
       ScheduledJobs.STALLED.clear();
       ScheduledJobs.TICKS.clear();
       ScheduledJobs.SETTLES.clear();
+      ScheduledJobs.REPORTS.clear();
     }
 
     private ConfigurableApplicationContext node(String name, Map<String, Object> more) {
@@ -87,11 +88,34 @@ class ScheduledSlotsIT {
     }
 
     @Test
+    void nodesThatStartAfterACronSlotRunItOnceWhenAskedAndNeverWhenNot() {
+      long clock = unusedClock();
+      Map<String, Object> runLatest =
+          Map.of("test.clock", clock, "idem.scheduled.missed", "run-latest");
+      node("a", Map.of("test.clock", clock));
+      node("b", runLatest);
+      await().atMost(Duration.ofSeconds(30)).until(() -> ScheduledJobs.REPORTS.size() == 1);
+      node("c", runLatest);
+      node("d", Map.of("test.clock", clock));
+
+      // c's catch-up found b's run of the slot and replayed it; a and d skip the missed slot
+      await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
+      Instant at = Instant.ofEpochMilli(clock);
+      Instant three = Instant.parse(at.toString().substring(0, 10) + "T03:00:00Z");
+      Instant latest = at.isBefore(three) ? three.minus(Duration.ofDays(1)) : three;
+      assertThat(ScheduledJobs.REPORTS).containsExactly("ScheduledJobs.report/" + latest + " b");
+    }
+
+    // a clock fixed at a time no run used yet, so that each test's slots are its own
+    private static long unusedClock() {
+      return Instant.parse("2100-01-01T00:00:00Z").toEpochMilli()
+          + ThreadLocalRandom.current().nextLong(1L << 40);
+    }
+
+    @Test
     void aSlotWhoseNodeDiedMidRunIsTakenOverByAnotherAfterTheLease() {
-      // one slot on both nodes, whenever the test runs: a clock fixed at a time no run used yet
-      long clock =
-          Instant.parse("2100-01-01T00:00:00Z").toEpochMilli()
-              + ThreadLocalRandom.current().nextLong(1L << 40);
+      // one slot on both nodes, whenever the test runs
+      long clock = unusedClock();
       ScheduledJobs.STALLED.put("a", new CountDownLatch(1));
       ConfigurableApplicationContext a = node("a", Map.of("test.clock", clock));
       await().atMost(Duration.ofSeconds(30)).until(() -> ScheduledJobs.SETTLES.size() == 1);
