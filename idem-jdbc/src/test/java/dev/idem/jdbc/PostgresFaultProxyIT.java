@@ -16,6 +16,7 @@ import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import dev.idem.testsupport.net.FaultProxy;
 import dev.idem.testsupport.net.SilentPartitionCheck;
+import dev.idem.testsupport.net.StalledCall;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -139,9 +140,10 @@ class PostgresFaultProxyIT {
       proxy.blackhole(true);
 
       // a guard against a hang, not a timing: the bounds are half the lease and one second
-      CompletableFuture<Throwable> claim = failureOf(() -> bounded.claim(other));
+      CompletableFuture<Throwable> claim = StalledCall.failureOf(() -> bounded.claim(other));
       CompletableFuture<Throwable> complete =
-          failureOf(() -> bounded.complete(claimed.lease(), Outcome.success(ANSWER), WAIT));
+          StalledCall.failureOf(
+              () -> bounded.complete(claimed.lease(), Outcome.success(ANSWER), WAIT));
       assertThat(claim.get(30, java.util.concurrent.TimeUnit.SECONDS))
           .isInstanceOf(IdempotencyStoreException.class);
       assertThat(complete.get(30, java.util.concurrent.TimeUnit.SECONDS))
@@ -155,18 +157,6 @@ class PostgresFaultProxyIT {
               .until(() -> bounded.claim(other), r -> r instanceof ClaimResult.Claimed);
       assertThat(again).isInstanceOf(ClaimResult.Claimed.class);
     }
-  }
-
-  private static CompletableFuture<Throwable> failureOf(Runnable call) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            call.run();
-            return null;
-          } catch (RuntimeException e) {
-            return e;
-          }
-        });
   }
 
   @Test

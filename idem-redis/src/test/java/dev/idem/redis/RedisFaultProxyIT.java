@@ -19,6 +19,7 @@ import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.net.FaultProxy;
 import dev.idem.testsupport.net.SilentPartitionCheck;
+import dev.idem.testsupport.net.StalledCall;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -263,9 +264,10 @@ class RedisFaultProxyIT {
       ClaimRequest request = request(Duration.ofMinutes(1));
       ClaimResult.Claimed claimed = (ClaimResult.Claimed) slowStore.claim(request);
       proxy.hold(true);
-      CompletableFuture<Throwable> find = failureOf(() -> slowStore.find(request.key()));
+      CompletableFuture<Throwable> find =
+          StalledCall.failureOf(() -> slowStore.find(request.key()));
       CompletableFuture<Throwable> complete =
-          failureOf(
+          StalledCall.failureOf(
               () ->
                   slowStore.complete(
                       claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)));
@@ -276,18 +278,6 @@ class RedisFaultProxyIT {
     } finally {
       slowClient.shutdown();
     }
-  }
-
-  private static CompletableFuture<Throwable> failureOf(Runnable call) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            call.run();
-            return null;
-          } catch (RuntimeException e) {
-            return e;
-          }
-        });
   }
 
   @Test

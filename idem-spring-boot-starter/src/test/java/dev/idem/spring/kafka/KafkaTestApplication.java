@@ -126,11 +126,7 @@ public class KafkaTestApplication {
   ConcurrentKafkaListenerContainerFactory<Object, Object> batchFactory(
       ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
       ConsumerFactory<Object, Object> consumers) {
-    ConcurrentKafkaListenerContainerFactory<Object, Object> factory =
-        new ConcurrentKafkaListenerContainerFactory<>();
-    configurer.configure(factory, consumers);
-    factory.setBatchListener(true);
-    return factory;
+    return factory(configurer, consumers, true, null);
   }
 
   /** The factory of batch listeners that acknowledge records of their batch themselves. */
@@ -138,12 +134,7 @@ public class KafkaTestApplication {
   ConcurrentKafkaListenerContainerFactory<Object, Object> batchManualFactory(
       ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
       ConsumerFactory<Object, Object> consumers) {
-    ConcurrentKafkaListenerContainerFactory<Object, Object> factory =
-        new ConcurrentKafkaListenerContainerFactory<>();
-    configurer.configure(factory, consumers);
-    factory.setBatchListener(true);
-    factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
-    return factory;
+    return factory(configurer, consumers, true, ContainerProperties.AckMode.MANUAL_IMMEDIATE);
   }
 
   /** The factory of listeners that acknowledge each record themselves. */
@@ -151,10 +142,22 @@ public class KafkaTestApplication {
   ConcurrentKafkaListenerContainerFactory<Object, Object> manualFactory(
       ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
       ConsumerFactory<Object, Object> consumers) {
+    return factory(configurer, consumers, false, ContainerProperties.AckMode.MANUAL_IMMEDIATE);
+  }
+
+  // A factory configured as Boot configures its own; a null ack mode keeps Boot's.
+  private static ConcurrentKafkaListenerContainerFactory<Object, Object> factory(
+      ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
+      ConsumerFactory<Object, Object> consumers,
+      boolean batch,
+      ContainerProperties.AckMode ackMode) {
     ConcurrentKafkaListenerContainerFactory<Object, Object> factory =
         new ConcurrentKafkaListenerContainerFactory<>();
     configurer.configure(factory, consumers);
-    factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
+    factory.setBatchListener(batch);
+    if (ackMode != null) {
+      factory.getContainerProperties().setAckMode(ackMode);
+    }
     return factory;
   }
 }
