@@ -126,11 +126,12 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
             k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
     Object[] arguments = invocation.getArguments();
     EvaluationContext context = context(plan, target, arguments);
+    String followed = plan.slot() != null ? ScheduledRuns.takeFollowedSlot() : null;
     String value;
     IdempotencyKey key;
     Fingerprint fingerprint;
     try {
-      value = plan.slot() != null ? plan.slot().keyAt(clock.instant()) : keyValue(plan, context);
+      value = plan.slot() != null ? slotOf(plan, followed) : keyValue(plan, context);
       key = value == null ? null : IdempotencyKey.of(scope(plan, arguments), value);
       fingerprint = value == null ? null : fingerprint(plan, context, arguments);
     } catch (RuntimeException e) {
@@ -145,22 +146,23 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     if (plan.shape() != ResultShape.NOW) {
       return later.call(plan, key, fingerprint, () -> proceed(invocation));
     }
-    if (plan.slot() != null) {
-      // a clone taken before the first attempt proceeds, for the follow-ups of a slot held
-      // elsewhere: each runs the rest of the advice chain and the method again
-      ProxyMethodInvocation spare =
-          invocation instanceof ProxyMethodInvocation proxied
-              ? (ProxyMethodInvocation) proxied.invocableClone()
-              : null;
-      Fingerprint none = fingerprint;
-      IdempotencyKey slot = key;
+    if (plan.slot() != null && followed == null) {
+      // a slot held elsewhere is followed by calls through the proxy, every advice included
+      Object proxy =
+          invocation instanceof ProxyMethodInvocation proxied ? proxied.getProxy() : null;
+      String slot = value;
       return scheduled.run(
           plan,
           key,
-          () -> call(plan, slot, none, invocation),
-          spare == null ? null : () -> () -> call(plan, slot, none, spare.invocableClone()));
+          () -> call(plan, key, fingerprint, invocation),
+          proxy == null ? null : () -> ScheduledRuns.through(proxy, method, slot));
     }
     return call(plan, key, fingerprint, invocation);
+  }
+
+  // the slot a follow-up asked for, else the one the clock is in
+  private String slotOf(MethodPlan plan, String followed) {
+    return followed != null ? followed : plan.slot().keyAt(clock.instant());
   }
 
   /**

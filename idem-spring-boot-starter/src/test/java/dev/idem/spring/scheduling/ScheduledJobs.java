@@ -45,8 +45,10 @@ public class ScheduledJobs {
     TICKS.add(MDC.get("idem.key") + " " + node);
   }
 
+  /** Transactional: a run taken over from a dead node must run inside its advice too. */
   @Idempotent(lease = "2s")
   @Scheduled(fixedRateString = "${test.settle-rate:3600000}")
+  @org.springframework.transaction.annotation.Transactional
   public void settle() {
     String slot = MDC.get("idem.key");
     SETTLES.add("started " + slot + " " + node);
@@ -62,7 +64,10 @@ public class ScheduledJobs {
       }
       return;
     }
-    SETTLES.add("ended " + slot + " " + node);
+    boolean inTransaction =
+        org.springframework.transaction.support.TransactionSynchronizationManager
+            .isActualTransactionActive();
+    SETTLES.add("ended " + slot + " " + node + (inTransaction ? "" : " outside its transaction"));
   }
 
   /** Daily at 03:00 UTC: a test's nodes only ever run it to catch up the latest slot. */

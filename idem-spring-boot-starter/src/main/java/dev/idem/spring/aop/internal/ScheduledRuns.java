@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * claim it runs it, and the others, finding it in progress, skip it quietly and look at it again
  * when the running node's lease would end: a slot that completed is left alone, one whose node died
  * is taken over (with a greater fence) and run on this node's follow-up thread, one still running
- * is looked at again later. A node follows a slot for at most the operation's retention.
+ * is looked at again later. A node follows a slot for at most the operation's retention. A
+ * follow-up calls the method through its proxy, so that every advice around it (a transaction) runs
+ * again, with the slot it follows handed to the advice ({@link #takeFollowedSlot}) rather than read
+ * from the clock, which may be in the next slot by then.
  */
 public final class ScheduledRuns implements AutoCloseable {
 
@@ -30,11 +33,43 @@ public final class ScheduledRuns implements AutoCloseable {
   }
 
   private static final Logger log = LoggerFactory.getLogger(ScheduledRuns.class);
+  private static final ThreadLocal<String> FOLLOWED = new ThreadLocal<>();
   private static final Duration LEAST_WAIT = Duration.ofSeconds(1);
 
   private final Set<IdempotencyKey> following = ConcurrentHashMap.newKeySet();
   private volatile ScheduledExecutorService followUps;
   private volatile boolean closed;
+
+  /**
+   * The slot a follow-up on this thread calls the method for, taken so that no other call on the
+   * thread sees it; null for a call the scheduler made.
+   */
+  public static String takeFollowedSlot() {
+    String slot = FOLLOWED.get();
+    FOLLOWED.remove();
+    return slot;
+  }
+
+  /**
+   * An attempt that calls {@code method} on {@code proxy} for the slot {@code slot}, through every
+   * advice around it.
+   */
+  public static Attempt through(Object proxy, java.lang.reflect.Method method, String slot) {
+    return () -> {
+      FOLLOWED.set(slot);
+      try {
+        org.springframework.util.ReflectionUtils.makeAccessible(method);
+        return method.invoke(proxy);
+      } catch (java.lang.reflect.InvocationTargetException e) {
+        if (e.getTargetException() instanceof Exception failure) {
+          throw failure;
+        }
+        throw (Error) e.getTargetException();
+      } finally {
+        FOLLOWED.remove();
+      }
+    };
+  }
 
   /**
    * Runs {@code first}; when another node holds the slot, answers null (a scheduled method's result
