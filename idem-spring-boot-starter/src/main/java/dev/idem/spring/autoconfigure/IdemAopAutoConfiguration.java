@@ -71,10 +71,13 @@ public class IdemAopAutoConfiguration {
 
     /** Runs the latest cron slot each node missed while it was down, when asked to. */
     @Bean
-    @ConditionalOnProperty(prefix = "idem.scheduled", name = "missed", havingValue = "run-latest")
     @ConditionalOnClass(name = "org.springframework.boot.context.event.ApplicationReadyEvent")
-    dev.idem.spring.aop.internal.ScheduledCatchUp idemScheduledCatchUp() {
-      return new dev.idem.spring.aop.internal.ScheduledCatchUp();
+    dev.idem.spring.aop.internal.ScheduledCatchUp idemScheduledCatchUp(
+        dev.idem.spring.IdemProperties properties) {
+      return new dev.idem.spring.aop.internal.ScheduledCatchUp(
+          () ->
+              properties.getScheduled().getMissed()
+                  == dev.idem.spring.IdemProperties.Scheduled.Missed.RUN_LATEST);
     }
 
     /** Static, as every post-processor: it must not need this configuration to be created first. */

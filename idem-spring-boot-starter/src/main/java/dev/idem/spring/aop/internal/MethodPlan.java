@@ -140,11 +140,24 @@ public record MethodPlan(
         : idempotent.operation();
   }
 
-  // A scheduled method may name none: its slot is its key.
+  // A scheduled method may name none: its slot is its key, for a run that ends when it returns
+  // (one that ends later could not be followed to another instance's end).
   private static void requireKey(String operation, Idempotent idempotent, Method method) {
-    if (idempotent.key().isBlank() && !ScheduledSlot.isScheduled(method)) {
+    if (!idempotent.key().isBlank()) {
+      return;
+    }
+    if (!ScheduledSlot.isScheduled(method)) {
       throw new IllegalStateException(
           "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
+    }
+    if (ResultShape.of(operation, method) != ResultShape.NOW) {
+      throw new IllegalStateException(
+          "@Idempotent on "
+              + operation
+              + " names no key, and its run ends after it returns ("
+              + method.getReturnType().getSimpleName()
+              + "), so a slot held by a node that dies could not be taken over; return void, or"
+              + " name a key expression");
     }
   }
 

@@ -3,10 +3,14 @@ package dev.idem.spring.aop.internal;
 import dev.idem.spring.Idempotent;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -25,8 +29,21 @@ public final class ScheduledCatchUp implements ApplicationListener<ApplicationRe
 
   private static final Logger log = LoggerFactory.getLogger(ScheduledCatchUp.class);
 
+  private final BooleanSupplier runLatest;
+
+  /**
+   * @param runLatest whether {@code idem.scheduled.missed} is {@code run-latest}, read when the
+   *     application is ready
+   */
+  public ScheduledCatchUp(BooleanSupplier runLatest) {
+    this.runLatest = runLatest;
+  }
+
   @Override
   public void onApplicationEvent(ApplicationReadyEvent event) {
+    if (!runLatest.getAsBoolean()) {
+      return;
+    }
     ConfigurableApplicationContext context = event.getApplicationContext();
     List<Runnable> calls = new ArrayList<>();
     for (String name : context.getBeanDefinitionNames()) {
@@ -34,10 +51,15 @@ public final class ScheduledCatchUp implements ApplicationListener<ApplicationRe
       if (type == null) {
         continue;
       }
+      if (Proxy.isProxyClass(type)) {
+        // an interface-based proxy: the annotations are on the class behind it
+        type = AopProxyUtils.ultimateTargetClass(context.getBean(name));
+      }
       for (Method method :
           ReflectionUtils.getUniqueDeclaredMethods(ClassUtils.getUserClass(type))) {
-        if (cronKeyedBySlot(method)) {
-          calls.add(() -> call(context, name, method));
+        if (cronKeyedBySlot(method, context)) {
+          Method called = interfaceMethod(context, name, method);
+          calls.add(() -> call(context, name, called));
         }
       }
     }
@@ -48,13 +70,39 @@ public final class ScheduledCatchUp implements ApplicationListener<ApplicationRe
     }
   }
 
-  private static boolean cronKeyedBySlot(Method method) {
+  // a cron (placeholders resolved) that fires by itself, on a method keyed by its slot
+  private static boolean cronKeyedBySlot(Method method, ConfigurableApplicationContext context) {
     Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
     if (idempotent == null || !idempotent.key().isBlank() || !ScheduledSlot.isScheduled(method)) {
       return false;
     }
-    return AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class).stream()
-        .anyMatch(s -> !s.cron().isEmpty() && !Scheduled.CRON_DISABLED.equals(s.cron()));
+    boolean cron =
+        AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class).stream()
+            .anyMatch(s -> !s.cron().isEmpty());
+    try {
+      return cron
+          && ScheduledSlot.of(
+                  method.getName(), method, context.getBeanFactory()::resolveEmbeddedValue)
+              .fires(Instant.now());
+    } catch (RuntimeException e) {
+      return false; // refused at start-up already, with the reason
+    }
+  }
+
+  // the method to call on the bean as the container holds it: an interface proxy's own
+  private static Method interfaceMethod(
+      ConfigurableApplicationContext context, String name, Method method) {
+    Object bean = context.getBean(name);
+    if (!Proxy.isProxyClass(bean.getClass())) {
+      return method;
+    }
+    for (Class<?> type : ClassUtils.getAllInterfacesForClass(bean.getClass())) {
+      Method declared = ClassUtils.getMethodIfAvailable(type, method.getName());
+      if (declared != null) {
+        return declared;
+      }
+    }
+    return method;
   }
 
   private static void call(ConfigurableApplicationContext context, String name, Method method) {

@@ -81,7 +81,7 @@ public final class ScheduledRuns implements AutoCloseable {
       return first.call();
     } catch (RequestInProgressException e) {
       log.debug("{} runs on another node; followed until it ends", key);
-      follow(plan, key, again, e.retryAfter(), Instant.now().plus(plan.config().retention()));
+      follow(plan, key, again, every(plan, e), Instant.now().plus(plan.config().retention()));
       return null;
     }
   }
@@ -116,11 +116,18 @@ public final class ScheduledRuns implements AutoCloseable {
       again.get().call();
       following.remove(key);
     } catch (RequestInProgressException e) {
-      schedule(plan, key, again, e.retryAfter(), until);
+      schedule(plan, key, again, every(plan, e), until);
     } catch (Exception | Error e) {
       following.remove(key);
       log.warn("{}: the follow-up of a slot another node held failed", key, e);
     }
+  }
+
+  // about every half lease: a node that died is taken over at most half a lease after its lease
+  // ended, and a long run elsewhere costs the store a claim per half lease, not per second
+  private static Duration every(MethodPlan plan, RequestInProgressException e) {
+    Duration half = plan.config().lease().dividedBy(2);
+    return e.retryAfter().compareTo(half) > 0 ? e.retryAfter() : half;
   }
 
   private ScheduledExecutorService executor() {

@@ -15,17 +15,18 @@ import org.springframework.util.ClassUtils;
 /**
  * The slot a run of a {@code @Scheduled} method stands for, which is its key when its
  * {@code @Idempotent} names none: the fire time its schedule meant, the same on every node. A cron
- * schedule's slot is its latest fire time up to now (a second of slack for a scheduler that fires a
- * hair early); every node fires at that time by its own clock, so nodes whose clocks differ agree
- * as long as each fires within the slot. A fixed rate or delay counts from each node's start, so
- * its slots are the windows of that length since the epoch: the first node to fire in a window runs
- * it.
+ * schedule's slot is its latest fire time up to now (a quarter second of slack for a scheduler that
+ * fires a hair early); every node fires at that time by its own clock, so nodes whose clocks differ
+ * agree as long as each fires within the slot. A fixed rate or delay counts from each node's start,
+ * so its slots are the windows of that length since the epoch: the first node to fire in a window
+ * runs it.
  */
 public final class ScheduledSlot {
 
   private static final String SCHEDULED = "org.springframework.scheduling.annotation.Scheduled";
-  // a scheduler may fire a moment before the wall clock reaches the fire time
-  private static final Duration SLACK = Duration.ofSeconds(1);
+  // a scheduler may fire a moment before the wall clock reaches the fire time; under a quarter of
+  // the shortest cron period (a second) so that a run a little late keeps its slot
+  private static final Duration SLACK = Duration.ofMillis(250);
 
   private final CronExpression cron;
   private final ZoneId zone;
@@ -71,8 +72,20 @@ public final class ScheduledSlot {
         return new ScheduledSlot(null, ZoneId.systemDefault(), 0, "disabled");
       }
       String zone = placeholders.apply(scheduled.zone());
+      CronExpression expression;
+      try {
+        expression = CronExpression.parse(cron);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(
+            "@Idempotent on "
+                + operation
+                + " names no key, and its cron \""
+                + cron
+                + "\" cannot be read to key a run by its slot; name a key expression",
+            e);
+      }
       return new ScheduledSlot(
-          CronExpression.parse(cron),
+          expression,
           zone.isEmpty() ? ZoneId.systemDefault() : ZoneId.of(zone),
           0,
           "cron \"" + cron + "\"");
@@ -91,6 +104,14 @@ public final class ScheduledSlot {
               + " to key a run by; name a key expression");
     }
     return new ScheduledSlot(null, ZoneId.systemDefault(), period, "every " + period + " ms");
+  }
+
+  /**
+   * Whether the schedule ever fires by itself: not a disabled cron ({@code "-"}), nor one that
+   * found no fire time in the last thirty years.
+   */
+  public boolean fires(Instant now) {
+    return !"disabled".equals(schedule) && (cron == null || !slotAt(now).equals(now));
   }
 
   /** The schedule, as logs name it. */

@@ -19,14 +19,14 @@ class ScheduledSlotTest {
   private static final UnaryOperator<String> NONE = UnaryOperator.identity();
 
   @Test
-  void nodesWhoseClocksDifferFireACronSlotAsOneSlot() throws Exception {
+  void nodesWhoseClocksDifferFireACronSlotAsOneSlot() {
     ScheduledSlot slot = ScheduledSlot.of("job", method("everyFiveMinutes"), NONE);
     Instant meant = Instant.parse("2026-12-05T10:05:00Z");
 
     // each node fires when its own clock reads 10:05: a hair early, on time, late, very late
     for (String read :
         new String[] {
-          "2026-12-05T10:04:59.400Z",
+          "2026-12-05T10:04:59.900Z",
           "2026-12-05T10:05:00Z",
           "2026-12-05T10:05:00.250Z",
           "2026-12-05T10:07:30Z",
@@ -40,7 +40,7 @@ class ScheduledSlotTest {
   }
 
   @Test
-  void aRareCronSlotIsFoundFarBack() throws Exception {
+  void aRareCronSlotIsFoundFarBack() {
     ScheduledSlot slot = ScheduledSlot.of("job", method("yearly"), NONE);
 
     assertThat(slot.slotAt(Instant.parse("2026-12-05T10:05:00Z")))
@@ -48,7 +48,7 @@ class ScheduledSlotTest {
   }
 
   @Test
-  void aFixedRateCountsInWindowsSinceTheEpoch() throws Exception {
+  void aFixedRateCountsInWindowsSinceTheEpoch() {
     ScheduledSlot slot = ScheduledSlot.of("job", method("everySecond"), NONE);
 
     assertThat(slot.slotAt(Instant.ofEpochMilli(12_345))).isEqualTo(Instant.ofEpochMilli(12_000));
@@ -57,7 +57,7 @@ class ScheduledSlotTest {
   }
 
   @Test
-  void placeholdersAndDelaysAsStringsAreResolved() throws Exception {
+  void placeholdersAndDelaysAsStringsAreResolved() {
     UnaryOperator<String> properties =
         text -> Map.of("${job.cron}", "0 0 * * * *", "${job.delay}", "2m").getOrDefault(text, text);
 
@@ -79,8 +79,34 @@ class ScheduledSlotTest {
         .hasMessageContaining("name a key expression");
   }
 
-  private static Method method(String name) throws NoSuchMethodException {
-    return Jobs.class.getDeclaredMethod(name);
+  @Test
+  void aDisabledOrNeverFiringCronFiresNeverItself() {
+    UnaryOperator<String> disabled = text -> "${job.cron}".equals(text) ? "-" : text;
+    Instant now = Instant.parse("2026-12-05T10:05:00Z");
+
+    assertThat(ScheduledSlot.of("job", method("fromProperties"), disabled).fires(now)).isFalse();
+    assertThat(ScheduledSlot.of("job", method("february30"), NONE).fires(now)).isFalse();
+    assertThat(ScheduledSlot.of("job", method("yearly"), NONE).fires(now)).isTrue();
+  }
+
+  @Test
+  void aCronOnlySpelCanReadAndARunThatEndsLaterNameAKey() {
+    assertThatThrownBy(() -> ScheduledSlot.of("job", method("bySpel"), NONE))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("cannot be read");
+    assertThatThrownBy(
+            () -> MethodPlan.requireKeys(Later.class, new IdempotentMethodPointcut(), NONE))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Later.later")
+        .hasMessageContaining("return void, or name a key expression");
+  }
+
+  private static Method method(String name) {
+    try {
+      return Jobs.class.getDeclaredMethod(name);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static class Jobs {
@@ -102,5 +128,19 @@ class ScheduledSlotTest {
     @Scheduled(fixedRate = 1000)
     @Scheduled(cron = "0 0 * * * *")
     void twice() {}
+
+    @Scheduled(cron = "0 0 0 30 2 *", zone = "UTC")
+    void february30() {}
+
+    @Scheduled(cron = "#{@settings.cron}")
+    void bySpel() {}
+  }
+
+  static class Later {
+    @dev.idem.spring.Idempotent
+    @Scheduled(fixedRate = 1000)
+    public java.util.concurrent.CompletableFuture<Void> later() {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
   }
 }
