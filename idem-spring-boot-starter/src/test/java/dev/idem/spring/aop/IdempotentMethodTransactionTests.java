@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.RequestInProgressException;
+import dev.idem.spring.ResourcelessTransactions;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.util.List;
@@ -16,8 +17,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.transaction.TransactionSystemException;
-import org.springframework.transaction.support.AbstractPlatformTransactionManager;
-import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -42,7 +41,8 @@ abstract class IdempotentMethodTransactionTests {
   abstract Class<? extends IdempotencyStore> expectedStore();
 
   private final String key = UUID.randomUUID().toString();
-  private final TransactionTemplate transactions = new TransactionTemplate(new ResourceLess());
+  private final TransactionTemplate transactions =
+      new TransactionTemplate(new ResourcelessTransactions());
 
   @Test
   void aRollbackOfTheCallersTransactionLetsARetryOfADeclaredTransactionalMethodRunAgain() {
@@ -120,7 +120,7 @@ abstract class IdempotentMethodTransactionTests {
   @Test
   void aCommitWhoseOutcomeIsUnknownKeepsTheKeyInsteadOfFreeingIt() {
     // the commit's reply was lost: the effects may be durable, so a retry must not run at once
-    TransactionTemplate lostReply = new TransactionTemplate(new ResourceLess(true));
+    TransactionTemplate lostReply = new TransactionTemplate(new ResourcelessTransactions(true));
     runner.run(
         context -> {
           Jobs jobs = context.getBean(Jobs.class);
@@ -129,42 +129,5 @@ abstract class IdempotentMethodTransactionTests {
           assertThatThrownBy(() -> jobs.booked(key)).isInstanceOf(RequestInProgressException.class);
           assertThat(jobs.runs("booked")).isEqualTo(1);
         });
-  }
-
-  /**
-   * A transaction manager without a resource: it only drives the synchronizations; with {@code
-   * replyLost} its commit fails without saying whether it happened.
-   */
-  private static final class ResourceLess extends AbstractPlatformTransactionManager {
-    private static final long serialVersionUID = 1L;
-
-    private final boolean replyLost;
-
-    ResourceLess() {
-      this(false);
-    }
-
-    ResourceLess(boolean replyLost) {
-      this.replyLost = replyLost;
-    }
-
-    @Override
-    protected Object doGetTransaction() {
-      return new Object();
-    }
-
-    @Override
-    protected void doBegin(
-        Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
-
-    @Override
-    protected void doCommit(DefaultTransactionStatus status) {
-      if (replyLost) {
-        throw new TransactionSystemException("the connection broke before the commit's reply");
-      }
-    }
-
-    @Override
-    protected void doRollback(DefaultTransactionStatus status) {}
   }
 }

@@ -159,24 +159,8 @@ class IdemKafkaAutoConfigurationTest {
   }
 
   /** A transaction manager of some other resource (Kafka's, say); never used. */
-  static class OtherTransactionManager
-      extends org.springframework.transaction.support.AbstractPlatformTransactionManager {
-    @Override
-    protected Object doGetTransaction() {
-      return new Object();
-    }
-
-    @Override
-    protected void doBegin(
-        Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
-
-    @Override
-    protected void doCommit(
-        org.springframework.transaction.support.DefaultTransactionStatus status) {}
-
-    @Override
-    protected void doRollback(
-        org.springframework.transaction.support.DefaultTransactionStatus status) {}
+  static class OtherTransactionManager extends dev.idem.spring.ResourcelessTransactions {
+    private static final long serialVersionUID = 1L;
   }
 
   /** The H2 database's own transaction manager. */

@@ -71,24 +71,7 @@ public class ScheduledJobsApplication {
   /** Transactions with no resource: enough for a job to tell that its advice ran. */
   @Bean
   org.springframework.transaction.PlatformTransactionManager transactionManager() {
-    return new org.springframework.transaction.support.AbstractPlatformTransactionManager() {
-      @Override
-      protected Object doGetTransaction() {
-        return new Object();
-      }
-
-      @Override
-      protected void doBegin(
-          Object transaction, org.springframework.transaction.TransactionDefinition definition) {}
-
-      @Override
-      protected void doCommit(
-          org.springframework.transaction.support.DefaultTransactionStatus status) {}
-
-      @Override
-      protected void doRollback(
-          org.springframework.transaction.support.DefaultTransactionStatus status) {}
-    };
+    return new dev.idem.spring.ResourcelessTransactions();
   }
 
   @Bean
