@@ -111,7 +111,7 @@ public final class ScheduledSlot {
    * found no fire time in the last thirty years.
    */
   public boolean fires(Instant now) {
-    return !"disabled".equals(schedule) && (cron == null || !slotAt(now).equals(now));
+    return periodMillis > 0 || (cron != null && !slotAt(now).equals(now));
   }
 
   /** The schedule, as logs name it. */

@@ -44,9 +44,8 @@ public final class Routes {
   // once, not per request.
   private final Map<List<Object>, Route> cache = new ConcurrentHashMap<>();
   private volatile int scopeCap = ClaimRequest.NO_CAP;
-  // The one operation of each handler reached on several routes or methods, by the handler's class
-  // and method: two controllers that inherit one method are two handlers.
-  private volatile Map<List<Object>, String> operations = Map.of();
+  // The one operation of each handler reached on several routes or methods.
+  private volatile Map<Handler, String> operations = Map.of();
 
   public Routes(List<String> paths, IdemPolicies policies) {
     this.paths = paths.stream().map(PathPatternParser.defaultInstance::parse).toList();
@@ -92,15 +91,15 @@ public final class Routes {
    *     idem.http.paths} protect on some of its POST or PATCH routes and not on others
    */
   public void learn(Collection<Mapping> mappings) {
-    Map<List<Object>, SortedSet<String>> names = new HashMap<>();
-    Map<List<Object>, Set<String>> unprotected = new HashMap<>();
+    Map<Handler, SortedSet<String>> names = new HashMap<>();
+    Map<Handler, Set<String>> unprotected = new HashMap<>();
     for (Mapping mapping : mappings) {
       boolean annotated = mapping.handler().hasMethodAnnotation(Idempotent.class);
       Set<String> methods =
           !mapping.methods().isEmpty()
               ? mapping.methods()
               : annotated ? ANY_METHOD_OPTS_IN : ProtectedRoutes.DEFAULT_METHODS;
-      List<Object> method = handlerOf(mapping.handler());
+      Handler method = Handler.of(mapping.handler());
       for (String httpMethod : methods) {
         for (String template : mapping.templates()) {
           String name = operationOf(mapping.handler(), httpMethod, template);
@@ -112,11 +111,11 @@ public final class Routes {
         }
       }
     }
-    for (Map.Entry<List<Object>, Set<String>> entry : unprotected.entrySet()) {
+    for (Map.Entry<Handler, Set<String>> entry : unprotected.entrySet()) {
       if (names.containsKey(entry.getKey())) {
         throw new IllegalStateException(
             "idem.http.paths protect "
-                + described(entry.getKey())
+                + entry.getKey()
                 + " on "
                 + names.get(entry.getKey())
                 + " but not on "
@@ -125,7 +124,7 @@ public final class Routes {
                 + " make idem.http.paths cover all its routes or none");
       }
     }
-    Map<List<Object>, String> learned = new HashMap<>();
+    Map<Handler, String> learned = new HashMap<>();
     names.forEach(
         (handler, all) -> {
           if (all.size() > 1) {
@@ -137,22 +136,26 @@ public final class Routes {
     cache.clear();
   }
 
-  private static List<Object> handlerOf(HandlerMethod handler) {
-    return List.of(handler.getBeanType(), handler.getMethod());
-  }
+  // A handler as its class and method: two controllers that inherit one method are two handlers.
+  private record Handler(Class<?> type, Method method) {
+    static Handler of(HandlerMethod handler) {
+      return new Handler(handler.getBeanType(), handler.getMethod());
+    }
 
-  private static String described(List<Object> handler) {
-    return ((Class<?>) handler.get(0)).getName() + "." + ((Method) handler.get(1)).getName() + "()";
+    @Override
+    public String toString() {
+      return type.getName() + "." + method.getName() + "()";
+    }
   }
 
   // A policy named after a route that now runs under its handler's first route no longer applies.
-  private void warnOfMergedPolicies(List<Object> handler, SortedSet<String> all) {
+  private void warnOfMergedPolicies(Handler handler, SortedSet<String> all) {
     for (String name : all.tailSet(all.first())) {
       if (!name.equals(all.first()) && policies.hasPolicy(name)) {
         log.warn(
             "{} is reached on {} and runs under one operation, {}: idem.policies.{} no longer"
                 + " applies; name the policy {}, or set @Idempotent(operation = ...)",
-            described(handler),
+            handler,
             all,
             all.first(),
             name,
@@ -202,7 +205,7 @@ public final class Routes {
    */
   public Route route(HandlerMethod handler, String method, String template, String path) {
     Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
-    String learned = handler == null ? null : operations.get(handlerOf(handler));
+    String learned = handler == null ? null : operations.get(Handler.of(handler));
     if (idempotent != null) {
       if (template == null) {
         // keyed by the client's own path, a cache would grow with every path sent
