@@ -1,5 +1,7 @@
 package dev.idem.bench;
 
+import static dev.idem.testsupport.Stages.now;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
@@ -97,10 +99,12 @@ final class JdbcScaleTarget implements ScaleTarget {
             ScaleTarget.key("template-", System.nanoTime()),
             Fingerprint.NONE,
             IdempotencyConfig.DEFAULT_LEASE);
-    if (!(store.claim(request) instanceof ClaimResult.Claimed claimed)) {
+    if (!(now(store.claim(request)) instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("a fresh template key was not claimed");
     }
-    store.complete(claimed.lease(), Outcome.success(outcome), IdempotencyConfig.DEFAULT_RETENTION);
+    now(
+        store.complete(
+            claimed.lease(), Outcome.success(outcome), IdempotencyConfig.DEFAULT_RETENTION));
     return request.key().digest();
   }
 

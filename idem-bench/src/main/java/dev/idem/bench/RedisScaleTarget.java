@@ -105,10 +105,12 @@ final class RedisScaleTarget implements ScaleTarget {
     IdempotencyKey template = ScaleTarget.key("template-", System.nanoTime());
     ClaimRequest request =
         ClaimRequest.of(template, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE);
-    if (!(target.claim(request) instanceof ClaimResult.Claimed claimed)) {
+    if (!(target.claim(request).join() instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("a fresh template key was not claimed");
     }
-    target.complete(claimed.lease(), Outcome.success(outcome), IdempotencyConfig.DEFAULT_RETENTION);
+    target
+        .complete(claimed.lease(), Outcome.success(outcome), IdempotencyConfig.DEFAULT_RETENTION)
+        .join();
     byte[] value = raw.sync().get(recordKey(keyPrefix, template));
     long ttl = raw.sync().pttl(recordKey(keyPrefix, template));
     SetArgs px = SetArgs.Builder.px(ttl);

@@ -1,5 +1,7 @@
 package dev.idem.bench;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
@@ -153,11 +155,13 @@ final class RedisStoreScenarios implements AutoCloseable {
     return (thread, seq) -> {
       IdempotencyKey key = IdempotencyKey.of(SCOPE + ":" + thread, "c-" + seq);
       ClaimResult result =
-          freshStore.claim(new ClaimRequest(key, Fingerprint.NONE, LEASE, false, 1_000_000_000));
+          now(
+              freshStore.claim(
+                  new ClaimRequest(key, Fingerprint.NONE, LEASE, false, 1_000_000_000)));
       if (!(result instanceof ClaimResult.Claimed claimed)) {
         throw new IllegalStateException("fresh key not claimed: " + result);
       }
-      if (!freshStore.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION)) {
+      if (!now(freshStore.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION))) {
         throw new IllegalStateException("own claim not completed");
       }
       return true;
@@ -171,7 +175,7 @@ final class RedisStoreScenarios implements AutoCloseable {
     }
     return (thread, seq) -> {
       IdempotencyKey key = replayKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
-      ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+      ClaimResult result = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
       if (!(result instanceof ClaimResult.Completed)) {
         throw new IllegalStateException("replay gave " + result);
       }
@@ -217,11 +221,11 @@ final class RedisStoreScenarios implements AutoCloseable {
   }
 
   private static void pair(RedisIdempotencyStore store, IdempotencyKey key) {
-    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    ClaimResult result = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
     if (!(result instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("fresh key not claimed: " + result);
     }
-    if (!store.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION)) {
+    if (!now(store.complete(claimed.lease(), Outcome.success(RESULT_BYTES), RETENTION))) {
       throw new IllegalStateException("completion refused");
     }
   }

@@ -1,5 +1,7 @@
 package dev.idem.bench;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
@@ -218,14 +220,15 @@ public final class ScaleBench {
     return () -> {
       IdempotencyKey key = IdempotencyKey.of(ScaleTarget.SCOPE, "new-" + UUID.randomUUID());
       ClaimResult result =
-          store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE));
+          now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE)));
       if (!(result instanceof ClaimResult.Claimed claimed)) {
         throw new IllegalStateException("a new key was not claimed: " + result);
       }
-      if (!store.complete(
-          claimed.lease(),
-          Outcome.success(ScaleTarget.RECEIPT),
-          IdempotencyConfig.DEFAULT_RETENTION)) {
+      if (!now(
+          store.complete(
+              claimed.lease(),
+              Outcome.success(ScaleTarget.RECEIPT),
+              IdempotencyConfig.DEFAULT_RETENTION))) {
         throw new IllegalStateException("a fresh lease could not be completed: " + key);
       }
     };
@@ -236,7 +239,7 @@ public final class ScaleBench {
     return () -> {
       IdempotencyKey key = ScaleTarget.key("fill-", ThreadLocalRandom.current().nextLong(size));
       ClaimResult result =
-          store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE));
+          now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, IdempotencyConfig.DEFAULT_LEASE)));
       if (!(result instanceof ClaimResult.Completed)) {
         throw new IllegalStateException("a filled key did not replay: " + key + " " + result);
       }

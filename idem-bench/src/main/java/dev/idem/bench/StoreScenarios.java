@@ -1,5 +1,7 @@
 package dev.idem.bench;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
@@ -218,11 +220,11 @@ final class StoreScenarios implements AutoCloseable {
 
   private static void claimAndComplete(JdbcIdempotencyStore store, ClaimRequest request) {
     IdempotencyKey key = request.key();
-    ClaimResult result = store.claim(request);
+    ClaimResult result = now(store.claim(request));
     if (!(result instanceof ClaimResult.Claimed claimed)) {
       throw new IllegalStateException("a new key was not claimed: " + result);
     }
-    if (!store.complete(claimed.lease(), Outcome.success(RECEIPT), RETENTION)) {
+    if (!now(store.complete(claimed.lease(), Outcome.success(RECEIPT), RETENTION))) {
       throw new IllegalStateException("a fresh lease could not be completed: " + key);
     }
   }
@@ -241,7 +243,7 @@ final class StoreScenarios implements AutoCloseable {
   void replay() {
     IdempotencyKey key =
         completedKeys.get(ThreadLocalRandom.current().nextInt(completedKeys.size()));
-    ClaimResult result = replayStore.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    ClaimResult result = now(replayStore.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
     if (!(result instanceof ClaimResult.Completed)) {
       throw new IllegalStateException("a completed key did not replay: " + result);
     }

@@ -3,10 +3,6 @@ package dev.idem.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
@@ -14,8 +10,6 @@ import org.slf4j.MDC;
  * later, owning the key or, when the store failed and the config fails open, unguarded.
  */
 final class AsyncRun<T> {
-
-  private static final Logger log = LoggerFactory.getLogger(AsyncRun.class);
 
   private final Executed<T> answer;
   private final LeasedRun.Owned<T> owned;
@@ -41,7 +35,8 @@ final class AsyncRun<T> {
 
   /**
    * Starts the work unless the claim answered, and settles its outcome on {@code storeCalls} once
-   * it ends. Nothing here waits for the work.
+   * it ends. Nothing here waits for the work. Work that ended while it started (a blocking call's,
+   * or a failure to start) is settled on the thread that started it, with no other hop.
    */
   CompletableFuture<Executed<T>> run(AsyncWork<T> work, Executor storeCalls) {
     if (answer != null) {
@@ -54,17 +49,19 @@ final class AsyncRun<T> {
         throw new NullPointerException("the work for " + context.key() + " returned no stage");
       }
     } catch (Exception | Error failure) {
-      failed(failure);
-      return CompletableFuture.failedFuture(failure);
+      // what the work threw is its outcome as it is: a CompletionException of its own included
+      CompletableFuture<Executed<T>> done = new CompletableFuture<>();
+      ended(null, failure, done, task -> settle(task, storeCalls));
+      return done;
     }
     CompletableFuture<Executed<T>> done = new CompletableFuture<>();
     Executor settling = task -> settle(task, storeCalls);
     if (stage instanceof CompletableFuture<T> future && future.isDone()) {
-      // ended while it started, on this storeCalls thread: settled here, with no other hop
-      future.whenComplete((value, failure) -> ended(value, failure, done, settling));
+      stage.whenComplete((value, failure) -> ended(value, unwrapped(failure), done, settling));
     } else {
       stage.whenComplete(
-          (value, failure) -> settle(() -> ended(value, failure, done, settling), storeCalls));
+          (value, failure) ->
+              settle(() -> ended(value, unwrapped(failure), done, settling), storeCalls));
     }
     return done;
   }
@@ -72,60 +69,45 @@ final class AsyncRun<T> {
   // On a storeCalls thread. A store that settles without blocking lets the thread go while the
   // outcome is on the wire; its answer is taken up on a storeCalls thread again.
   private void ended(
-      T value, Throwable failure, CompletableFuture<Executed<T>> done, Executor settling) {
-    boolean later = owned != null && owned.settlesLater();
-    try {
-      if (failure != null) {
-        Throwable cause = Settlement.unwrap(failure);
-        if (later) {
-          owned
-              .failedLater(cause, settling)
-              .whenComplete(
-                  (ignored, settleFailure) ->
-                      done.completeExceptionally(
-                          settleFailure == null ? cause : Settlement.unwrap(settleFailure)));
-          return;
-        }
-        failed(cause);
+      T value, Throwable cause, CompletableFuture<Executed<T>> done, Executor settling) {
+    if (owned == null) {
+      if (cause != null) {
         done.completeExceptionally(cause);
-        return;
+      } else {
+        done.complete(new Executed<>(value, false));
       }
-      if (later) {
-        owned
-            .returnedLater(value, settling)
-            .whenComplete(
-                (executed, settleFailure) -> {
-                  if (settleFailure != null) {
-                    done.completeExceptionally(Settlement.unwrap(settleFailure));
-                  } else {
-                    done.complete(executed);
-                  }
-                });
-        return;
-      }
-      done.complete(owned == null ? new Executed<>(value, false) : owned.returned(value));
+      return;
+    }
+    try {
+      CompletableFuture<Executed<T>> settled =
+          cause == null
+              ? owned.returnedLater(value, settling)
+              : owned.failedLater(cause, settling).thenCompose(ignored -> failedFuture(cause));
+      settled.whenComplete(
+          (executed, settleFailure) -> {
+            if (settleFailure != null) {
+              done.completeExceptionally(Settlement.unwrap(settleFailure));
+            } else {
+              done.complete(executed);
+            }
+          });
     } catch (RuntimeException | Error e) {
       done.completeExceptionally(e);
     }
   }
 
-  private void failed(Throwable failure) {
-    if (owned != null) {
-      owned.failed(failure);
-    }
+  // what a stage failed with: a dependent stage wraps its cause
+  private static Throwable unwrapped(Throwable failure) {
+    return failure == null ? null : Settlement.unwrap(failure);
   }
 
-  /**
-   * Settles on {@code storeCalls}, whose threads may block on the store. When it refuses the task
-   * (its queue is full) the common pool settles it: a key left owned would be renewed for ever, and
-   * the thread that ended the work may be an event loop, which must not block.
-   */
+  private static <V> CompletableFuture<V> failedFuture(Throwable failure) {
+    return CompletableFuture.failedFuture(failure);
+  }
+
+  // a key left owned would be renewed for ever, and the thread that ended the work may be an
+  // event loop, which must not block
   private static void settle(Runnable settling, Executor storeCalls) {
-    try {
-      storeCalls.execute(settling);
-    } catch (RejectedExecutionException e) {
-      log.warn("the store's executor refused to settle an outcome; the common pool settles it", e);
-      ForkJoinPool.commonPool().execute(settling);
-    }
+    Settlement.handOver(settling, storeCalls, "settle an outcome");
   }
 }

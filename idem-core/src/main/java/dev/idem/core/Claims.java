@@ -6,7 +6,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -23,7 +22,6 @@ final class Claims {
   private final IdempotencyStore store;
   private final DuplicateWaiter waiter;
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
-  private final boolean claimsWithoutBlocking;
   private final LogThrottle refusals = new LogThrottle();
 
   Claims(
@@ -33,60 +31,30 @@ final class Claims {
     this.store = store;
     this.waiter = waiter;
     this.report = report;
-    this.claimsWithoutBlocking = store.capabilities().contains(StoreCapability.NON_BLOCKING_CLAIM);
   }
 
   /**
    * Claims the key; under WAIT, a claim that finds the key in progress waits to be woken and claims
-   * again, until the config's limit.
+   * again, until the config's limit. The one claim of every call, blocking or not: each round runs
+   * as a task on {@code storeCalls}, and a duplicate under WAIT waits for its wake-up (or its time
+   * slice) without holding a thread, so any number of duplicates can wait without starving the
+   * store's other calls. A blocking call hands a {@link CallerRuns}, whose tasks run on its own
+   * thread. {@code then} runs in the last round's task with the store's answer, null when the store
+   * failed and the config fails open; the returned stage ends as the one it returns, or with the
+   * claim's failure ({@link IdempotencyStoreException} when the store failed and the config fails
+   * closed, {@link RequestInProgressException} for a duplicate in flight).
    *
-   * @return the store's answer, or null when the store failed and the config fails open
-   * @throws IdempotencyStoreException the store failed and the config fails closed
+   * @param observe called when the claim is decided, on the thread that decides it; the end it
+   *     returns runs on the same thread once the decision is made
+   * @param stop ends a wait for a duplicate: once it is done, a claim that finds the key in
+   *     progress is refused instead of waiting again (an interrupted blocking caller)
    */
-  ClaimResult claim(ClaimRequest request, IdempotencyConfig config) {
-    boolean waits = config.inProgressPolicy() == InProgressPolicy.WAIT;
-    long deadline = System.nanoTime() + config.maxWait().toNanos();
-    for (int round = 0; ; round++) {
-      try (DuplicateWaiter.Ticket ticket =
-          waits ? waiter.subscribe(request.key(), config.lease()) : null) {
-        long sent = System.nanoTime();
-        ClaimResult result = inTime(request, store.claim(request), sent);
-        long remaining = deadline - System.nanoTime();
-        if (result instanceof ClaimResult.InProgress && waits && remaining > 0) {
-          ticket.await(remaining, round);
-          continue;
-        }
-        return result;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw inProgress(request, config);
-      } catch (RuntimeException e) {
-        if (e instanceof IdempotencyException && !(e instanceof IdempotencyStoreException)) {
-          throw e;
-        }
-        storeFailedAtClaim(request, config, e);
-        return null;
-      }
-    }
-  }
-
-  /**
-   * The claim of an asynchronous call, holding no thread while it waits: each round runs as a task
-   * on {@code storeCalls}, and a duplicate under WAIT waits for its wake-up (or its time slice)
-   * without one, so any number of duplicates can wait without starving the store's other calls.
-   * {@code then} runs in the last round's task with the store's answer, null when the store failed
-   * and the config fails open; the returned stage ends as the one it returns, or with the claim's
-   * failure.
-   *
-   * @param observe called when the claim is decided (or, for a claim decided at once on the thread
-   *     that made it, before the claim); the end it returns runs on the same thread once the
-   *     decision is made
-   */
-  <R> CompletableFuture<R> claimLater(
+  <R> CompletableFuture<R> claim(
       ClaimRequest request,
       IdempotencyConfig config,
       Executor storeCalls,
       Supplier<Runnable> observe,
+      CompletableFuture<Void> stop,
       Function<ClaimResult, CompletableFuture<R>> then) {
     CompletableFuture<R> answer = new CompletableFuture<>();
     Round<R> rounds =
@@ -95,11 +63,12 @@ final class Claims {
             config,
             storeCalls,
             observe,
+            stop,
             then,
             answer,
             System.nanoTime() + config.maxWait().toNanos());
-    // the first claim leaves from a store thread even when the store claims without blocking:
-    // sending may still wait on the client's connection lock, which an event loop must not
+    // the first claim leaves from a store thread even when the store answers later: sending may
+    // still wait on the client's connection lock, which an event loop must not
     rounds.submit(0);
     return answer;
   }
@@ -110,6 +79,7 @@ final class Claims {
     private final IdempotencyConfig config;
     private final Executor storeCalls;
     private final Supplier<Runnable> observe;
+    private final CompletableFuture<Void> stop;
     private final Function<ClaimResult, CompletableFuture<R>> then;
     private final CompletableFuture<R> answer;
     private final long deadline;
@@ -119,6 +89,7 @@ final class Claims {
         IdempotencyConfig config,
         Executor storeCalls,
         Supplier<Runnable> observe,
+        CompletableFuture<Void> stop,
         Function<ClaimResult, CompletableFuture<R>> then,
         CompletableFuture<R> answer,
         long deadline) {
@@ -126,6 +97,7 @@ final class Claims {
       this.config = config;
       this.storeCalls = storeCalls;
       this.observe = observe;
+      this.stop = stop;
       this.then = then;
       this.answer = answer;
       this.deadline = deadline;
@@ -143,25 +115,22 @@ final class Claims {
       }
     }
 
-    // On a storeCalls thread. A store that claims without blocking lets the thread go while its
-    // claim is on the wire; its answer comes back on the store's client thread and is decided on
-    // a storeCalls thread again, since deciding may start the work. A claim decided here, in one
-    // go (a blocking store's, not waiting), is observed whole, its store call included, as a
-    // blocking call is.
+    // On a storeCalls thread. A store that answers later lets the thread go while its claim is
+    // on the wire; its answer comes back on the store's client thread and is decided on a
+    // storeCalls thread again, since deciding may start the work.
     private void run(int round) {
       DuplicateWaiter.Ticket ticket = null;
-      Runnable end = !claimsWithoutBlocking && !waits() ? observe.get() : null;
       try {
         ticket = waits() ? waiter.subscribe(request.key(), config.lease()) : null;
         CompletableFuture<ClaimResult> sent;
         long sentAt = System.nanoTime();
         try {
-          sent = store.claimAsync(request);
+          sent = store.claim(request);
         } catch (RuntimeException e) {
           sent = CompletableFuture.failedFuture(e);
         }
         if (sent.isDone()) {
-          decide(round, ticket, sent, sentAt, end);
+          decide(round, ticket, sent, sentAt);
         } else {
           DuplicateWaiter.Ticket held = ticket;
           CompletableFuture<ClaimResult> answered = sent;
@@ -170,10 +139,6 @@ final class Claims {
       } catch (RuntimeException | Error e) {
         close(ticket);
         answer.completeExceptionally(wrapped(e));
-      } finally {
-        if (end != null) {
-          end.run();
-        }
       }
     }
 
@@ -182,33 +147,25 @@ final class Claims {
         DuplicateWaiter.Ticket ticket,
         CompletableFuture<ClaimResult> sent,
         long sentAt) {
-      Runnable decision = () -> decide(round, ticket, sent, sentAt, null);
+      // a claim made must be decided, or the key stays taken by nobody until its lease ends
       try {
-        storeCalls.execute(decision);
-      } catch (RuntimeException | Error refused) {
-        // a claim made must be decided, or the key stays taken by nobody until its lease ends
-        log.warn(
-            "the store's executor refused a claim's answer; the common pool decides it", refused);
-        try {
-          ForkJoinPool.commonPool().execute(decision);
-        } catch (RuntimeException | Error e) {
-          close(ticket);
-          answer.completeExceptionally(wrapped(e));
-        }
+        Settlement.handOver(
+            () -> decide(round, ticket, sent, sentAt), storeCalls, "decide a claim's answer");
+      } catch (RuntimeException | Error e) {
+        close(ticket);
+        answer.completeExceptionally(wrapped(e));
       }
     }
 
     /**
      * Decides on the store's answer: waits for another round, or ends the claim. The decision that
-     * ends it is observed (listeners hear its outcome within), from {@code observing} if the claim
-     * was, else from here.
+     * ends it is observed: listeners hear its outcome within.
      */
     private void decide(
         int round,
         DuplicateWaiter.Ticket ticket,
         CompletableFuture<ClaimResult> sent,
-        long sentAt,
-        Runnable observing) {
+        long sentAt) {
       Runnable end = null;
       try {
         ClaimResult result = null;
@@ -216,7 +173,7 @@ final class Claims {
         try {
           result = inTime(request, sent.join(), sentAt);
         } catch (CompletionException | CancellationException e) {
-          failed = storeFailure(e);
+          failed = Settlement.runtime(e);
         } catch (IdempotencyStoreException e) {
           failed = e;
         }
@@ -224,12 +181,16 @@ final class Claims {
         if (failed == null
             && result instanceof ClaimResult.InProgress
             && waits()
-            && remaining > 0) {
-          ticket.next(remaining, round).whenComplete((woken, never) -> nextRound(ticket, round));
+            && remaining > 0
+            && !stop.isDone()) {
+          ticket
+              .next(remaining, round)
+              .applyToEither(stop, woken -> woken)
+              .whenComplete((woken, never) -> nextRound(ticket, round));
           return;
         }
         close(ticket);
-        end = observing == null ? observe.get() : null;
+        end = observe.get();
         if (failed != null) {
           if (failed instanceof IdempotencyException
               && !(failed instanceof IdempotencyStoreException)) {
@@ -260,7 +221,11 @@ final class Claims {
       try {
         ticket.close();
       } finally {
-        submit(round + 1);
+        if (stop.isDone()) {
+          answer.completeExceptionally(wrapped(inProgress(request, config)));
+        } else {
+          submit(round + 1);
+        }
       }
     }
 
@@ -293,10 +258,18 @@ final class Claims {
                 + " ms, more than half its lease of "
                 + request.lease().toMillis()
                 + " ms; it was given back rather than run on a lease that may have ended");
+    // not waited for: a release that fails leaves a lease that ends by itself
     try {
-      store.release(claimed.lease());
+      store
+          .release(claimed.lease())
+          .whenComplete(
+              (released, failure) -> {
+                if (failure != null) {
+                  log.warn("could not give back the late claim of {}", request.key(), failure);
+                }
+              });
     } catch (RuntimeException e) {
-      late.addSuppressed(e); // the lease ends by itself
+      late.addSuppressed(e);
     }
     throw late;
   }
@@ -310,18 +283,6 @@ final class Claims {
     LateClaimException(String message) {
       super(message);
     }
-  }
-
-  // What a failed claim stage failed with, as the blocking claim would have thrown it.
-  private static RuntimeException storeFailure(RuntimeException failed) {
-    Throwable cause = Settlement.unwrap(failed);
-    if (cause instanceof RuntimeException e) {
-      return e;
-    }
-    if (cause instanceof Error e) {
-      throw e;
-    }
-    return new IdempotencyStoreException("idempotency store failed at claim", cause);
   }
 
   // as a dependent stage fails: the cause wrapped once

@@ -5,7 +5,9 @@ import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,8 @@ import org.slf4j.LoggerFactory;
 public final class Idempotency implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+  // a blocking call is observed around the whole call, by run itself
+  private static final Supplier<Runnable> NOT_OBSERVED = () -> () -> {};
 
   private final IdempotencyStore store;
   private final IdempotencyConfig defaults;
@@ -198,7 +202,7 @@ public final class Idempotency implements AutoCloseable {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
     // the work starts in the claim's last task, on a storeCalls thread, never on the caller's
-    return claims.claimLater(
+    return claims.claim(
         request,
         config,
         storeCalls,
@@ -206,7 +210,8 @@ public final class Idempotency implements AutoCloseable {
           Runnable end = start(request.key());
           return () -> ended(end, request.key());
         },
-        result -> begin(result, request, codec, config, replayUsed).run(work, storeCalls));
+        new CompletableFuture<>(), // waits for a duplicate until the config's limit
+        result -> begin(result, request, codec, config, replayUsed, null).run(work, storeCalls));
   }
 
   private <T> AsyncRun<T> begin(
@@ -214,18 +219,22 @@ public final class Idempotency implements AutoCloseable {
       ClaimRequest request,
       ResultCodec<T> codec,
       IdempotencyConfig config,
-      boolean replayUsed) {
+      boolean replayUsed,
+      Consumer<PendingOutcome> deferral) {
     if (result == null) {
       return AsyncRun.unguarded(request.key());
     }
     if (result instanceof ClaimResult.Claimed claimed) {
-      return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, null));
+      return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, deferral));
     }
     return AsyncRun.answered(answer(result, request, codec, config, replayUsed));
   }
 
   /**
-   * The claim loop shared by keys and tokens.
+   * The blocking call shared by keys and tokens: the same claim and run as {@link #runAsync}, their
+   * tasks run on the calling thread while it waits, so the claim, the work and the settlement see
+   * the caller's transaction and thread context. An interrupt while a duplicate waits refuses it as
+   * in progress; the thread's interrupt flag is kept.
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
    * @param deferral receives the outcome instead of the store, or null to store it at once
@@ -242,7 +251,34 @@ public final class Idempotency implements AutoCloseable {
     Objects.requireNonNull(work, "work");
     Runnable end = start(request.key());
     try {
-      return claimAndRun(request, codec, work, config, replayUsed, deferral);
+      CallerRuns here = new CallerRuns();
+      CompletableFuture<Void> stop = new CompletableFuture<>();
+      AtomicReference<Throwable> thrown = new AtomicReference<>();
+      AsyncWork<T> now =
+          context -> {
+            try {
+              return CompletableFuture.completedFuture(work.run(context));
+            } catch (Exception | Error e) {
+              thrown.set(e);
+              throw e;
+            }
+          };
+      try {
+        return here.join(
+            claims.claim(
+                request,
+                config,
+                here,
+                NOT_OBSERVED,
+                stop,
+                result ->
+                    begin(result, request, codec, config, replayUsed, deferral).run(now, here)),
+            () -> stop.complete(null));
+      } catch (Throwable failure) {
+        // the work's own failure reaches the caller as the work threw it, a wrapper included
+        Throwable raw = thrown.get();
+        throw CallerRuns.rethrown(raw != null && Settlement.unwrap(raw) == failure ? raw : failure);
+      }
     } finally {
       ended(end, request.key());
     }
@@ -263,24 +299,6 @@ public final class Idempotency implements AutoCloseable {
       log.warn("idempotency listener failed at the start of {}", key, e);
       return () -> {};
     }
-  }
-
-  private <T, E extends Exception> Executed<T> claimAndRun(
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      boolean replayUsed,
-      Consumer<PendingOutcome> deferral)
-      throws E {
-    ClaimResult result = claims.claim(request, config);
-    if (result == null) {
-      return new Executed<>(work.run(new UnguardedContext(request.key())), false);
-    }
-    if (result instanceof ClaimResult.Claimed claimed) {
-      return leasedRun.run(claimed.lease(), codec, work, config, deferral);
-    }
-    return answer(result, request, codec, config, replayUsed);
   }
 
   /**

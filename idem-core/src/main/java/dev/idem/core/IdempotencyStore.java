@@ -11,8 +11,17 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Every method is atomic with respect to every other call on the same key, from any thread or
  * process sharing the storage. Time (lease ends, expiry) comes from the store's own clock. A method
- * that cannot reach its storage throws {@link IdempotencyStoreException} and leaves the record as
- * it was.
+ * that cannot reach its storage fails with {@link IdempotencyStoreException} and leaves the record
+ * as it was.
+ *
+ * <p>The three calls of a request's life ({@link #claim}, {@link #complete}, {@link #release})
+ * answer as stages, and fail by failing their stage, never by throwing. A store that blocks (a
+ * database driver, memory) extends {@link BlockingIdempotencyStore} and ends the stage before it
+ * returns, on the calling thread, so that it writes in the caller's transaction where it joins one;
+ * a store whose client answers later (Redis) returns at once and ends the stage on a thread of its
+ * client, which nobody may block. The engine makes these calls from its own store threads (or a
+ * blocking caller's thread), never from an event loop, so a store may block in them. The other
+ * calls block.
  *
  * <p>Only the holder of a {@link Lease} calls {@link #complete}, {@link #release} and {@link
  * #renew}; they succeed only while the record's fence and owner both match the lease.
@@ -38,61 +47,22 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * holds {@link ClaimRequest#scopeCap()} other live records fails with {@link StoreFullException}
    * and leaves no record of the key.
    */
-  ClaimResult claim(ClaimRequest request);
+  CompletableFuture<ClaimResult> claim(ClaimRequest request);
 
   /**
-   * {@link #claim}, as a stage that ends with its answer or fails with what it throws. A store with
-   * {@link StoreCapability#NON_BLOCKING_CLAIM} sends the claim and returns at once, never blocking
-   * the calling thread, and ends the stage on a thread of its client, which the caller must not
-   * block; the default claims on the calling thread and returns a stage already ended. A decorator
-   * that changes {@code claim} changes this too.
-   */
-  default CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
-    try {
-      return CompletableFuture.completedFuture(claim(request));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /**
-   * Stores the outcome and keeps it for {@code retention}. Returns false, changing nothing, when
+   * Stores the outcome and keeps it for {@code retention}. Ends with false, changing nothing, when
    * the lease no longer matches (it was taken over, or the record is gone). A store with a size
-   * limit throws {@link OutcomeTooLargeException} for an outcome over it, changing nothing; it
+   * limit fails with {@link OutcomeTooLargeException} for an outcome over it, changing nothing; it
    * always accepts an {@link Outcome.Kind#UNSTORED} mark, which is small.
    */
-  boolean complete(Lease lease, Outcome outcome, Duration retention);
+  CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention);
 
   /**
    * Gives the key up after a retryable failure: the record is removed, or goes back to ISSUED (with
-   * its original expiry) when it began as a token. Returns false when the lease no longer matches;
-   * calling it twice is harmless.
+   * its original expiry) when it began as a token. Ends with false when the lease no longer
+   * matches; calling it twice is harmless.
    */
-  boolean release(Lease lease);
-
-  /**
-   * {@link #complete}, as a stage that ends with its answer or fails with what it throws. A store
-   * with {@link StoreCapability#NON_BLOCKING_SETTLEMENT} sends it and returns at once, ending the
-   * stage on a thread of its client, which the caller must not block; the default completes on the
-   * calling thread. A decorator that changes {@code complete} changes this too.
-   */
-  default CompletableFuture<Boolean> completeAsync(
-      Lease lease, Outcome outcome, Duration retention) {
-    try {
-      return CompletableFuture.completedFuture(complete(lease, outcome, retention));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /** {@link #release}, as a stage, as {@link #completeAsync} is to {@link #complete}. */
-  default CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    try {
-      return CompletableFuture.completedFuture(release(lease));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
+  CompletableFuture<Boolean> release(Lease lease);
 
   /**
    * Extends a matching lease to {@code leaseDuration} from now. Returns the renewed lease, or empty

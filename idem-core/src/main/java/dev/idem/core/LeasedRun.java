@@ -11,7 +11,6 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
@@ -45,32 +44,6 @@ final class LeasedRun {
     this.waiter = waiter;
     this.report = report;
     this.settlement = new Settlement(store, waiter, report);
-  }
-
-  /**
-   * Runs the work and settles its outcome. When the caller's transaction decides (a {@code
-   * deferral} is given, or the store writes in that transaction) every outcome is kept for it, a
-   * thrown exception included: the work's writes commit with it. Otherwise a return value or a
-   * terminal failure is stored and any other failure frees the key.
-   *
-   * @param deferral receives the outcome instead of the store, or null to settle it here
-   */
-  <T, E extends Exception> Executed<T> run(
-      Lease lease,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      Consumer<PendingOutcome> deferral)
-      throws E {
-    Owned<T> owned = start(lease, codec, config, deferral);
-    T value;
-    try (MDC.MDCCloseable mdc = MDC.putCloseable(MDC_KEY, lease.key().toString())) {
-      value = work.run(owned.context());
-    } catch (Exception | Error failure) {
-      owned.failed(failure);
-      throw failure;
-    }
-    return owned.returned(value);
   }
 
   /** Takes ownership of a claimed lease, watchdog on, for work whose end the caller reports. */
@@ -112,15 +85,10 @@ final class LeasedRun {
       return running;
     }
 
-    /** The work failed: the failure is stored, held or frees the key; the caller rethrows it. */
-    void failed(Throwable failure) {
-      Settlement.joined(failedLater(failure, Settlement.INLINE));
-    }
-
     /**
-     * As {@link #failed}, for a store that settles without blocking ({@link #settlesLater}): the
-     * stage ends once the failure is settled, never failing; what follows the store's answer runs
-     * on {@code after}.
+     * The work failed: the failure is stored, held or frees the key, and the stage ends once it is
+     * settled, never failing but with an {@link Error}; the caller then fails with the work's
+     * failure. What follows the store's answer runs on {@code after}.
      */
     CompletableFuture<Void> failedLater(Throwable failure, Executor after) {
       return Settlement.then(
@@ -133,28 +101,10 @@ final class LeasedRun {
     }
 
     /**
-     * Whether this run may settle through the store's stages: the store sends them without
-     * blocking, and no transaction or caller holds the outcome.
-     */
-    boolean settlesLater() {
-      return deferral == null
-          && !joined
-          && store.capabilities().contains(StoreCapability.NON_BLOCKING_SETTLEMENT);
-    }
-
-    /**
-     * The work returned {@code value}: it is stored (or held), and handed back.
-     *
-     * @throws LeaseLostException another owner took the lease over before the value was stored
-     */
-    Executed<T> returned(T value) {
-      return Settlement.joined(returnedLater(value, Settlement.INLINE));
-    }
-
-    /**
-     * As {@link #returned}, as a stage that fails with what {@code returned} throws; what follows
-     * the store's answer (the next attempt, the report, the caller's continuation) runs on {@code
-     * after}, not on the store client's thread.
+     * The work returned {@code value}: it is stored (or held), and the stage ends with it, or fails
+     * with {@link LeaseLostException} when another owner took the lease over before the value was
+     * stored. What follows the store's answer (the next attempt, the report, the caller's
+     * continuation) runs on {@code after}, not on the store client's thread.
      */
     CompletableFuture<Executed<T>> returnedLater(T value, Executor after) {
       Outcome outcome;
@@ -183,7 +133,7 @@ final class LeasedRun {
         stopWatch(watch);
         stored = settlement.release(running, after).thenApply(ignored -> true);
       } else if (deferral != null) {
-        hold(outcome, retention);
+        hold(outcome, retention, after);
         stored = CompletableFuture.completedFuture(true);
       } else {
         stopWatch(watch);
@@ -263,13 +213,13 @@ final class LeasedRun {
       }
     }
 
-    private void hold(Outcome outcome, Duration retention) {
+    private void hold(Outcome outcome, Duration retention, Executor after) {
       try {
         deferral.accept(new Held(running, watch, outcome, retention, config));
       } catch (RuntimeException | Error e) {
         // a deferral that could not take the outcome must not leave the key renewed for ever
         stopWatch(watch);
-        settlement.release(running, Settlement.INLINE);
+        settlement.release(running, after);
         throw e;
       }
     }
@@ -308,8 +258,8 @@ final class LeasedRun {
    */
   private void storeInTransaction(RunningLease running, Outcome outcome, IdempotencyConfig config) {
     try {
-      if (!Settlement.joined(
-          settlement.completeOrMark(running, outcome, config.retention(), Settlement.INLINE))) {
+      CallerRuns here = new CallerRuns();
+      if (!here.join(settlement.completeOrMark(running, outcome, config.retention(), here))) {
         log.warn("lease on {} was lost; its failure not stored", running.key());
       }
     } catch (RuntimeException e) {
@@ -366,11 +316,12 @@ final class LeasedRun {
     @Override
     public boolean complete() {
       settle();
+      CallerRuns here = new CallerRuns();
       if (outcome == null) {
-        settlement.release(running, Settlement.INLINE);
+        here.join(settlement.release(running, here));
         return true;
       }
-      if (settlement.storeOutcome(running, outcome, retention, config, Settlement.INLINE).join()) {
+      if (here.join(settlement.storeOutcome(running, outcome, retention, config, here))) {
         return true;
       }
       report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
@@ -381,7 +332,8 @@ final class LeasedRun {
     @Override
     public void release() {
       settle();
-      settlement.release(running, Settlement.INLINE);
+      CallerRuns here = new CallerRuns();
+      here.join(settlement.release(running, here));
     }
 
     @Override

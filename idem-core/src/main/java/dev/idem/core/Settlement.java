@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -16,21 +17,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The store's side of settling a run: storing an outcome with retries and the unstored mark, and
  * freeing a key, each through the store's stages. A blocking store ends them on the calling thread;
- * one that settles without blocking ends them on its client's thread, so that what follows an
- * answer there (a next attempt, a log line, a read-back, the caller's continuation) is handed to
- * the {@code after} executor the caller gives, and only waking local waiters runs where the answer
- * came.
+ * one that answers later ends them on its client's thread, so that what follows an answer there (a
+ * next attempt, a log line, a read-back, the caller's continuation) is handed to the {@code after}
+ * executor the caller gives (a blocking caller's {@link CallerRuns}, or the store threads), and
+ * only waking local waiters runs where the answer came.
  */
 final class Settlement {
 
   private static final Logger log = LoggerFactory.getLogger(Settlement.class);
   private static final long COMPLETION_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-  /**
-   * The {@code after} of a blocking call: it settles through the store's blocking calls, on the
-   * calling thread, so that decorators see them as the blocking calls they are.
-   */
-  static final Executor INLINE = Runnable::run;
 
   private final IdempotencyStore store;
   private final DuplicateWaiter waiter;
@@ -49,11 +44,10 @@ final class Settlement {
    * Stores the outcome, trying again while the store fails. Ends with false only when the store
    * says the lease no longer matches; when the store keeps failing the failure is logged and it
    * ends with true, because the work did run and its caller should get its answer. An outcome the
-   * store refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken. Each
-   * attempt goes through the store's {@code complete}, or its {@code completeAsync} when {@code
-   * after} is not {@link #INLINE}; what follows one that failed (the backoff, the next attempt, the
-   * read-back) runs on {@code after}, never on the thread that ended the store's stage, which may
-   * be its client's I/O thread. The stage never fails.
+   * store refuses as too large is replaced by {@link Outcome#unstored}: the key stays taken. What
+   * follows an attempt that failed (the backoff, the next attempt, the read-back) runs on {@code
+   * after}, never on the thread that ended the store's stage, which may be its client's I/O thread.
+   * The stage never fails.
    */
   CompletableFuture<Boolean> storeOutcome(
       RunningLease running,
@@ -130,15 +124,10 @@ final class Settlement {
               });
     }
 
-    // The next attempt after a backoff: a blocking call waits it out on its thread; one that
-    // settles later holds none meanwhile (scheduled from a thread of after, never an I/O thread).
+    // The next attempt after a backoff, holding no thread meanwhile (scheduled from a thread of
+    // after, never an I/O thread).
     private void retry(int attempt, RuntimeException last) {
       long backoff = COMPLETION_BACKOFF_NANOS * (attempt - 1);
-      if (after == INLINE) {
-        LockSupport.parkNanos(backoff);
-        attempt(attempt, last);
-        return;
-      }
       onThread(
           CompletableFuture.delayedExecutor(backoff, TimeUnit.NANOSECONDS, after),
           stored,
@@ -185,9 +174,7 @@ final class Settlement {
   private CompletableFuture<Boolean> complete(
       RunningLease running, Outcome outcome, Duration retention, Executor after) {
     try {
-      return after == INLINE
-          ? CompletableFuture.completedFuture(store.complete(running.lease(), outcome, retention))
-          : store.completeAsync(running.lease(), outcome, retention);
+      return store.complete(running.lease(), outcome, retention);
     } catch (RuntimeException | Error e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -214,10 +201,7 @@ final class Settlement {
   CompletableFuture<Void> release(RunningLease running, Executor after) {
     CompletableFuture<Boolean> sent;
     try {
-      sent =
-          after == INLINE
-              ? CompletableFuture.completedFuture(store.release(running.lease()))
-              : store.releaseAsync(running.lease());
+      sent = store.release(running.lease());
     } catch (RuntimeException | Error e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -244,6 +228,22 @@ final class Settlement {
           }
         });
     return released;
+  }
+
+  /**
+   * Runs {@code task} on {@code storeCalls}, whose threads may block on the store; when it refuses
+   * the task (its queue is full, or its blocking caller has gone) the common pool runs it, since
+   * what was sent to the store must be taken up.
+   *
+   * @param what what the task does, for the log line
+   */
+  static void handOver(Runnable task, Executor storeCalls, String what) {
+    try {
+      storeCalls.execute(task);
+    } catch (RejectedExecutionException refused) {
+      log.warn("the store's executor refused to {}; the common pool does it", what, refused);
+      ForkJoinPool.commonPool().execute(task);
+    }
   }
 
   /**
@@ -278,8 +278,11 @@ final class Settlement {
         : failure;
   }
 
-  /** What a stage failed with, unwrapped, as a runtime exception; an {@link Error} is thrown. */
-  private static RuntimeException runtime(Throwable failure) {
+  /**
+   * What a store's stage failed with, unwrapped: the store's own exception; an {@link Error} is
+   * thrown.
+   */
+  static RuntimeException runtime(Throwable failure) {
     Throwable cause = unwrap(failure);
     if (cause instanceof RuntimeException e) {
       return e;
@@ -288,14 +291,5 @@ final class Settlement {
       throw e;
     }
     return new IdempotencyStoreException("idempotency store failed", cause);
-  }
-
-  /** The stage's value, or what it failed with, thrown as the blocking call throws it. */
-  static <V> V joined(CompletableFuture<V> stage) {
-    try {
-      return stage.join();
-    } catch (CompletionException e) {
-      throw runtime(e);
-    }
   }
 }

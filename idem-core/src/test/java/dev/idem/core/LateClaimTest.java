@@ -106,19 +106,8 @@ class LateClaimTest {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-      ClaimResult result = super.claim(request);
-      try {
-        Thread.sleep(delay.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return result;
-    }
-
-    @Override
-    public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
-      ClaimResult result = super.claim(request);
+    public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+      ClaimResult result = super.claim(request).join();
       return CompletableFuture.supplyAsync(
           () -> result, CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS));
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -164,42 +163,26 @@ class LaterSettlementTest {
     private final AtomicInteger releases = new AtomicInteger();
 
     @Override
-    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-      throw new AssertionError("an asynchronous call settles through completeAsync");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> completeAsync(
-        Lease lease, Outcome outcome, Duration retention) {
+    public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
       return CompletableFuture.supplyAsync(
           () -> {
             completes.incrementAndGet();
             if (failingCompletes.getAndUpdate(n -> n == Integer.MAX_VALUE ? n : n - 1) > 0) {
               throw new IdempotencyStoreException("injected: complete failed");
             }
-            return memory.complete(lease, outcome, retention);
+            return memory.complete(lease, outcome, retention).join();
           },
           io);
     }
 
     @Override
-    public boolean release(Lease lease) {
-      throw new AssertionError("an asynchronous call settles through releaseAsync");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+    public CompletableFuture<Boolean> release(Lease lease) {
       return CompletableFuture.supplyAsync(
           () -> {
             releases.incrementAndGet();
-            return memory.release(lease);
+            return memory.release(lease).join();
           },
           io);
-    }
-
-    @Override
-    public Set<StoreCapability> capabilities() {
-      return Set.of(StoreCapability.NON_BLOCKING_SETTLEMENT);
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.idem.core;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The in-memory store behind a store of a test's own, which overrides the calls it watches or
@@ -13,17 +14,17 @@ abstract class MemoryBackedStore implements IdempotencyStore {
   final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
 
   @Override
-  public ClaimResult claim(ClaimRequest request) {
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
     return memory.claim(request);
   }
 
   @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+  public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
     return memory.complete(lease, outcome, retention);
   }
 
   @Override
-  public boolean release(Lease lease) {
+  public CompletableFuture<Boolean> release(Lease lease) {
     return memory.release(lease);
   }
 

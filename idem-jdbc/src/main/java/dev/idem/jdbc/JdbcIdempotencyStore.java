@@ -1,10 +1,10 @@
 package dev.idem.jdbc;
 
+import dev.idem.core.BlockingIdempotencyStore;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
@@ -59,7 +59,7 @@ import javax.sql.DataSource;
  * Keys, fingerprints and outcomes are bound as parameters; the table name is validated by {@link
  * JdbcStoreConfig}. Create the table with {@link JdbcSchema} or this jar's {@code schema-*.sql}.
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore {
+public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
   private static final int CLAIM_ATTEMPTS = 8;
 
@@ -104,7 +104,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public ClaimResult claim(ClaimRequest request) {
+  protected ClaimResult claimNow(ClaimRequest request) {
     return jdbc.run(
         "claim",
         c -> {
@@ -235,7 +235,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+  protected boolean completeNow(Lease lease, Outcome outcome, Duration retention) {
     // the mark of an unstored result is small and must always fit, or the key could not be kept
     if (outcome.payload().length > maxOutcomeBytes && outcome.kind() != Outcome.Kind.UNSTORED) {
       throw new OutcomeTooLargeException(outcome.payload().length, maxOutcomeBytes);
@@ -256,7 +256,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public boolean release(Lease lease) {
+  protected boolean releaseNow(Lease lease) {
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
     return jdbc.run(
         "release",

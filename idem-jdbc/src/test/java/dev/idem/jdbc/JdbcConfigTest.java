@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -71,9 +72,10 @@ class JdbcConfigTest {
         new JdbcIdempotencyStore(unreachable, JdbcStoreConfig.of(JdbcDialect.h2()));
     assertThatThrownBy(
             () ->
-                store.claim(
-                    ClaimRequest.of(
-                        IdempotencyKey.of("s", "k"), Fingerprint.NONE, Duration.ofSeconds(1))))
+                now(
+                    store.claim(
+                        ClaimRequest.of(
+                            IdempotencyKey.of("s", "k"), Fingerprint.NONE, Duration.ofSeconds(1)))))
         .isInstanceOf(IdempotencyStoreException.class)
         .hasMessageContaining("claim");
   }

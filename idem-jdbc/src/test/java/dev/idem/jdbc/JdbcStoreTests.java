@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,10 +49,12 @@ abstract class JdbcStoreTests {
     IdempotencyKey key = IdempotencyKey.of(scope, "big");
     ClaimResult.Claimed claimed =
         (ClaimResult.Claimed)
-            store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
+            now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))));
     assertThatThrownBy(
             () ->
-                store.complete(claimed.lease(), Outcome.success(new byte[17]), Duration.ofHours(1)))
+                now(
+                    store.complete(
+                        claimed.lease(), Outcome.success(new byte[17]), Duration.ofHours(1))))
         .isInstanceOfSatisfying(
             OutcomeTooLargeException.class,
             e -> {
@@ -59,7 +62,10 @@ abstract class JdbcStoreTests {
               assertThat(e.limit()).isEqualTo(16);
             });
     assertThat(store.find(key).orElseThrow().outcome()).isNull();
-    assertThat(store.complete(claimed.lease(), Outcome.success(new byte[16]), Duration.ofHours(1)))
+    assertThat(
+            now(
+                store.complete(
+                    claimed.lease(), Outcome.success(new byte[16]), Duration.ofHours(1))))
         .isTrue();
   }
 
@@ -87,8 +93,8 @@ abstract class JdbcStoreTests {
       IdempotencyKey key = IdempotencyKey.of(scope, "purge-" + i);
       ClaimResult.Claimed claimed =
           (ClaimResult.Claimed)
-              store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
-      store.complete(claimed.lease(), Outcome.success(new byte[1]), Duration.ofMillis(1));
+              now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))));
+      now(store.complete(claimed.lease(), Outcome.success(new byte[1]), Duration.ofMillis(1)));
       keys.add(key);
       fences.put(key, claimed.lease().fence());
     }
@@ -120,7 +126,7 @@ abstract class JdbcStoreTests {
     assertThat(purged.get()).isGreaterThanOrEqualTo(keys.size());
     assertThat(store.purgeExpired(1000)).isZero();
     for (IdempotencyKey key : keys) {
-      assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+      assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)))))
           .isInstanceOfSatisfying(
               ClaimResult.Claimed.class,
               c -> assertThat(c.lease().fence()).isGreaterThan(fences.get(key)));

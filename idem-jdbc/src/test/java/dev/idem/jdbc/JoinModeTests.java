@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -573,9 +574,12 @@ abstract class JoinModeTests {
     String id = "msg-" + UUID.randomUUID();
     IdempotencyKey effect = IdempotencyKey.of(scope, id);
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
-      plain.claim(
-          ClaimRequest.of(
-              IdempotencyKey.of("consumer:" + group, id), Fingerprint.NONE, Duration.ofMinutes(1)));
+      now(
+          plain.claim(
+              ClaimRequest.of(
+                  IdempotencyKey.of("consumer:" + group, id),
+                  Fingerprint.NONE,
+                  Duration.ofMinutes(1))));
       assertThatThrownBy(() -> inbox.receive(id, c -> insertOrder(c, effect, "inbox")))
           .isInstanceOf(RequestInProgressException.class);
       assertThat(orders(effect)).isZero();
@@ -592,9 +596,12 @@ abstract class JoinModeTests {
     IdempotencyKey effect = IdempotencyKey.of(scope, id);
     var claimed =
         (ClaimResult.Claimed)
-            plain.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
-    plain.complete(
-        claimed.lease(), Outcome.success(ResultCodec.none().encode(null)), Duration.ofMillis(1));
+            now(plain.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))));
+    now(
+        plain.complete(
+            claimed.lease(),
+            Outcome.success(ResultCodec.none().encode(null)),
+            Duration.ofMillis(1)));
     await().atMost(Duration.ofSeconds(10)).until(() -> plain.find(key).isEmpty());
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
       assertThat(inbox.receive(id, c -> insertOrder(c, effect, "again")))
@@ -651,12 +658,15 @@ abstract class JoinModeTests {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-      ClaimResult result = super.claim(request);
-      if (result instanceof ClaimResult.InProgress) {
-        inProgressAnswers.incrementAndGet();
-      }
-      return result;
+    public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+      return super.claim(request)
+          .thenApply(
+              result -> {
+                if (result instanceof ClaimResult.InProgress) {
+                  inProgressAnswers.incrementAndGet();
+                }
+                return result;
+              });
     }
   }
 

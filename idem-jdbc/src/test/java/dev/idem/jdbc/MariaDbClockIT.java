@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -54,7 +55,7 @@ class MariaDbClockIT {
     JdbcIdempotencyStore store =
         store(new SessionTimeDataSource(Databases.MARIADB_URL, "-09:30", now), dialect);
 
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)))
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))))
         .isInstanceOfSatisfying(
             ClaimResult.Claimed.class,
             c -> assertThat(c.lease().until()).isEqualTo(now.plus(LEASE)));
@@ -73,7 +74,7 @@ class MariaDbClockIT {
             Databases.MARIADB_URL, "Europe/Berlin", SUMMER_TIME_ENDS.minus(Duration.ofMinutes(5)));
     JdbcIdempotencyStore store = store(berlin, dialect);
 
-    ClaimResult first = store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE));
+    ClaimResult first = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
     assertThat(first)
         .isInstanceOfSatisfying(
             ClaimResult.Claimed.class,
@@ -81,7 +82,7 @@ class MariaDbClockIT {
 
     // 15 minutes later; Berlin's wall clock went from 02:55 CEST to 02:10 CET.
     berlin.setTime(SUMMER_TIME_ENDS.plus(Duration.ofMinutes(10)));
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)))
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))))
         .isInstanceOfSatisfying(
             ClaimResult.Claimed.class,
             c -> {

@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.ClaimRequest;
@@ -132,9 +133,10 @@ abstract class MigrationTests {
     JdbcIdempotencyStore store =
         new JdbcIdempotencyStore(db.dataSource(), JdbcStoreConfig.of(dialect()));
     ClaimResult claimed =
-        store.claim(
-            ClaimRequest.of(
-                IdempotencyKey.of("migrated", "k1"), Fingerprint.NONE, Duration.ofMinutes(1)));
+        now(
+            store.claim(
+                ClaimRequest.of(
+                    IdempotencyKey.of("migrated", "k1"), Fingerprint.NONE, Duration.ofMinutes(1))));
     assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
     JdbcLockProvider locks = new JdbcLockProvider(db.dataSource(), JdbcLockConfig.of(dialect()));
     Optional<LockHandle> lock = locks.tryLock("migrated", Duration.ZERO, Duration.ofMinutes(1));

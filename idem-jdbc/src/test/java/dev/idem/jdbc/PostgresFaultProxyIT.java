@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -79,7 +80,7 @@ class PostgresFaultProxyIT {
     long before = proxy.bytesForwarded();
 
     CompletableFuture<ClaimResult> claim =
-        CompletableFuture.supplyAsync(() -> store.claim(request));
+        CompletableFuture.supplyAsync(() -> now(store.claim(request)));
     // the claim has reached the server; its answer is held back by the latency when we cut
     await()
         .atMost(WAIT)
@@ -112,7 +113,7 @@ class PostgresFaultProxyIT {
     assertThat(store.find(request.key())).isEmpty();
     proxy.blackhole(true);
 
-    assertThatThrownBy(() -> store.claim(request))
+    assertThatThrownBy(() -> now(store.claim(request)))
         .isInstanceOf(IdempotencyStoreException.class)
         .hasCauseInstanceOf(SQLException.class);
     assertThat(proxy.bytesDropped()).isPositive();
@@ -134,16 +135,16 @@ class PostgresFaultProxyIT {
                   .callTimeout(Duration.ofSeconds(1))
                   .build());
       ClaimRequest request = request();
-      ClaimResult.Claimed claimed = (ClaimResult.Claimed) bounded.claim(request);
+      ClaimResult.Claimed claimed = (ClaimResult.Claimed) now(bounded.claim(request));
       ClaimRequest other = request();
       assertThat(bounded.find(other.key())).isEmpty(); // both connections open before the fault
       proxy.blackhole(true);
 
       // a guard against a hang, not a timing: the bounds are half the lease and one second
-      CompletableFuture<Throwable> claim = StalledCall.failureOf(() -> bounded.claim(other));
+      CompletableFuture<Throwable> claim = StalledCall.failureOf(() -> now(bounded.claim(other)));
       CompletableFuture<Throwable> complete =
           StalledCall.failureOf(
-              () -> bounded.complete(claimed.lease(), Outcome.success(ANSWER), WAIT));
+              () -> now(bounded.complete(claimed.lease(), Outcome.success(ANSWER), WAIT)));
       assertThat(claim.get(30, java.util.concurrent.TimeUnit.SECONDS))
           .isInstanceOf(IdempotencyStoreException.class);
       assertThat(complete.get(30, java.util.concurrent.TimeUnit.SECONDS))
@@ -154,7 +155,7 @@ class PostgresFaultProxyIT {
           await()
               .atMost(WAIT)
               .ignoreExceptions()
-              .until(() -> bounded.claim(other), r -> r instanceof ClaimResult.Claimed);
+              .until(() -> now(bounded.claim(other)), r -> r instanceof ClaimResult.Claimed);
       assertThat(again).isInstanceOf(ClaimResult.Claimed.class);
     }
   }
@@ -178,11 +179,11 @@ class PostgresFaultProxyIT {
         await()
             .atMost(WAIT)
             .ignoreExceptions()
-            .until(() -> store.claim(request), r -> r instanceof ClaimResult.Claimed);
+            .until(() -> now(store.claim(request)), r -> r instanceof ClaimResult.Claimed);
     ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
-    assertThat(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)))
+    assertThat(now(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5))))
         .isTrue();
-    assertThat(store.claim(request))
+    assertThat(now(store.claim(request)))
         .isInstanceOfSatisfying(
             ClaimResult.Completed.class,
             c -> assertThat(c.record().outcome().payload()).isEqualTo(ANSWER));

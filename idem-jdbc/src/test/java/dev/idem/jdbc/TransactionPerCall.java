@@ -1,5 +1,8 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
+
+import dev.idem.core.BlockingIdempotencyStore;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
@@ -18,7 +21,7 @@ import java.util.Set;
  * suites exercise the joined code path (the thread's connection, no commit by the store) with the
  * same rules as plain mode.
  */
-final class TransactionPerCall implements IdempotencyStore {
+final class TransactionPerCall extends BlockingIdempotencyStore {
 
   private final IdempotencyStore joined;
   private final JdbcTransactions tx;
@@ -29,18 +32,18 @@ final class TransactionPerCall implements IdempotencyStore {
   }
 
   @Override
-  public ClaimResult claim(ClaimRequest request) {
-    return tx.inTransaction(c -> joined.claim(request));
+  protected ClaimResult claimNow(ClaimRequest request) {
+    return tx.inTransaction(c -> now(joined.claim(request)));
   }
 
   @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    return tx.inTransaction(c -> joined.complete(lease, outcome, retention));
+  protected boolean completeNow(Lease lease, Outcome outcome, Duration retention) {
+    return tx.inTransaction(c -> now(joined.complete(lease, outcome, retention)));
   }
 
   @Override
-  public boolean release(Lease lease) {
-    return tx.inTransaction(c -> joined.release(lease));
+  protected boolean releaseNow(Lease lease) {
+    return tx.inTransaction(c -> now(joined.release(lease)));
   }
 
   @Override

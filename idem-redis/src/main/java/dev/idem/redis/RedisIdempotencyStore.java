@@ -158,39 +158,17 @@ public final class RedisIdempotencyStore
    * <p>The claim is the claim script, which applies the rules by the server's clock and takes the
    * fence from the record and that clock, so fences grow whatever this process's clock says. A key
    * this store has seen completed is read with a plain {@code GET} first. Either way the answer
-   * comes from Redis.
+   * comes from Redis. Without {@link ReplicaAcks}, the claim's commands are sent at once and the
+   * stage ends on Lettuce's thread when Redis answers, or fails after the call timeout; with them,
+   * the claim waits for the replicas on the calling thread. Either way a claim whose caller gave up
+   * on it is given back.
    */
   @Override
-  public ClaimResult claim(ClaimRequest request) {
-    String owner = RecordClaims.owner(request);
-    ClaimResult result;
-    try {
-      result =
-          RecordClaims.await(
-              claims.claim(request, owner), RecordClaims.bound(backend.timeout(), request.lease()));
-    } catch (RuntimeException e) {
-      claims.giveBack(request.key(), owner, request.lease());
-      throw e;
-    }
-    if (acks != null && result instanceof ClaimResult.Claimed claimed) {
-      replicated(claimed.lease());
-    }
-    return result;
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+    return acks != null ? acknowledged(request) : sent(request);
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Without {@link ReplicaAcks}, the claim's commands are sent at once and the stage ends on
-   * Lettuce's thread when Redis answers, or fails after the connection's command timeout; with
-   * them, the claim waits for the replicas on the calling thread. Either way a claim whose caller
-   * gave up on it is given back, as with {@link #claim}.
-   */
-  @Override
-  public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
-    if (acks != null) {
-      return IdempotencyStore.super.claimAsync(request);
-    }
+  private CompletableFuture<ClaimResult> sent(ClaimRequest request) {
     Duration timeout = RecordClaims.bound(backend.timeout(), request.lease());
     String owner = RecordClaims.owner(request);
     CompletableFuture<ClaimResult> sent = claims.claim(request, owner);
@@ -203,6 +181,22 @@ public final class RedisIdempotencyStore
                       ? RecordClaims.timedOut(timeout)
                       : ScriptRunner.failed(failure));
             });
+  }
+
+  private CompletableFuture<ClaimResult> acknowledged(ClaimRequest request) {
+    String owner = RecordClaims.owner(request);
+    try {
+      ClaimResult result =
+          RecordClaims.await(
+              claims.claim(request, owner), RecordClaims.bound(backend.timeout(), request.lease()));
+      if (result instanceof ClaimResult.Claimed claimed) {
+        replicated(claimed.lease());
+      }
+      return CompletableFuture.completedFuture(result);
+    } catch (RuntimeException e) {
+      claims.giveBack(request.key(), owner, request.lease());
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).
@@ -230,7 +224,7 @@ public final class RedisIdempotencyStore
   // A release that fails leaves the claim to its lease; the refusal is what the caller must see.
   private RuntimeException releasing(Lease lease, RuntimeException refusal) {
     try {
-      release(lease);
+      RecordClaims.await(claims.release(lease), backend.timeout());
     } catch (RuntimeException e) {
       refusal.addSuppressed(e);
     }
@@ -242,35 +236,24 @@ public final class RedisIdempotencyStore
     return backend.timeout();
   }
 
-  @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    return completions.await(completions.send(lease, outcome, retention));
-  }
-
   /**
    * {@inheritDoc}
    *
    * <p>The completion script and, for a counted claim, the move of its count are sent at once; the
-   * stage ends on Lettuce's thread when both have answered, each within the connection's command
-   * timeout. A count that could not be moved is logged: it ends by itself.
+   * stage ends on Lettuce's thread when both have answered, each within the call timeout. A count
+   * that could not be moved is logged: it ends by itself.
    */
   @Override
-  public CompletableFuture<Boolean> completeAsync(
-      Lease lease, Outcome outcome, Duration retention) {
+  public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
     return completions.stage(completions.send(lease, outcome, retention));
-  }
-
-  @Override
-  public boolean release(Lease lease) {
-    return RecordClaims.await(claims.release(lease), backend.timeout());
   }
 
   /**
    * {@inheritDoc} The release script is sent at once; its stage ends on Lettuce's thread, within
-   * the connection's command timeout.
+   * the call timeout.
    */
   @Override
-  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
+  public CompletableFuture<Boolean> release(Lease lease) {
     return completions.bounded(claims.release(lease));
   }
 
@@ -363,16 +346,7 @@ public final class RedisIdempotencyStore
 
   @Override
   public Set<StoreCapability> capabilities() {
-    return acks != null
-        ? Set.of(
-            StoreCapability.SHARED_BETWEEN_PROCESSES,
-            StoreCapability.CHANGE_NOTIFICATION,
-            StoreCapability.NON_BLOCKING_SETTLEMENT)
-        : Set.of(
-            StoreCapability.SHARED_BETWEEN_PROCESSES,
-            StoreCapability.CHANGE_NOTIFICATION,
-            StoreCapability.NON_BLOCKING_CLAIM,
-            StoreCapability.NON_BLOCKING_SETTLEMENT);
+    return Set.of(StoreCapability.SHARED_BETWEEN_PROCESSES, StoreCapability.CHANGE_NOTIFICATION);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.idem.redis;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -80,7 +81,7 @@ class RedisClusterIT extends RedisBackendTests {
         StatefulRedisClusterConnection<String, String> admin = client.connect()) {
       // Paused well beyond the client's timeout, so that a loaded machine cannot blur the two.
       admin.sync().upstream().commands().clientPause(4_000);
-      assertThatThrownBy(() -> slow.claim(request))
+      assertThatThrownBy(() -> now(slow.claim(request)))
           .isInstanceOf(IdempotencyStoreException.class)
           .hasRootCauseInstanceOf(RedisCommandTimeoutException.class);
     } finally {
@@ -89,7 +90,7 @@ class RedisClusterIT extends RedisBackendTests {
     await()
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(
-            () -> assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class));
+            () -> assertThat(now(store.claim(request))).isInstanceOf(ClaimResult.Claimed.class));
   }
 
   // On the nodes this class started only: SCRIPT FLUSH empties every client's script cache, which a
@@ -100,12 +101,12 @@ class RedisClusterIT extends RedisBackendTests {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     Lease lease =
         ((ClaimResult.Claimed)
-                store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+                now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)))))
             .lease();
     try (StatefulRedisClusterConnection<String, String> admin = client.connect()) {
       admin.sync().upstream().commands().scriptFlush();
     }
-    assertThat(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1)))
+    assertThat(now(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1))))
         .isTrue();
   }
 

@@ -1,5 +1,6 @@
 package dev.idem.redis;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,6 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import dev.idem.core.ResultCodec;
-import dev.idem.core.StoreCapability;
 import dev.idem.testsupport.net.FaultProxy;
 import dev.idem.testsupport.net.SilentPartitionCheck;
 import dev.idem.testsupport.net.StalledCall;
@@ -100,7 +100,7 @@ class RedisFaultProxyIT {
     long before = proxy.bytesForwarded();
 
     CompletableFuture<ClaimResult> claim =
-        CompletableFuture.supplyAsync(() -> store.claim(request));
+        CompletableFuture.supplyAsync(() -> now(store.claim(request)));
     // the claim has reached Redis; its answer is held back by the latency when we cut
     await()
         .atMost(WAIT)
@@ -127,7 +127,7 @@ class RedisFaultProxyIT {
     proxy.refuse(true);
     assertThat(proxy.cut()).isPositive();
 
-    assertThatThrownBy(() -> store.claim(request))
+    assertThatThrownBy(() -> now(store.claim(request)))
         .isInstanceOf(IdempotencyStoreException.class)
         .hasCauseInstanceOf(RedisException.class);
 
@@ -167,7 +167,7 @@ class RedisFaultProxyIT {
     assertThat(store.find(request.key())).isEmpty();
     proxy.hold(true);
 
-    assertThatThrownBy(() -> store.claim(request))
+    assertThatThrownBy(() -> now(store.claim(request)))
         .isInstanceOf(IdempotencyStoreException.class)
         .hasCauseInstanceOf(RedisException.class);
 
@@ -182,7 +182,8 @@ class RedisFaultProxyIT {
   void aClaimRedisAppliesAfterItsCallerGaveUpIsGivenBackRatherThanHeldForItsLease() {
     ClaimRequest request = request(Duration.ofMinutes(10));
     proxy.hold(true);
-    assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+    assertThatThrownBy(() -> now(store.claim(request)))
+        .isInstanceOf(IdempotencyStoreException.class);
 
     // the held claim reaches Redis now and takes the key; its late answer gives it back, so the
     // retry does not find it in progress for the ten minutes of its lease
@@ -206,10 +207,11 @@ class RedisFaultProxyIT {
             IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
             Fingerprint.NONE,
             Duration.ofMinutes(10));
-    assertThat(store.claim(warmUp)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(now(store.claim(warmUp))).isInstanceOf(ClaimResult.Claimed.class);
     ClaimRequest request = request(Duration.ofMinutes(10));
     proxy.hold(true);
-    assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+    assertThatThrownBy(() -> now(store.claim(request)))
+        .isInstanceOf(IdempotencyStoreException.class);
     // the stall outlasts the give-back's own timeout too, as a Redis stopped for seconds does
     LockSupport.parkNanos(COMMAND_TIMEOUT.multipliedBy(2).toNanos());
     proxy.hold(false);
@@ -244,7 +246,7 @@ class RedisFaultProxyIT {
       assertTimeoutPreemptively(
           HANGING_COMMAND_TIMEOUT.dividedBy(2),
           () ->
-              assertThatThrownBy(() -> slowStore.claim(request))
+              assertThatThrownBy(() -> now(slowStore.claim(request)))
                   .isInstanceOf(IdempotencyStoreException.class));
       proxy.hold(false);
       claimCompleteAndReplay(request);
@@ -262,15 +264,16 @@ class RedisFaultProxyIT {
     RedisClient slowClient = RedisClient.create(slowUri);
     try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX)) {
       ClaimRequest request = request(Duration.ofMinutes(1));
-      ClaimResult.Claimed claimed = (ClaimResult.Claimed) slowStore.claim(request);
+      ClaimResult.Claimed claimed = (ClaimResult.Claimed) now(slowStore.claim(request));
       proxy.hold(true);
       CompletableFuture<Throwable> find =
           StalledCall.failureOf(() -> slowStore.find(request.key()));
       CompletableFuture<Throwable> complete =
           StalledCall.failureOf(
               () ->
-                  slowStore.complete(
-                      claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)));
+                  now(
+                      slowStore.complete(
+                          claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5))));
       // a guard against the hang, not a timing: the store's bound is 10 s
       assertThat(find.get(30, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
       assertThat(complete.get(30, TimeUnit.SECONDS)).isInstanceOf(IdempotencyStoreException.class);
@@ -288,7 +291,6 @@ class RedisFaultProxyIT {
     ExecutorService storeCalls = Executors.newSingleThreadExecutor();
     try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX);
         Idempotency engine = Idempotency.builder(slowStore).build()) {
-      assertThat(slowStore.capabilities()).contains(StoreCapability.NON_BLOCKING_CLAIM);
       proxy.hold(true);
       List<CompletableFuture<Executed<String>>> calls = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
@@ -323,7 +325,6 @@ class RedisFaultProxyIT {
     ExecutorService storeCalls = Executors.newSingleThreadExecutor();
     try (RedisIdempotencyStore slowStore = RedisIdempotencyStore.create(slowClient, PREFIX);
         Idempotency engine = Idempotency.builder(slowStore).build()) {
-      assertThat(slowStore.capabilities()).contains(StoreCapability.NON_BLOCKING_SETTLEMENT);
       CompletableFuture<String> work = new CompletableFuture<>();
       List<IdempotencyKey> keys = new ArrayList<>();
       List<CompletableFuture<Executed<String>>> calls = new ArrayList<>();
@@ -364,11 +365,11 @@ class RedisFaultProxyIT {
         await()
             .atMost(WAIT)
             .ignoreExceptions()
-            .until(() -> store.claim(request), r -> r instanceof ClaimResult.Claimed);
+            .until(() -> now(store.claim(request)), r -> r instanceof ClaimResult.Claimed);
     ClaimResult.Claimed claimed = (ClaimResult.Claimed) result;
-    assertThat(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5)))
+    assertThat(now(store.complete(claimed.lease(), Outcome.success(ANSWER), Duration.ofMinutes(5))))
         .isTrue();
-    assertThat(store.claim(request))
+    assertThat(now(store.claim(request)))
         .isInstanceOfSatisfying(
             ClaimResult.Completed.class,
             c -> assertThat(c.record().outcome().payload()).isEqualTo(ANSWER));

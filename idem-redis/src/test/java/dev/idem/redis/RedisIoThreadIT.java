@@ -84,8 +84,7 @@ class RedisIoThreadIT {
       IdempotencyKey key = IdempotencyKey.of("io", UUID.randomUUID().toString());
       claims.add(
           CompletableFuture.supplyAsync(
-                  () -> store.claimAsync(ClaimRequest.of(key, Fingerprint.NONE, lease())),
-                  storeCalls)
+                  () -> store.claim(ClaimRequest.of(key, Fingerprint.NONE, lease())), storeCalls)
               .thenCompose(claim -> claim));
     }
     for (CompletableFuture<ClaimResult> claim : claims) {

@@ -1,5 +1,6 @@
 package dev.idem.redis;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -40,15 +41,15 @@ class RedisReplicaAcksIT {
                 () ->
                     replicaConnection.sync().info("replication").contains("master_link_status:up"));
 
-        assertThat(acked.claim(request("kept"))).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(now(acked.claim(request("kept")))).isInstanceOf(ClaimResult.Claimed.class);
         replica.kill();
 
-        assertThatThrownBy(() -> acked.claim(request("lost")))
+        assertThatThrownBy(() -> now(acked.claim(request("lost"))))
             .isInstanceOf(IdempotencyStoreException.class)
             .hasMessageContaining("acknowledged by 0 of 1 replicas");
         // the refused claim left the key free; the kept one still holds its key
-        assertThat(plain.claim(request("lost"))).isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(plain.claim(request("kept"))).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(now(plain.claim(request("lost")))).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(now(plain.claim(request("kept")))).isInstanceOf(ClaimResult.InProgress.class);
       } finally {
         onReplica.shutdown();
         client.shutdown();

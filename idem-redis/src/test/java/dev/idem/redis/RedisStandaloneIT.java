@@ -1,5 +1,6 @@
 package dev.idem.redis;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -119,7 +120,7 @@ class RedisStandaloneIT extends RedisBackendTests {
           .isEqualTo("G");
       assertThat(raw.sync().exists(keys.record(key.digest()))).isZero();
     }
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))))
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)))))
         .isInstanceOf(ClaimResult.Claimed.class);
   }
 
@@ -149,10 +150,12 @@ class RedisStandaloneIT extends RedisBackendTests {
     assertThat(Duration.between(Instant.now(), found.leaseUntil()))
         .isBetween(Duration.ofSeconds(25), Duration.ofSeconds(31));
     ClaimRequest same = ClaimRequest.of(key, fingerprint, Duration.ofSeconds(30));
-    assertThat(store.claim(same)).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(now(store.claim(same))).isInstanceOf(ClaimResult.InProgress.class);
     assertThat(
-            store.claim(
-                ClaimRequest.of(key, Fingerprint.of("POST /old", "b"), Duration.ofSeconds(30))))
+            now(
+                store.claim(
+                    ClaimRequest.of(
+                        key, Fingerprint.of("POST /old", "b"), Duration.ofSeconds(30)))))
         .isInstanceOf(ClaimResult.Mismatch.class);
   }
 
@@ -160,7 +163,7 @@ class RedisStandaloneIT extends RedisBackendTests {
   void aRecordIsOneStringUnderAHashTaggedDigestThatExpires() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
-    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(request))).lease();
     try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
       byte[] name = RedisKeys.bytes("idem:{" + key.digest() + "}");
       assertThat(raw.sync().type(name)).isEqualTo("string");
@@ -169,7 +172,7 @@ class RedisStandaloneIT extends RedisBackendTests {
       assertThat(claimed.text('S')).isEqualTo("P");
       assertThat(claimed.text('A')).isEqualTo(key.scope());
       assertThat(claimed.number('E') - claimed.number('U')).isEqualTo(30_000L);
-      store.complete(lease, Outcome.success(new byte[] {':', '9', 0}), Duration.ofMinutes(5));
+      now(store.complete(lease, Outcome.success(new byte[] {':', '9', 0}), Duration.ofMinutes(5)));
       assertThat(raw.sync().pttl(name)).isBetween(60_000L, 300_000L);
       RecordValue completed = RecordValue.parse(raw.sync().get(name));
       assertThat(completed.text('S')).isEqualTo("C");
@@ -184,7 +187,7 @@ class RedisStandaloneIT extends RedisBackendTests {
     Duration lease = Duration.ofSeconds(30);
     long before = System.currentTimeMillis();
     Lease claimed =
-        ((ClaimResult.Claimed) store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease)))
+        ((ClaimResult.Claimed) now(store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease))))
             .lease();
     assertThat(claimed.fence() / 1000)
         .as("fence: the clock in microseconds")
@@ -195,13 +198,13 @@ class RedisStandaloneIT extends RedisBackendTests {
     assertThat(found.fingerprint()).isEqualTo(Fingerprint.of("a"));
     assertThat(found.expiresAt()).isEqualTo(found.leaseUntil().plus(lease));
     assertThat(found.leaseUntil().toEpochMilli()).isBetween(before + 29_000, before + 40_000);
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease)))
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.of("a"), lease))))
         .isInstanceOf(ClaimResult.InProgress.class);
     assertThat(store.renew(claimed, lease)).isPresent();
-    assertThat(store.release(claimed)).isTrue();
+    assertThat(now(store.release(claimed))).isTrue();
     assertThat(store.find(key)).isEmpty();
     Lease next =
-        ((ClaimResult.Claimed) store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease)))
+        ((ClaimResult.Claimed) now(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease))))
             .lease();
     assertThat(next.fence())
         .as("after a release, from the kept fence")
@@ -251,28 +254,28 @@ class RedisStandaloneIT extends RedisBackendTests {
   void aRepeatOfAKeyCompletedHereIsAnsweredFromRedisNotFromMemory() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.of("a"), Duration.ofSeconds(30));
-    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
-    store.complete(lease, Outcome.success(new byte[] {7}), Duration.ofMinutes(1));
-    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Completed.class);
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), Duration.ofSeconds(30))))
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(request))).lease();
+    now(store.complete(lease, Outcome.success(new byte[] {7}), Duration.ofMinutes(1)));
+    assertThat(now(store.claim(request))).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), Duration.ofSeconds(30)))))
         .isInstanceOf(ClaimResult.Mismatch.class);
     try (StatefulRedisConnection<String, String> raw = client.connect()) {
       raw.sync().del("idem:{" + key.digest() + "}");
     }
-    assertThat(store.claim(request)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(now(store.claim(request))).isInstanceOf(ClaimResult.Claimed.class);
   }
 
   @Test
   void anotherStoreThatWaitsHearsOfTheCompletion() throws Exception {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     ClaimRequest request = ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30));
-    Lease lease = ((ClaimResult.Claimed) store.claim(request)).lease();
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(request))).lease();
     try (RedisIdempotencyStore otherNode = RedisIdempotencyStore.create(client)) {
       CountDownLatch changed = new CountDownLatch(1);
       try (RecordChangeNotifier.Subscription sub = otherNode.onChange(key, changed::countDown)) {
-        assertThat(otherNode.claim(request)).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(now(otherNode.claim(request))).isInstanceOf(ClaimResult.InProgress.class);
         assertThat(changed.getCount()).isEqualTo(1);
-        store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1));
+        now(store.complete(lease, Outcome.success(new byte[] {1}), Duration.ofMinutes(1)));
         assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
       }
     }
@@ -284,13 +287,14 @@ class RedisStandaloneIT extends RedisBackendTests {
     Duration lease = Duration.ofSeconds(30);
     assertThat(store.issue(key, Duration.ofMinutes(5))).isTrue();
     ClaimRequest token = new ClaimRequest(key, Fingerprint.of("a"), lease, true);
-    Lease claimed = ((ClaimResult.Claimed) store.claim(token)).lease();
+    Lease claimed = ((ClaimResult.Claimed) now(store.claim(token))).lease();
     Lease renewed = store.renew(claimed, lease).orElseThrow();
     try (RedisIdempotencyStore otherNode = RedisIdempotencyStore.create(client)) {
       CountDownLatch changed = new CountDownLatch(1);
       try (RecordChangeNotifier.Subscription sub = otherNode.onChange(key, changed::countDown)) {
-        assertThat(otherNode.claim(token)).isInstanceOf(ClaimResult.InProgress.class);
-        assertThat(store.complete(renewed, Outcome.failure(new byte[] {'V', '1'}), lease)).isTrue();
+        assertThat(now(otherNode.claim(token))).isInstanceOf(ClaimResult.InProgress.class);
+        assertThat(now(store.complete(renewed, Outcome.failure(new byte[] {'V', '1'}), lease)))
+            .isTrue();
         assertThat(changed.await(5, TimeUnit.SECONDS)).isTrue();
       }
     }
@@ -301,7 +305,7 @@ class RedisStandaloneIT extends RedisBackendTests {
     assertThat(done.fence()).isEqualTo(claimed.fence());
     assertThat(done.outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
     assertThat(done.outcome().payload()).containsExactly('V', '1');
-    assertThat(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease)))
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.of("b"), lease))))
         .isInstanceOf(ClaimResult.Mismatch.class);
     try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
       RecordValue stored =
@@ -321,10 +325,12 @@ class RedisStandaloneIT extends RedisBackendTests {
     try (StatefulRedisConnection<String, String> raw = client.connect()) {
       raw.sync().hset(name, "st", "C");
       raw.sync().pexpire(name, 60_000);
-      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      assertThatThrownBy(() -> now(store.claim(request)))
+          .isInstanceOf(IdempotencyStoreException.class);
       raw.sync().del(name);
       raw.sync().set(name, "S1:CZ", SetArgs.Builder.px(60_000));
-      assertThatThrownBy(() -> store.claim(request)).isInstanceOf(IdempotencyStoreException.class);
+      assertThatThrownBy(() -> now(store.claim(request)))
+          .isInstanceOf(IdempotencyStoreException.class);
       raw.sync().del(name);
     }
   }

@@ -1,5 +1,6 @@
 package dev.idem.redis;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -43,11 +44,17 @@ class RedisStoreFullIT {
     byte[] outcome = new byte[8 * 1024];
     for (int i = 0; i < 256; i++) {
       ClaimResult claimed =
-          store.claim(
-              ClaimRequest.of(
-                  IdempotencyKey.of("fill", "k" + i), Fingerprint.NONE, Duration.ofMinutes(5)));
-      store.complete(
-          ((ClaimResult.Claimed) claimed).lease(), Outcome.success(outcome), Duration.ofHours(1));
+          now(
+              store.claim(
+                  ClaimRequest.of(
+                      IdempotencyKey.of("fill", "k" + i),
+                      Fingerprint.NONE,
+                      Duration.ofMinutes(5))));
+      now(
+          store.complete(
+              ((ClaimResult.Claimed) claimed).lease(),
+              Outcome.success(outcome),
+              Duration.ofHours(1)));
     }
     // The limit goes a whole megabyte under what the server holds: memory a command or a client
     // buffer held for a moment and gave back can never bring it under the limit again, as it did
@@ -77,11 +84,12 @@ class RedisStoreFullIT {
   void aNewKeyIsRefusedAsStoreFull() {
     assertThatThrownBy(
             () ->
-                store.claim(
-                    ClaimRequest.of(
-                        IdempotencyKey.of("fill", "one-more"),
-                        Fingerprint.NONE,
-                        Duration.ofMinutes(5))))
+                now(
+                    store.claim(
+                        ClaimRequest.of(
+                            IdempotencyKey.of("fill", "one-more"),
+                            Fingerprint.NONE,
+                            Duration.ofMinutes(5)))))
         .isInstanceOf(StoreFullException.class)
         .hasMessageContaining("out of memory");
   }

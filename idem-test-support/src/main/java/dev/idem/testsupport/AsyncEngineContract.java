@@ -350,34 +350,21 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
+    public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
       callers.add(Thread.currentThread().getName());
       return super.claim(request);
     }
 
     @Override
-    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
       callers.add(Thread.currentThread().getName());
       return super.complete(lease, outcome, retention);
     }
 
     @Override
-    public boolean release(Lease lease) {
+    public CompletableFuture<Boolean> release(Lease lease) {
       callers.add(Thread.currentThread().getName());
       return super.release(lease);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> completeAsync(
-        Lease lease, Outcome outcome, Duration retention) {
-      callers.add(Thread.currentThread().getName());
-      return super.completeAsync(lease, outcome, retention);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-      callers.add(Thread.currentThread().getName());
-      return super.releaseAsync(lease);
     }
   }
 }

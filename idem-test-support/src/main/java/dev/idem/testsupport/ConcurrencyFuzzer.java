@@ -1,5 +1,7 @@
 package dev.idem.testsupport;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
@@ -154,14 +156,15 @@ public final class ConcurrencyFuzzer {
     Fingerprint fp = Fingerprint.of("fuzz", key.value());
     while (System.nanoTime() < deadline) {
       calls.incrementAndGet();
-      ClaimResult result = store.claim(ClaimRequest.of(key, fp, lease));
+      ClaimResult result = now(store.claim(ClaimRequest.of(key, fp, lease)));
       if (result instanceof ClaimResult.Claimed claimed) {
         if (crashesHere(key) && crashed.add(key)) {
           crashes.incrementAndGet();
           return;
         }
         String answer = "answer-" + key.value() + "-" + claimed.lease().owner();
-        if (store.complete(claimed.lease(), Outcome.success(bytes(answer)), Duration.ofHours(1))) {
+        if (now(
+            store.complete(claimed.lease(), Outcome.success(bytes(answer)), Duration.ofHours(1)))) {
           effects.get(key).incrementAndGet();
           answers.get(key).add(answer);
         }

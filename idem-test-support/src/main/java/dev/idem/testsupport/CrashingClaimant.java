@@ -1,5 +1,7 @@
 package dev.idem.testsupport;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
@@ -27,7 +29,7 @@ public final class CrashingClaimant {
     IdempotencyStore store = factory.get();
     IdempotencyKey key = IdempotencyKey.of(args[1], args[2]);
     Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
-    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, lease));
+    ClaimResult result = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, lease)));
     if (!(result instanceof ClaimResult.Claimed claimed)) {
       System.out.println("not-claimed " + result);
       System.exit(2);

@@ -1,5 +1,6 @@
 package dev.idem.testsupport;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -213,7 +215,7 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyStore counting =
         new ForwardingIdempotencyStore(store()) {
           @Override
-          public ClaimResult claim(ClaimRequest request) {
+          public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
             claims.incrementAndGet();
             return super.claim(request);
           }
@@ -340,8 +342,10 @@ public abstract class EngineContract extends EngineContractSupport {
         .until(
             () ->
                 claim(key, Fingerprint.NONE, longLease()) instanceof ClaimResult.Claimed c
-                    && store()
-                        .complete(c.lease(), Outcome.success("winner".getBytes()), longLease()));
+                    && now(
+                        store()
+                            .complete(
+                                c.lease(), Outcome.success("winner".getBytes()), longLease())));
     takenOver.countDown();
     assertThatThrownBy(() -> stale.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(LeaseLostException.class);

@@ -64,45 +64,30 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
     }
   }
 
+  /** Fails with the injected fault as a failed stage; else the real store's own stage. */
   @Override
-  public ClaimResult claim(ClaimRequest request) {
-    maybeFail(Operation.CLAIM);
-    return super.claim(request);
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+    return failing(Operation.CLAIM, () -> super.claim(request));
   }
 
   @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    maybeFail(Operation.COMPLETE);
-    return super.complete(lease, outcome, retention);
+  public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
+    return failing(Operation.COMPLETE, () -> super.complete(lease, outcome, retention));
   }
 
   @Override
-  public boolean release(Lease lease) {
-    maybeFail(Operation.RELEASE);
-    return super.release(lease);
+  public CompletableFuture<Boolean> release(Lease lease) {
+    return failing(Operation.RELEASE, () -> super.release(lease));
   }
 
-  /** Fails as {@link #complete} does, as a failed stage; else the real store's own stage. */
-  @Override
-  public CompletableFuture<Boolean> completeAsync(
-      Lease lease, Outcome outcome, Duration retention) {
+  private <V> CompletableFuture<V> failing(
+      Operation op, java.util.function.Supplier<CompletableFuture<V>> call) {
     try {
-      maybeFail(Operation.COMPLETE);
+      maybeFail(op);
     } catch (IdempotencyStoreException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return super.completeAsync(lease, outcome, retention);
-  }
-
-  /** Fails as {@link #release} does, as a failed stage; else the real store's own stage. */
-  @Override
-  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    try {
-      maybeFail(Operation.RELEASE);
-    } catch (IdempotencyStoreException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return super.releaseAsync(lease);
+    return call.get();
   }
 
   @Override

@@ -26,6 +26,7 @@ import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -334,9 +335,10 @@ public abstract class OutcomeContract extends EngineContractSupport {
     }
 
     @Override
-    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
       if (outcome.payload().length > limit) {
-        throw new OutcomeTooLargeException(outcome.payload().length, limit);
+        return CompletableFuture.failedFuture(
+            new OutcomeTooLargeException(outcome.payload().length, limit));
       }
       return super.complete(lease, outcome, retention);
     }
@@ -352,12 +354,15 @@ public abstract class OutcomeContract extends EngineContractSupport {
     }
 
     @Override
-    public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-      boolean stored = super.complete(lease, outcome, retention);
-      if (lost.compareAndSet(false, true)) {
-        throw new IdempotencyStoreException("the reply of the completion was lost");
-      }
-      return stored;
+    public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
+      return super.complete(lease, outcome, retention)
+          .thenApply(
+              stored -> {
+                if (lost.compareAndSet(false, true)) {
+                  throw new IdempotencyStoreException("the reply of the completion was lost");
+                }
+                return stored;
+              });
     }
   }
 

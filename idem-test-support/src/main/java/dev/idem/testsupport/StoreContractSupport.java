@@ -1,5 +1,6 @@
 package dev.idem.testsupport;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.ClaimRequest;
@@ -72,7 +73,7 @@ public abstract class StoreContractSupport {
   }
 
   protected ClaimResult claim(IdempotencyKey key, Fingerprint fp, Duration lease) {
-    return store().claim(ClaimRequest.of(key, fp, lease));
+    return now(store().claim(ClaimRequest.of(key, fp, lease)));
   }
 
   protected Lease claimOrFail(IdempotencyKey key, Fingerprint fp, Duration lease) {
@@ -87,7 +88,7 @@ public abstract class StoreContractSupport {
   }
 
   protected Lease claimCappedOrFail(IdempotencyKey key, int cap) {
-    ClaimResult result = store().claim(capped(key, cap));
+    ClaimResult result = now(store().claim(capped(key, cap)));
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }

@@ -9,10 +9,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Lets a duplicate in WAIT mode sleep until the first request with its key finishes.
@@ -89,32 +87,14 @@ public final class DuplicateWaiter {
     }
 
     /**
-     * Sleeps until woken or for one slice, never longer than {@code remainingNanos}. Returns
-     * whether it was woken; false means the time ran out.
+     * A wait that holds no thread: the stage completes when woken or after one slice, never later
+     * than {@code remainingNanos}, on the thread that wakes it or a timer's; then the caller claims
+     * again.
      *
      * @param round how many times this caller has waited already; backoff grows with it
-     */
-    public boolean await(long remainingNanos, int round) throws InterruptedException {
-      long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
-      if (wait <= 0) {
-        return woken.isDone();
-      }
-      try {
-        woken.get(wait, TimeUnit.NANOSECONDS);
-        return true;
-      } catch (TimeoutException | ExecutionException e) {
-        // a timeout only means: claim again
-        return false;
-      }
-    }
-
-    /**
-     * As {@link #await}, holding no thread: the stage completes when woken or after one slice,
-     * never later than {@code remainingNanos}, on the thread that wakes it or a timer's.
-     *
-     * <p>The slice's timer is left to run out rather than cancelled when the waiter is woken (it
-     * then completes nothing): the store's notice may wake it on the client's I/O thread, and the
-     * JDK's {@code completeOnTimeout} would cancel there, under its scheduler's lock.
+     *     <p>The slice's timer is left to run out rather than cancelled when the waiter is woken
+     *     (it then completes nothing): the store's notice may wake it on the client's I/O thread,
+     *     and the JDK's {@code completeOnTimeout} would cancel there, under its scheduler's lock.
      */
     public CompletableFuture<Void> next(long remainingNanos, int round) {
       long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));

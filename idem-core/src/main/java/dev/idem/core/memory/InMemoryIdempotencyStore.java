@@ -1,10 +1,10 @@
 package dev.idem.core.memory;
 
+import dev.idem.core.BlockingIdempotencyStore;
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
@@ -46,7 +46,8 @@ import java.util.function.UnaryOperator;
  * record, since that would let a duplicate through. Expired records are also swept a few at a time
  * as new keys arrive, and by {@link #purgeExpired(int)}.
  */
-public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordChangeNotifier {
+public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
+    implements RecordChangeNotifier {
 
   /** The default bound on live records: 100 000. */
   public static final int DEFAULT_MAX_ENTRIES = 100_000;
@@ -112,7 +113,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   @Override
-  public ClaimResult claim(ClaimRequest request) {
+  protected ClaimResult claimNow(ClaimRequest request) {
     IdempotencyKey id = request.key();
     Instant now = clock.instant();
     ClaimResult[] result = new ClaimResult[1];
@@ -131,7 +132,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
+  protected boolean completeNow(Lease lease, Outcome outcome, Duration retention) {
     String caller = Tally.caller(lease.key().scope());
     long left =
         caller == null
@@ -147,7 +148,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, RecordC
   }
 
   @Override
-  public boolean release(Lease lease) {
+  protected boolean releaseNow(Lease lease) {
     Instant now = clock.instant();
     return changeIfOwned(lease, stored -> stored.released(now));
   }

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -146,7 +147,7 @@ class LeaseWatchdogTest {
   }
 
   private RunningLease claim(Duration lease) {
-    ClaimResult result = store.claim(ClaimRequest.of(newKey(), Fingerprint.NONE, lease));
+    ClaimResult result = store.claim(ClaimRequest.of(newKey(), Fingerprint.NONE, lease)).join();
     Assertions.assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return new RunningLease(((ClaimResult.Claimed) result).lease());
   }
@@ -200,12 +201,12 @@ class LeaseWatchdogTest {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-      ClaimResult result = super.claim(request);
+    public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+      ClaimResult result = super.claim(request).join();
       if (result instanceof ClaimResult.Claimed claimed) {
         claimedUntil.put(request.key(), claimed.lease().until());
       }
-      return result;
+      return CompletableFuture.completedFuture(result);
     }
 
     @Override

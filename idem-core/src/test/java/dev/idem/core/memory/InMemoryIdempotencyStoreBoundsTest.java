@@ -18,6 +18,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class InMemoryIdempotencyStoreBoundsTest {
@@ -104,7 +106,7 @@ class InMemoryIdempotencyStoreBoundsTest {
         break;
       }
       try {
-        store.complete(((ClaimResult.Claimed) result).lease(), kilobyte, Duration.ofHours(1));
+        now(store.complete(((ClaimResult.Claimed) result).lease(), kilobyte, Duration.ofHours(1)));
         kept++;
       } catch (OutcomeTooLargeException e) {
         store.complete(
@@ -115,7 +117,7 @@ class InMemoryIdempotencyStoreBoundsTest {
     for (String caller : new String[] {"alice", "bob", "carol"}) {
       IdempotencyKey key = IdempotencyKey.of(IdempotencyKey.scope("POST /a", caller), "k0");
       ClaimResult.Claimed claimed = (ClaimResult.Claimed) claim(store, key);
-      assertThat(store.complete(claimed.lease(), kilobyte, Duration.ofHours(1))).isTrue();
+      assertThat(now(store.complete(claimed.lease(), kilobyte, Duration.ofHours(1)))).isTrue();
       assertThat(store.find(key).orElseThrow().outcome().payload()).hasSize(1_024);
     }
   }
@@ -163,11 +165,20 @@ class InMemoryIdempotencyStoreBoundsTest {
   }
 
   private static ClaimResult claim(InMemoryIdempotencyStore store, IdempotencyKey key) {
-    return store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)));
+    return now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30))));
   }
 
   private static void complete(InMemoryIdempotencyStore store, String value, Duration retention) {
     ClaimResult.Claimed claimed = (ClaimResult.Claimed) claim(store, value);
-    store.complete(claimed.lease(), Outcome.success(new byte[0]), retention);
+    now(store.complete(claimed.lease(), Outcome.success(new byte[0]), retention));
+  }
+
+  // the store's answer, or what it failed with, thrown
+  private static <V> V now(CompletableFuture<V> stage) {
+    try {
+      return stage.join();
+    } catch (CompletionException e) {
+      throw (RuntimeException) e.getCause();
+    }
   }
 }

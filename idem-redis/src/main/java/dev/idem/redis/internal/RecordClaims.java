@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Redis store's claim and release, written once as stages that no thread waits on: each command
- * is sent at once and what follows runs when its reply comes, on Lettuce's thread. The store's
- * blocking calls wait for these stages; its asynchronous claim returns them. Nothing here blocks,
+ * is sent at once and what follows runs when its reply comes, on Lettuce's thread. The store
+ * returns these stages; a caller that blocks waits for them on its own thread. Nothing here blocks,
  * so nothing here may call a blocking command: a blocked Lettuce thread would never read the reply
  * it waits for.
  */

@@ -13,9 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Redis store's completion, sent as stages: the completion script and, for a counted claim, the
- * move of its count in the scope's tally, both sent at once. The store's blocking {@code complete}
- * waits for them one after the other; its {@code completeAsync} returns them combined, each bounded
- * by the command timeout.
+ * move of its count in the scope's tally, both sent at once. The store's {@code complete} returns
+ * them combined, each bounded by the call timeout.
  */
 public final class RecordCompletions {
 
@@ -116,22 +115,10 @@ public final class RecordCompletions {
   }
 
   /**
-   * Waits for the completion, then for its count. A completion stands even if its count could not
-   * be moved (the count then ends with the claim's): that is only logged.
+   * The completion, then its count, as a stage that ends on Lettuce's thread, each command bounded.
+   * A completion stands even if its count could not be moved (the count then ends with the
+   * claim's): that is only logged.
    */
-  public boolean await(Sent sent) {
-    boolean stored = RecordClaims.await(sent.stored(), backend.timeout());
-    if (sent.counted() != null) {
-      try {
-        RecordClaims.await(sent.counted(), backend.timeout());
-      } catch (RuntimeException e) {
-        countNotMoved(e);
-      }
-    }
-    return stored;
-  }
-
-  /** As {@link #await}, as a stage that ends on Lettuce's thread, each command bounded. */
   public CompletableFuture<Boolean> stage(Sent sent) {
     CompletableFuture<Boolean> stored = bounded(sent.stored());
     if (sent.counted() == null) {
@@ -160,8 +147,8 @@ public final class RecordCompletions {
   }
 
   /**
-   * {@code stage}, failing as the blocking call would once the connection's command timeout has
-   * passed, whatever the client's own timeout options.
+   * {@code stage}, failing with the store's timeout failure once the call timeout has passed,
+   * whatever the client's own timeout options.
    */
   public <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
     Duration timeout = backend.timeout();

@@ -41,7 +41,7 @@ class RedisStarterIT {
     IdempotencyKey key = IdempotencyKey.of("redis-starter", UUID.randomUUID().toString());
 
     ClaimResult claimed =
-        store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
+        store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))).join();
 
     assertThat(store).isInstanceOf(RedisIdempotencyStore.class);
     assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);

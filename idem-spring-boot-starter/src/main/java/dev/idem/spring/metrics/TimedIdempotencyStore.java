@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -25,11 +26,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Times every call to a store as {@code idem.store.calls{call, outcome}}: call is claim, complete,
- * release, renew, find, issue, purge or evict; outcome is ok, or error when the call threw. A claim
- * that finds the key taken is ok: the store answered. With an observation registry, each call is
- * also a {@value #OBSERVATION} observation (low-cardinality key {@code call}), the child of
- * whatever observation is open on the thread, so a trace shows a request's claim and completion.
- * Everything else is passed to the store unchanged.
+ * release, renew, find, issue, purge or evict; outcome is ok, or error when the call failed. A
+ * claim that finds the key taken is ok: the store answered. With an observation registry, each call
+ * is also a {@value #OBSERVATION} observation (low-cardinality key {@code call}), the child of
+ * whatever observation is open on the thread, so a trace shows a request's claim and completion; a
+ * claim, completion or release made where no observation is open (a store thread of an asynchronous
+ * call) is timed only. Everything else is passed to the store unchanged.
  *
  * <p>The registries are asked for at the first call (they may be created after the store); without
  * them, calls are neither timed nor observed.
@@ -82,60 +84,63 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
     return new TimedIdempotencyStore(store, registry, observations);
   }
 
+  /**
+   * Timed from its sending to its answer. Observed too when an observation is open on the calling
+   * thread (a request's), as its child: open while the store sends (a blocking store answers
+   * within), stopped when the answer comes, wherever it comes; a call from a store thread with no
+   * observation of its own is only timed, rather than start a trace of its own.
+   */
   @Override
-  public ClaimResult claim(ClaimRequest request) {
-    return time("claim", () -> super.claim(request));
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+    return timedStage("claim", () -> super.claim(request));
   }
 
-  /** Timed from its sending to its answer; not observed, since no thread holds it meanwhile. */
+  /** Timed and observed as {@link #claim} is. */
   @Override
-  public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
-    return timedStage("claim", () -> super.claimAsync(request));
+  public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
+    return timedStage("complete", () -> super.complete(lease, outcome, retention));
   }
 
-  /** Timed as {@link #claimAsync} is. */
+  /** Timed and observed as {@link #claim} is. */
   @Override
-  public CompletableFuture<Boolean> completeAsync(
-      Lease lease, Outcome outcome, Duration retention) {
-    return timedStage("complete", () -> super.completeAsync(lease, outcome, retention));
+  public CompletableFuture<Boolean> release(Lease lease) {
+    return timedStage("release", () -> super.release(lease));
   }
 
-  /** Timed as {@link #claimAsync} is. */
-  @Override
-  public CompletableFuture<Boolean> releaseAsync(Lease lease) {
-    return timedStage("release", () -> super.releaseAsync(lease));
-  }
-
-  private <T> CompletableFuture<T> timedStage(
-      String operation, Supplier<CompletableFuture<T>> call) {
+  // The returned stage ends after the meter and the observation: a caller that goes on when it
+  // ends finds them recorded. The registries are looked up here, never on the client's thread.
+  private <T> CompletableFuture<T> timedStage(String call, Supplier<CompletableFuture<T>> body) {
+    ObservationRegistry found = observations();
+    Observation observation =
+        found.getCurrentObservation() == null ? Observation.NOOP : observation(call, found).start();
+    meters();
     long start = System.nanoTime();
     CompletableFuture<T> sent;
-    try {
-      sent = call.get();
+    try (Observation.Scope scope = observation.openScope()) {
+      sent = body.get();
     } catch (RuntimeException e) {
-      record(operation, "error", System.nanoTime() - start);
+      ended(call, observation, e, System.nanoTime() - start);
       throw e;
     }
-    sent.whenComplete(
-        (result, failure) -> {
-          try {
-            record(operation, failure == null ? "ok" : "error", System.nanoTime() - start);
-          } catch (RuntimeException e) {
-            // a meter that cannot be recorded must not undo what the store did
-            log.warn("could not time an asynchronous {}", operation, e);
-          }
-        });
-    return sent;
+    return sent.whenComplete(
+        (result, failure) -> ended(call, observation, failure, System.nanoTime() - start));
   }
 
-  @Override
-  public boolean complete(Lease lease, Outcome outcome, Duration retention) {
-    return time("complete", () -> super.complete(lease, outcome, retention));
-  }
-
-  @Override
-  public boolean release(Lease lease) {
-    return time("release", () -> super.release(lease));
+  private void ended(String call, Observation observation, Throwable failure, long nanos) {
+    try {
+      record(call, failure == null ? "ok" : "error", nanos);
+    } catch (RuntimeException e) {
+      // a meter that cannot be recorded must not undo what the store did
+      log.warn("could not time a store's {}", call, e);
+    } finally {
+      if (failure != null) {
+        observation.error(
+            failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure);
+      }
+      observation.stop();
+    }
   }
 
   @Override
@@ -169,19 +174,24 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   }
 
   private <T> T time(String call, Supplier<T> body) {
+    return observation(call, observations()).observe(() -> timed(call, body));
+  }
+
+  private ObservationRegistry observations() {
     ObservationRegistry found = observations;
     if (found == null) {
       ObservationRegistry supplied = observationsSupplier.get();
       found = supplied == null ? ObservationRegistry.NOOP : supplied;
       observations = found;
     }
-    if (found.isNoop()) {
-      return timed(call, body);
-    }
-    return Observation.createNotStarted(OBSERVATION, found)
+    return found;
+  }
+
+  // Not started; a no-op one without an observation registry.
+  private static Observation observation(String call, ObservationRegistry registry) {
+    return Observation.createNotStarted(OBSERVATION, registry)
         .contextualName("idem store " + call)
-        .lowCardinalityKeyValue("call", call)
-        .observe(() -> timed(call, body));
+        .lowCardinalityKeyValue("call", call);
   }
 
   private <T> T timed(String call, Supplier<T> body) {
@@ -196,12 +206,17 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
     }
   }
 
-  private void record(String call, String outcome, long nanos) {
+  private Optional<MeterRegistry> meters() {
     Optional<MeterRegistry> found = registry;
     if (found == null) {
       found = Optional.ofNullable(registrySupplier.get());
       registry = found;
     }
+    return found;
+  }
+
+  private void record(String call, String outcome, long nanos) {
+    Optional<MeterRegistry> found = meters();
     if (found.isEmpty()) {
       return;
     }

@@ -1,5 +1,6 @@
 package dev.idem.spring.actuate;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.ClaimRequest;
@@ -49,7 +50,7 @@ class IdempotencyEndpointAccessTest {
     IdempotencyKey running = IdempotencyKey.of("POST /orders|alice", UUID.randomUUID().toString());
     claim(running);
     IdempotencyKey done = IdempotencyKey.of("POST /orders|alice", UUID.randomUUID().toString());
-    store.complete(claim(done), Outcome.success(new byte[] {'r'}), Duration.ofHours(1));
+    now(store.complete(claim(done), Outcome.success(new byte[] {'r'}), Duration.ofHours(1)));
 
     assertThat(send(HttpRequest.newBuilder(uri(done)).GET()).statusCode()).isEqualTo(200);
     HttpResponse<String> release =
@@ -72,7 +73,8 @@ class IdempotencyEndpointAccessTest {
   }
 
   private Lease claim(IdempotencyKey key) {
-    ClaimResult result = store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(5)));
+    ClaimResult result =
+        now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(5))));
     return ((ClaimResult.Claimed) result).lease();
   }
 

@@ -53,7 +53,7 @@ class IdempotencyEndpointRaceTest {
         new ForwardingIdempotencyStore(memory) {
           @Override
           public boolean evict(IdempotencyKey key, RecordState state, long fence) {
-            memory.complete(lease, Outcome.success(bytes("paid")), Duration.ofHours(1));
+            memory.complete(lease, Outcome.success(bytes("paid")), Duration.ofHours(1)).join();
             return super.evict(key, state, fence);
           }
         };
@@ -88,7 +88,7 @@ class IdempotencyEndpointRaceTest {
 
   private Lease claim() {
     ClaimResult result =
-        memory.claim(ClaimRequest.of(KEY, Fingerprint.NONE, Duration.ofMinutes(5)));
+        memory.claim(ClaimRequest.of(KEY, Fingerprint.NONE, Duration.ofMinutes(5))).join();
     return ((ClaimResult.Claimed) result).lease();
   }
 

@@ -1,5 +1,6 @@
 package dev.idem.spring.actuate;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.ClaimRequest;
@@ -156,7 +157,7 @@ class IdempotencyEndpointTest {
   void anOperatorReleasesAStuckKeyAndTheNextClaimRunsTheWorkAgain(CapturedOutput output) {
     IdempotencyKey key = newKey();
     Lease stuck = claim(key);
-    assertThat(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5))))
+    assertThat(now(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5)))))
         .as("a duplicate before the release")
         .isInstanceOf(ClaimResult.InProgress.class);
 
@@ -167,10 +168,10 @@ class IdempotencyEndpointTest {
     assertThat(done.get("done").asBoolean()).isTrue();
     assertThat(done.get("record").get("state").asString()).isEqualTo("IN_PROGRESS");
     assertThat(store.find(key)).isEmpty();
-    ClaimResult retry = store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5)));
+    ClaimResult retry = now(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5))));
     assertThat(retry).isInstanceOf(ClaimResult.Claimed.class);
     assertThat(((ClaimResult.Claimed) retry).lease().fence()).isGreaterThan(stuck.fence());
-    assertThat(store.complete(stuck, Outcome.success(bytes("late")), Duration.ofHours(1)))
+    assertThat(now(store.complete(stuck, Outcome.success(bytes("late")), Duration.ofHours(1))))
         .as("the stuck owner's late completion")
         .isFalse();
     assertThat(
@@ -199,7 +200,7 @@ class IdempotencyEndpointTest {
     assertThat(answer.statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(answer.body()).get("done").asBoolean()).isTrue();
     assertThat(store.find(key)).isEmpty();
-    assertThat(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5))))
+    assertThat(now(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5)))))
         .isInstanceOf(ClaimResult.Claimed.class);
     assertThat(
             logLine(
@@ -261,13 +262,14 @@ class IdempotencyEndpointTest {
   }
 
   private Lease claim(IdempotencyKey key) {
-    ClaimResult result = store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5)));
+    ClaimResult result = now(store.claim(ClaimRequest.of(key, REQUEST, Duration.ofMinutes(5))));
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }
 
   private void complete(Lease lease, String body) {
-    assertThat(store.complete(lease, Outcome.success(bytes(body)), Duration.ofHours(1))).isTrue();
+    assertThat(now(store.complete(lease, Outcome.success(bytes(body)), Duration.ofHours(1))))
+        .isTrue();
   }
 
   private HttpRequest.Builder read(IdempotencyKey key) {

@@ -1,5 +1,6 @@
 package dev.idem.spring.autoconfigure;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -80,12 +81,13 @@ class ExpiredRecordsPurgeTest {
   private static IdempotencyKey completed(IdempotencyStore store, Duration retention) {
     IdempotencyKey key = IdempotencyKey.of("purge", UUID.randomUUID().toString());
     ClaimResult claimed =
-        store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
+        now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))));
     assertThat(
-            store.complete(
-                ((ClaimResult.Claimed) claimed).lease(),
-                Outcome.success(new byte[] {1}),
-                retention))
+            now(
+                store.complete(
+                    ((ClaimResult.Claimed) claimed).lease(),
+                    Outcome.success(new byte[] {1}),
+                    retention)))
         .isTrue();
     return key;
   }

@@ -1,5 +1,6 @@
 package dev.idem.spring.autoconfigure;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,7 +49,7 @@ class SpringDataRedisStoreIT {
           IdempotencyStore store = context.getBean(IdempotencyStore.class);
           assertThat(store).isInstanceOf(RedisIdempotencyStore.class);
           ClaimResult claimed =
-              store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)));
+              now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))));
           assertThat(claimed).isInstanceOf(ClaimResult.Claimed.class);
         });
     RedisClient client = RedisClient.create("redis://" + REDIS_HOST + ":6379");
@@ -75,8 +76,9 @@ class SpringDataRedisStoreIT {
               IdempotencyStore store = context.getBean(IdempotencyStore.class);
               assertThatThrownBy(
                       () ->
-                          store.claim(
-                              ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))))
+                          now(
+                              store.claim(
+                                  ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1)))))
                   .isInstanceOf(IdempotencyStoreException.class)
                   .hasMessageContaining("acknowledged by 0 of 1 replicas within PT0.05S");
             });

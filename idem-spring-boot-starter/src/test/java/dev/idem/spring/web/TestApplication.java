@@ -77,15 +77,9 @@ public class TestApplication {
     return store ->
         new ForwardingIdempotencyStore(store) {
           @Override
-          public ClaimResult claim(ClaimRequest request) {
+          public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
             claimed.accept(request.key().value());
             return super.claim(request);
-          }
-
-          @Override
-          public CompletableFuture<ClaimResult> claimAsync(ClaimRequest request) {
-            claimed.accept(request.key().value());
-            return super.claimAsync(request);
           }
         };
   }

@@ -1,5 +1,7 @@
 package dev.idem.core.memory;
 
+import static dev.idem.testsupport.Stages.now;
+
 import dev.idem.core.ClaimResult;
 import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Lease;
@@ -30,7 +32,7 @@ public class InMemoryStoreLincheckTest {
       @Param(name = "thread") int thread,
       @Param(name = "key") int key,
       @Param(name = "fingerprint") int fingerprint) {
-    ClaimResult result = store.claim(StoreScenario.request(key, fingerprint));
+    ClaimResult result = now(store.claim(StoreScenario.request(key, fingerprint)));
     if (result instanceof ClaimResult.Claimed claimed) {
       leases.keep(thread, key, claimed.lease());
     }
@@ -40,13 +42,14 @@ public class InMemoryStoreLincheckTest {
   @Operation
   public boolean complete(@Param(name = "thread") int thread, @Param(name = "key") int key) {
     Lease lease = leases.take(thread, key);
-    return lease != null && store.complete(lease, StoreScenario.OUTCOME, StoreScenario.RETENTION);
+    return lease != null
+        && now(store.complete(lease, StoreScenario.OUTCOME, StoreScenario.RETENTION));
   }
 
   @Operation
   public boolean release(@Param(name = "thread") int thread, @Param(name = "key") int key) {
     Lease lease = leases.take(thread, key);
-    return lease != null && store.release(lease);
+    return lease != null && now(store.release(lease));
   }
 
   @Operation
