@@ -44,16 +44,16 @@ public final class Idempotency implements AutoCloseable {
   private final IdempotencyListener listener;
   private final LeaseWatchdog watchdog = new LeaseWatchdog();
   private final DuplicateWaiter waiter;
-  private final LeasedRun leasedRun;
-  private final Claims claims;
+  private final Ownership ownership;
+  private final ClaimLoop claims;
 
   private Idempotency(Builder b) {
     this.store = b.store;
     this.defaults = b.defaults;
     this.listener = b.listener;
     this.waiter = new DuplicateWaiter(store);
-    this.leasedRun = new LeasedRun(store, watchdog, waiter, this::report);
-    this.claims = new Claims(store, waiter, this::report);
+    this.ownership = new Ownership(store, watchdog, waiter, this::report);
+    this.claims = new ClaimLoop(store, waiter, this::report);
   }
 
   /** Starts building an engine on {@code store}. */
@@ -214,7 +214,7 @@ public final class Idempotency implements AutoCloseable {
         result -> begin(result, request, codec, config, replayUsed, null).run(work, storeCalls));
   }
 
-  private <T> AsyncRun<T> begin(
+  private <T> WorkRun<T> begin(
       ClaimResult result,
       ClaimRequest request,
       ResultCodec<T> codec,
@@ -222,12 +222,12 @@ public final class Idempotency implements AutoCloseable {
       boolean replayUsed,
       Consumer<PendingOutcome> deferral) {
     if (result == null) {
-      return AsyncRun.unguarded(request.key());
+      return WorkRun.unguarded(request.key());
     }
     if (result instanceof ClaimResult.Claimed claimed) {
-      return AsyncRun.owned(leasedRun.start(claimed.lease(), codec, config, deferral));
+      return WorkRun.owned(ownership.start(claimed.lease(), codec, config, deferral));
     }
-    return AsyncRun.answered(answer(result, request, codec, config, replayUsed));
+    return WorkRun.answered(answer(result, request, codec, config, replayUsed));
   }
 
   /**

@@ -1,7 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
-import dev.idem.core.internal.RunningLease;
+import dev.idem.core.internal.LiveLease;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -50,7 +50,7 @@ final class Settlement {
    * The stage never fails.
    */
   CompletableFuture<Boolean> storeOutcome(
-      RunningLease running,
+      LiveLease running,
       Outcome outcome,
       Duration retention,
       IdempotencyConfig config,
@@ -62,7 +62,7 @@ final class Settlement {
 
   /** One outcome on its way to the store, attempt after attempt. */
   private final class Storing {
-    private final RunningLease running;
+    private final LiveLease running;
     private final Outcome outcome;
     private final Duration retention;
     private final IdempotencyConfig config;
@@ -70,7 +70,7 @@ final class Settlement {
     private final CompletableFuture<Boolean> stored = new CompletableFuture<>();
 
     Storing(
-        RunningLease running,
+        LiveLease running,
         Outcome outcome,
         Duration retention,
         IdempotencyConfig config,
@@ -137,7 +137,7 @@ final class Settlement {
 
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
   CompletableFuture<Boolean> completeOrMark(
-      RunningLease running, Outcome outcome, Duration retention, Executor after) {
+      LiveLease running, Outcome outcome, Duration retention, Executor after) {
     CompletableFuture<Boolean> marked = new CompletableFuture<>();
     complete(running, outcome, retention, after)
         .whenComplete(
@@ -172,7 +172,7 @@ final class Settlement {
   }
 
   private CompletableFuture<Boolean> complete(
-      RunningLease running, Outcome outcome, Duration retention, Executor after) {
+      LiveLease running, Outcome outcome, Duration retention, Executor after) {
     try {
       return store.complete(running.lease(), outcome, retention);
     } catch (RuntimeException | Error e) {
@@ -180,7 +180,7 @@ final class Settlement {
     }
   }
 
-  private boolean storedByUs(RunningLease running, Outcome outcome) {
+  private boolean storedByUs(LiveLease running, Outcome outcome) {
     try {
       return store
           .find(running.key())
@@ -198,7 +198,7 @@ final class Settlement {
    * Frees the key; a release that fails is logged, since the key then frees itself when the lease
    * ends. The stage never fails; the log line is written on {@code after}.
    */
-  CompletableFuture<Void> release(RunningLease running, Executor after) {
+  CompletableFuture<Void> release(LiveLease running, Executor after) {
     CompletableFuture<Boolean> sent;
     try {
       sent = store.release(running.lease());

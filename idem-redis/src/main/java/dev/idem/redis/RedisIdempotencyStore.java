@@ -34,7 +34,6 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,15 +170,12 @@ public final class RedisIdempotencyStore
   private CompletableFuture<ClaimResult> sent(ClaimRequest request) {
     Duration timeout = RecordClaims.bound(backend.timeout(), request.lease());
     String owner = RecordClaims.owner(request);
-    CompletableFuture<ClaimResult> sent = claims.claim(request, owner);
-    return RecordClaims.within(sent, timeout, backend.timer())
-        .exceptionallyCompose(
-            failure -> {
-              claims.giveBack(request.key(), owner, request.lease());
-              return CompletableFuture.failedFuture(
-                  failure instanceof TimeoutException
-                      ? RecordClaims.timedOut(timeout)
-                      : ScriptRunner.failed(failure));
+    return RecordClaims.bounded(claims.claim(request, owner), timeout, backend.timer())
+        .whenComplete(
+            (result, failure) -> {
+              if (failure != null) {
+                claims.giveBack(request.key(), owner, request.lease());
+              }
             });
   }
 

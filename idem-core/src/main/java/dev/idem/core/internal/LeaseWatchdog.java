@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Renews leases every third of the lease, and reports a lease lost once its end passes without a
  * renewal: the one renewer of the project, for the engine's leases of running work ({@link
- * #watch(IdempotencyStore, RunningLease, Duration)}) and for locks ({@code LockWatchdog}), through
+ * #watch(IdempotencyStore, LiveLease, Duration)}) and for locks ({@code LockWatchdog}), through
  * {@link Renewable}.
  *
  * <p>One shared daemon thread keeps time: it starts each renewal when it is due and marks a lease
@@ -97,7 +97,7 @@ public final class LeaseWatchdog implements AutoCloseable {
    *
    * @param leaseDuration the length each renewal asks for
    */
-  public Watch watch(IdempotencyStore store, RunningLease running, Duration leaseDuration) {
+  public Watch watch(IdempotencyStore store, LiveLease running, Duration leaseDuration) {
     return watch(
         new Renewable() {
           @Override

@@ -60,8 +60,8 @@ class LeaseWatchdogTest {
 
   @Test
   void aRenewalThatBlocksOnOneKeyDoesNotStopAnotherKeysLeaseBeingRenewed() {
-    RunningLease stuck = claim(HEALTHY_LEASE);
-    RunningLease healthy = claim(HEALTHY_LEASE);
+    LiveLease stuck = claim(HEALTHY_LEASE);
+    LiveLease healthy = claim(HEALTHY_LEASE);
     store.block(stuck.key());
 
     watchdog.watch(store, stuck, HEALTHY_LEASE);
@@ -78,7 +78,7 @@ class LeaseWatchdogTest {
   @Test
   void theWorkOfABlockedKeyIsToldItsLeaseIsLostWhenItsLeaseEndsNotWhenTheCallReturns()
       throws Exception {
-    RunningLease stuck = claim(SHORT_LEASE);
+    LiveLease stuck = claim(SHORT_LEASE);
     store.block(stuck.key());
     long watched = System.nanoTime();
 
@@ -93,7 +93,7 @@ class LeaseWatchdogTest {
 
   @Test
   void aRenewalThatSucceedsAfterTheLeaseWasMarkedLostDoesNotUnloseIt() throws Exception {
-    RunningLease stuck = claim(SHORT_LEASE);
+    LiveLease stuck = claim(SHORT_LEASE);
     Lease claimed = stuck.lease();
     store.block(stuck.key());
     watchdog.watch(store, stuck, SHORT_LEASE);
@@ -146,13 +146,13 @@ class LeaseWatchdogTest {
     }
   }
 
-  private RunningLease claim(Duration lease) {
+  private LiveLease claim(Duration lease) {
     ClaimResult result = store.claim(ClaimRequest.of(newKey(), Fingerprint.NONE, lease)).join();
     Assertions.assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
-    return new RunningLease(((ClaimResult.Claimed) result).lease());
+    return new LiveLease(((ClaimResult.Claimed) result).lease());
   }
 
-  private Instant claimedUntil(RunningLease running) {
+  private Instant claimedUntil(LiveLease running) {
     return store.claimedUntil(running.key());
   }
 

@@ -78,6 +78,22 @@ public final class RecordClaims {
   }
 
   /**
+   * {@code stage} as the store answers it: failed with the store's timeout failure if it has not
+   * ended within {@code timeout} (zero: no limit), and with the store's own exception for any other
+   * failure of the command.
+   */
+  public static <T> CompletableFuture<T> bounded(
+      CompletableFuture<T> stage, Duration timeout, Timer timer) {
+    return within(stage, timeout, timer)
+        .exceptionallyCompose(
+            failure ->
+                CompletableFuture.failedFuture(
+                    failure instanceof TimeoutException
+                        ? timedOut(timeout)
+                        : ScriptRunner.failed(failure)));
+  }
+
+  /**
    * {@code stage}, failed with a {@link TimeoutException} if it has not ended within {@code
    * timeout} (zero: no limit), timed on {@code timer}. Not the JDK's {@code orTimeout}: a stage
    * that ends cancels its timeout on the thread that ends it, Lettuce's I/O thread here, and the
@@ -85,7 +101,7 @@ public final class RecordClaims {
    * it is refused mid-wait and leaves the lock broken for every later timeout); a cancel on the
    * client's timer takes none.
    */
-  public static <T> CompletableFuture<T> within(
+  private static <T> CompletableFuture<T> within(
       CompletableFuture<T> stage, Duration timeout, Timer timer) {
     if (timeout.isZero() || stage.isDone()) {
       return stage;

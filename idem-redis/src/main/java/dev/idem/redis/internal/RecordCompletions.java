@@ -7,7 +7,6 @@ import dev.idem.core.internal.LogThrottle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,13 +150,6 @@ public final class RecordCompletions {
    * whatever the client's own timeout options.
    */
   public <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
-    Duration timeout = backend.timeout();
-    return RecordClaims.within(stage, timeout, backend.timer())
-        .exceptionallyCompose(
-            failure ->
-                CompletableFuture.failedFuture(
-                    failure instanceof TimeoutException
-                        ? RecordClaims.timedOut(timeout)
-                        : ScriptRunner.failed(failure)));
+    return RecordClaims.bounded(stage, backend.timeout(), backend.timer());
   }
 }

@@ -17,11 +17,11 @@ import dev.idem.spring.web.internal.FormFields;
 import dev.idem.spring.web.internal.HttpRules;
 import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.Problems;
-import dev.idem.spring.web.internal.Refusals;
 import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
 import dev.idem.spring.web.internal.ServletParts;
+import dev.idem.spring.web.internal.ServletRefusals;
 import dev.idem.spring.web.internal.ServletReplay;
 import dev.idem.spring.web.internal.StoredResponse;
 import jakarta.servlet.FilterChain;
@@ -233,7 +233,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       fingerprint =
           RequestFingerprint.ofParts(
               request.getMethod(),
-              pathWithinApplication(request),
+              RouteResolver.pathWithinApplication(request),
               request.getQueryString(),
               request.getContentType(),
               parts);
@@ -316,7 +316,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       return null;
     }
     return rules.outcome(
-        route, captured, Refusals.refusedBeforeHandler(request), transactionDecides);
+        route, captured, ServletRefusals.refusedBeforeHandler(request), transactionDecides);
   }
 
   // A form counts by its fields as the handler reads them; any other body by its bytes.
@@ -325,7 +325,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     return FormFields.isForm(request.getContentType())
         ? RequestFingerprint.ofFields(
             request.getMethod(),
-            pathWithinApplication(request),
+            RouteResolver.pathWithinApplication(request),
             request.getQueryString(),
             request.getContentType(),
             body.getParameterMap(),
@@ -336,16 +336,10 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   private static Fingerprint fingerprint(HttpServletRequest request, Route route, byte[] body) {
     return RequestFingerprint.of(
         request.getMethod(),
-        pathWithinApplication(request),
+        RouteResolver.pathWithinApplication(request),
         request.getQueryString(),
         request.getContentType(),
         body,
         route.ignoredFields());
-  }
-
-  private static String pathWithinApplication(HttpServletRequest request) {
-    String uri = request.getRequestURI();
-    String context = request.getContextPath();
-    return context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
   }
 }

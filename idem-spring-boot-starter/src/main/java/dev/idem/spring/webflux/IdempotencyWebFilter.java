@@ -14,7 +14,7 @@ import dev.idem.spring.web.internal.Problem;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
 import dev.idem.spring.webflux.internal.BodyReaders;
-import dev.idem.spring.webflux.internal.CapturedResponse;
+import dev.idem.spring.webflux.internal.CapturingServerResponse;
 import dev.idem.spring.webflux.internal.ErrorAnswers;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
 import dev.idem.spring.webflux.internal.ReactiveFingerprints;
@@ -181,7 +181,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       byte[] body,
       Fingerprint fingerprint) {
     ServerHttpRequest request = exchange.getRequest();
-    CapturedResponse captured = new CapturedResponse(exchange.getResponse(), rules.maxBodyBytes());
+    CapturingServerResponse captured =
+        new CapturingServerResponse(exchange.getResponse(), rules.maxBodyBytes());
     ServerWebExchange guarded =
         ReplayedExchange.of(exchange, RequestBodies.replaying(request, body), captured, readers);
     return Mono.deferContextual(
@@ -235,7 +236,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   // A refusal of the request before its handler ran is an error, never an answer: what arrives
   // here ran.
-  private StoredResponse outcome(Route route, CapturedResponse captured) {
+  private StoredResponse outcome(Route route, CapturingServerResponse captured) {
     return rules.outcome(route, captured, false, false);
   }
 

@@ -14,9 +14,9 @@ import org.springframework.amqp.core.Message;
 public final class DeliveryBinder implements MethodInterceptor {
 
   /** One message on its way to a listener. */
-  public record Delivery(Message message, Channel channel) {}
+  public record RabbitDelivery(Message message, Channel channel) {}
 
-  private final ThreadLocal<Delivery> current = new ThreadLocal<>();
+  private final ThreadLocal<RabbitDelivery> current = new ThreadLocal<>();
 
   @Override
   public Object invoke(MethodInvocation invocation) throws Throwable {
@@ -24,7 +24,7 @@ public final class DeliveryBinder implements MethodInterceptor {
     if (args.length != 2 || !(args[1] instanceof Message message)) {
       return invocation.proceed(); // a batch: no single delivery to key
     }
-    current.set(new Delivery(message, (Channel) args[0]));
+    current.set(new RabbitDelivery(message, (Channel) args[0]));
     try {
       return invocation.proceed();
     } finally {
@@ -33,7 +33,7 @@ public final class DeliveryBinder implements MethodInterceptor {
   }
 
   /** The delivery being handled on this thread, or null outside a listener container. */
-  public Delivery current() {
+  public RabbitDelivery current() {
     return current.get();
   }
 }

@@ -3,7 +3,7 @@ package dev.idem.spring.amqp.internal;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.consumer.IdempotentConsumer;
-import dev.idem.spring.amqp.internal.DeliveryBinder.Delivery;
+import dev.idem.spring.amqp.internal.DeliveryBinder.RabbitDelivery;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.io.IOException;
@@ -51,7 +51,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
 
   @Override
   public Object invoke(MethodInvocation invocation) throws Throwable {
-    Delivery delivery = binder.current();
+    RabbitDelivery delivery = binder.current();
     if (delivery == null) {
       throw ListenerMethods.outsideContainer(
           invocation.getMethod(), "the AMQP message being delivered");
@@ -150,7 +150,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
   }
 
   /** Acknowledges when the transaction around this call commits, or now if there is none. */
-  private static void ackAfterCommit(Delivery delivery) throws IOException {
+  private static void ackAfterCommit(RabbitDelivery delivery) throws IOException {
     if (!TransactionSynchronizationManager.isSynchronizationActive()) {
       delivery.channel().basicAck(tag(delivery.message()), false);
       return;
@@ -172,7 +172,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
         });
   }
 
-  private static void nack(Delivery delivery) throws IOException {
+  private static void nack(RabbitDelivery delivery) throws IOException {
     delivery.channel().basicNack(tag(delivery.message()), false, true);
   }
 

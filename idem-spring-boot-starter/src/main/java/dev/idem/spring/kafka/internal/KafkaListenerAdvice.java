@@ -4,7 +4,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
-import dev.idem.spring.kafka.internal.RecordBinder.Delivery;
+import dev.idem.spring.kafka.internal.RecordBinder.KafkaDelivery;
 import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.lang.reflect.Method;
@@ -63,7 +63,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
 
   @Override
   public Object invoke(MethodInvocation invocation) throws Throwable {
-    Delivery delivery = binder.current();
+    KafkaDelivery delivery = binder.current();
     if (delivery == null) {
       throw ListenerMethods.outsideContainer(
           invocation.getMethod(), "the Kafka records being delivered");

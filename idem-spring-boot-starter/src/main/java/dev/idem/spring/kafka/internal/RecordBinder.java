@@ -21,14 +21,14 @@ public final class RecordBinder
    *
    * @param batch whether the listener takes them as one batch
    */
-  public record Delivery(List<ConsumerRecord<?, ?>> records, boolean batch) {}
+  public record KafkaDelivery(List<ConsumerRecord<?, ?>> records, boolean batch) {}
 
-  private final ThreadLocal<Delivery> current = new ThreadLocal<>();
+  private final ThreadLocal<KafkaDelivery> current = new ThreadLocal<>();
 
   @Override
   public ConsumerRecord<Object, Object> intercept(
       ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer) {
-    current.set(new Delivery(List.of(record), false));
+    current.set(new KafkaDelivery(List.of(record), false));
     return record;
   }
 
@@ -43,7 +43,7 @@ public final class RecordBinder
       ConsumerRecords<Object, Object> records, Consumer<Object, Object> consumer) {
     List<ConsumerRecord<?, ?>> list = new ArrayList<>(records.count());
     records.forEach(list::add);
-    current.set(new Delivery(List.copyOf(list), true));
+    current.set(new KafkaDelivery(List.copyOf(list), true));
     return records;
   }
 
@@ -61,7 +61,7 @@ public final class RecordBinder
   }
 
   /** The delivery being handled on this thread, or null outside a listener container. */
-  public Delivery current() {
+  public KafkaDelivery current() {
     return current.get();
   }
 }

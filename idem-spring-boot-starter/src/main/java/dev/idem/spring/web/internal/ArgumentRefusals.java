@@ -14,9 +14,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * Marks a request whose handler method was never invoked because Spring MVC could not resolve one
  * of its arguments (an unreadable or invalid body, a missing header, a parameter of the wrong
  * type): each argument resolver of every {@link RequestMappingHandlerAdapter} is wrapped, and a
- * resolver that fails leaves {@link #ATTRIBUTE} on the request. {@link Refusals} frees the key only
- * for a refusal so marked (or raised before a handler was chosen): the same exception raised by the
- * handler, or while writing its answer, comes after the handler ran.
+ * resolver that fails leaves {@link #ATTRIBUTE} on the request. {@link ServletRefusals} frees the
+ * key only for a refusal so marked (or raised before a handler was chosen): the same exception
+ * raised by the handler, or while writing its answer, comes after the handler ran.
  */
 public final class ArgumentRefusals implements BeanPostProcessor {
 

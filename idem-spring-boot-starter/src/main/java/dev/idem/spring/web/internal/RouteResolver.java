@@ -124,7 +124,10 @@ public final class RouteResolver {
     }
   }
 
-  private static String pathWithinApplication(HttpServletRequest request) {
+  /**
+   * The request's path without the application's context path: what routes and fingerprints see.
+   */
+  public static String pathWithinApplication(HttpServletRequest request) {
     String uri = request.getRequestURI();
     String context = request.getContextPath();
     return context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;

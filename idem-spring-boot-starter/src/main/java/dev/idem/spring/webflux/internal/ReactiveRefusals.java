@@ -8,12 +8,12 @@ import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 
 /**
  * Tells whether WebFlux refused a request before its handler ran, which frees the key, as the
- * servlet side's {@code Refusals} does. The kind of error says that it is WebFlux's refusal of the
- * request (an unreadable or invalid argument, which names the handler's parameter it could not
- * resolve; a media type nobody reads or writes; a failed method validation); {@link HandlerReturns}
- * says where it was raised. Before the handler method returned (while WebFlux chose it or resolved
- * its arguments) the handler did nothing. After it, the refusal came out of the pipeline the
- * handler returned, which may have done its work before it read its body ({@code
+ * servlet side's {@code ServletRefusals} does. The kind of error says that it is WebFlux's refusal
+ * of the request (an unreadable or invalid argument, which names the handler's parameter it could
+ * not resolve; a media type nobody reads or writes; a failed method validation); {@link
+ * HandlerReturns} says where it was raised. Before the handler method returned (while WebFlux chose
+ * it or resolved its arguments) the handler did nothing. After it, the refusal came out of the
+ * pipeline the handler returned, which may have done its work before it read its body ({@code
  * charge().then(body)}), or out of writing its answer: it is the handler's answer, and kept. An
  * input refusal that names no parameter was raised by the application itself (a handler method that
  * throws it, perhaps after its work) or by a functional route's handler function reading its own

@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * through, so an answer of any size costs no more memory than the limit; it is then stored as the
  * not-replayable mark.
  */
-public final class CapturedResponse extends ServerHttpResponseDecorator
+public final class CapturingServerResponse extends ServerHttpResponseDecorator
     implements HttpRules.Answer {
 
   private final long limit;
@@ -35,7 +35,7 @@ public final class CapturedResponse extends ServerHttpResponseDecorator
   /**
    * @param limit the most body bytes held; past it the body passes through
    */
-  public CapturedResponse(ServerHttpResponse delegate, long limit) {
+  public CapturingServerResponse(ServerHttpResponse delegate, long limit) {
     super(delegate);
     this.limit = limit;
   }
@@ -48,7 +48,7 @@ public final class CapturedResponse extends ServerHttpResponseDecorator
     // never one the pool may already have handed to another request while it is still read
     Flux<List<DataBuffer>> parts =
         Flux.<DataBuffer>from(content)
-            .map(CapturedResponse::onHeap)
+            .map(CapturingServerResponse::onHeap)
             .bufferUntil(buffer -> size.addAndGet(buffer.readableByteCount()) > limit);
     return parts
         .switchOnFirst(
@@ -64,7 +64,7 @@ public final class CapturedResponse extends ServerHttpResponseDecorator
         // buffers gathered but never held or sent (an error or a cancel part-way) go back to
         // their pool
         .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
-        .doOnDiscard(List.class, CapturedResponse::releaseAll)
+        .doOnDiscard(List.class, CapturingServerResponse::releaseAll)
         .then();
   }
 

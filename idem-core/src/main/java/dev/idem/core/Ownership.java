@@ -2,7 +2,7 @@ package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
-import dev.idem.core.internal.RunningLease;
+import dev.idem.core.internal.LiveLease;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -13,19 +13,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs work under a claimed lease: watchdog on, key in the MDC, then stores the outcome (or hands
- * it to the caller's transaction to settle), or releases the key after a retryable failure.
+ * The ownership of a claimed key while its work runs: the watchdog keeps the lease, and the work's
+ * outcome is then stored, handed to the caller's transaction, or the key released after a retryable
+ * failure.
  *
- * <p>The one home of the settlement rules, for the blocking call and the asynchronous one ({@link
- * Owned}) and for held outcomes ({@code Held}): what is stored, held or released, and the
- * transaction's say. The store's side (retries, the unstored mark, the release) is {@link
- * Settlement}'s, written once as stages, which a blocking call joins.
+ * <p>The one home of the settlement rules ({@link Owned}, and {@code Held} for outcomes a
+ * transaction decides): what is stored, held or released, and the transaction's say. The store's
+ * side (retries, the unstored mark, the release) is {@link Settlement}'s.
  */
-final class LeasedRun {
+final class Ownership {
 
   static final String MDC_KEY = "idem.key";
 
-  private static final Logger log = LoggerFactory.getLogger(LeasedRun.class);
+  private static final Logger log = LoggerFactory.getLogger(Ownership.class);
   private static final ResultCodec<Void> PLAIN = ResultCodec.none();
 
   private final IdempotencyStore store;
@@ -34,7 +34,7 @@ final class LeasedRun {
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
   private final Settlement settlement;
 
-  LeasedRun(
+  Ownership(
       IdempotencyStore store,
       LeaseWatchdog watchdog,
       DuplicateWaiter waiter,
@@ -52,14 +52,14 @@ final class LeasedRun {
       ResultCodec<T> codec,
       IdempotencyConfig config,
       Consumer<PendingOutcome> deferral) {
-    RunningLease running = new RunningLease(lease);
+    LiveLease running = new LiveLease(lease);
     boolean joined = deferral == null && store.joinsCurrentTransaction();
     return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
   }
 
   /** A claimed key whose work runs; told once how the work ended, it settles the outcome. */
   final class Owned<T> {
-    private final RunningLease running;
+    private final LiveLease running;
     private final LeaseWatchdog.Watch watch;
     private final ResultCodec<T> codec;
     private final IdempotencyConfig config;
@@ -67,7 +67,7 @@ final class LeasedRun {
     private final Consumer<PendingOutcome> deferral;
 
     private Owned(
-        RunningLease running,
+        LiveLease running,
         LeaseWatchdog.Watch watch,
         ResultCodec<T> codec,
         IdempotencyConfig config,
@@ -256,7 +256,7 @@ final class LeasedRun {
    * writes, or gone with them. One attempt, because a failed write has failed the transaction too
    * on most databases.
    */
-  private void storeInTransaction(RunningLease running, Outcome outcome, IdempotencyConfig config) {
+  private void storeInTransaction(LiveLease running, Outcome outcome, IdempotencyConfig config) {
     try {
       CallerRuns here = new CallerRuns();
       if (!here.join(settlement.completeOrMark(running, outcome, config.retention(), here))) {
@@ -279,7 +279,7 @@ final class LeasedRun {
     }
   }
 
-  private LeaseWatchdog.Watch startWatchdog(RunningLease running, IdempotencyConfig config) {
+  private LeaseWatchdog.Watch startWatchdog(LiveLease running, IdempotencyConfig config) {
     return config.watchdog() ? watchdog.watch(store, running, config.lease()) : null;
   }
 
@@ -288,7 +288,7 @@ final class LeasedRun {
    * null outcome is an answer not to store: completing it frees the key.
    */
   private final class Held implements PendingOutcome {
-    private final RunningLease running;
+    private final LiveLease running;
     private final LeaseWatchdog.Watch watch;
     private final Outcome outcome;
     private final Duration retention;
@@ -296,7 +296,7 @@ final class LeasedRun {
     private final AtomicBoolean settled = new AtomicBoolean();
 
     Held(
-        RunningLease running,
+        LiveLease running,
         LeaseWatchdog.Watch watch,
         Outcome outcome,
         Duration retention,

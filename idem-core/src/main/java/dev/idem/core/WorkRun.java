@@ -6,31 +6,32 @@ import java.util.concurrent.Executor;
 import org.slf4j.MDC;
 
 /**
- * What a claim let an asynchronous call do: answer at once (a replay), or start work that ends
- * later, owning the key or, when the store failed and the config fails open, unguarded.
+ * What a claim let a call do: answer at once (a replay), or start the work, owning the key or, when
+ * the store failed and the config fails open, unguarded; and settle the work's outcome when it
+ * ends, now or later.
  */
-final class AsyncRun<T> {
+final class WorkRun<T> {
 
   private final Executed<T> answer;
-  private final LeasedRun.Owned<T> owned;
+  private final Ownership.Owned<T> owned;
   private final ExecutionContext context;
 
-  private AsyncRun(Executed<T> answer, LeasedRun.Owned<T> owned, ExecutionContext context) {
+  private WorkRun(Executed<T> answer, Ownership.Owned<T> owned, ExecutionContext context) {
     this.answer = answer;
     this.owned = owned;
     this.context = context;
   }
 
-  static <T> AsyncRun<T> answered(Executed<T> answer) {
-    return new AsyncRun<>(answer, null, null);
+  static <T> WorkRun<T> answered(Executed<T> answer) {
+    return new WorkRun<>(answer, null, null);
   }
 
-  static <T> AsyncRun<T> owned(LeasedRun.Owned<T> owned) {
-    return new AsyncRun<>(null, owned, owned.context());
+  static <T> WorkRun<T> owned(Ownership.Owned<T> owned) {
+    return new WorkRun<>(null, owned, owned.context());
   }
 
-  static <T> AsyncRun<T> unguarded(IdempotencyKey key) {
-    return new AsyncRun<>(null, null, new UnguardedContext(key));
+  static <T> WorkRun<T> unguarded(IdempotencyKey key) {
+    return new WorkRun<>(null, null, new UnguardedContext(key));
   }
 
   /**
@@ -43,7 +44,7 @@ final class AsyncRun<T> {
       return CompletableFuture.completedFuture(answer);
     }
     CompletionStage<T> stage;
-    try (MDC.MDCCloseable mdc = MDC.putCloseable(LeasedRun.MDC_KEY, context.key().toString())) {
+    try (MDC.MDCCloseable mdc = MDC.putCloseable(Ownership.MDC_KEY, context.key().toString())) {
       stage = work.start(context);
       if (stage == null) {
         throw new NullPointerException("the work for " + context.key() + " returned no stage");

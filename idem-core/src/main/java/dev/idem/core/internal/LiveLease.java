@@ -7,12 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /** The lease of one running execution, kept current by the watchdog and read by the work. */
-public final class RunningLease implements ExecutionContext {
+public final class LiveLease implements ExecutionContext {
 
   private final CompletableFuture<Void> lost = new CompletableFuture<>();
   private volatile Lease lease;
 
-  public RunningLease(Lease lease) {
+  public LiveLease(Lease lease) {
     this.lease = lease;
   }
 

@@ -20,9 +20,9 @@ import org.springframework.web.servlet.HandlerMapping;
  * same exception raised by the handler itself, or while writing its answer (a 406 when no converter
  * writes what the client accepts), comes after: the handler ran, and its answer is kept.
  */
-public final class Refusals {
+public final class ServletRefusals {
 
-  private Refusals() {}
+  private ServletRefusals() {}
 
   /**
    * True when the exception Spring MVC resolved for {@code request} refused it before its handler.

@@ -13,8 +13,11 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The engine's claim: the store's answer, waiting under WAIT, and the store failing at claim. */
-final class Claims {
+/**
+ * The claim of every call, blocking or not, in rounds: the store's answer, a claim answered late,
+ * waiting for a duplicate under WAIT, and the store failing at claim (closed, or open).
+ */
+final class ClaimLoop {
 
   // under the engine's name, where the fail-open warning has always been logged
   private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
@@ -24,7 +27,7 @@ final class Claims {
   private final BiConsumer<IdempotencyKey, ExecutionOutcome> report;
   private final LogThrottle refusals = new LogThrottle();
 
-  Claims(
+  ClaimLoop(
       IdempotencyStore store,
       DuplicateWaiter waiter,
       BiConsumer<IdempotencyKey, ExecutionOutcome> report) {
