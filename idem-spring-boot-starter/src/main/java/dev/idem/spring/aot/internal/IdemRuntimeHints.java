@@ -1,0 +1,24 @@
+package dev.idem.spring.aot.internal;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image or an AOT-processed application needs of Idem beyond what Spring infers: the
+ * schema files the JDBC store, Flyway and Liquibase read from the class path. Registered through
+ * {@code META-INF/spring/aot.factories}.
+ */
+public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
+
+  /** The class path resources Idem reads at run time, as patterns. */
+  static final String[] RESOURCES = {
+    "dev/idem/jdbc/flyway/*/beforeMigrate__idem_tables.sql", "dev/idem/jdbc/liquibase/changelog.xml"
+  };
+
+  @Override
+  public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+    for (String pattern : RESOURCES) {
+      hints.resources().registerPattern(pattern);
+    }
+  }
+}
