@@ -65,7 +65,7 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     for (Case c : cases) {
       IdempotencyRecord found = store().find(c.request().key()).orElse(null);
       ClaimVerdict expected = ClaimVerdict.of(found, c.request(), time().now());
-      ClaimResult answer = now(store().claim(c.request()));
+      ClaimResult answer = claim(c.request());
       assertThat(ClaimVerdict.of(answer)).as("%s, found %s", c, found).isEqualTo(expected);
       if (answer instanceof ClaimResult.Claimed claimed && found != null) {
         assertThat(claimed.lease().fence()).as("%s: fence", c).isGreaterThan(found.fence());
@@ -104,7 +104,7 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
     assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
-    now(store().complete(lease, RECEIPT, RETENTION));
+    complete(lease, RECEIPT, RETENTION);
     assertThat(claim(key, fingerprint("b"), longLease())).isInstanceOf(ClaimResult.Mismatch.class);
     assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
   }
@@ -113,7 +113,7 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
   void anUncheckedFingerprintMatchesAnyStoredOne() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    now(store().complete(lease, RECEIPT, RETENTION));
+    complete(lease, RECEIPT, RETENTION);
     assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
   }
 
@@ -149,11 +149,11 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
     String caller = scope + ":Ana";
     claimCappedOrFail(IdempotencyKey.of(caller, "k0"), 1);
     for (String other : List.of(scope + ":ana", scope + ":Ana ", scope + ":Aná", scope + ":ANA")) {
-      assertThat(now(store().claim(capped(IdempotencyKey.of(other, "k0"), 1))))
+      assertThat(claim(capped(IdempotencyKey.of(other, "k0"), 1)))
           .as("the first key of %s", other)
           .isInstanceOf(ClaimResult.Claimed.class);
     }
-    assertThatThrownBy(() -> now(store().claim(capped(IdempotencyKey.of(caller, "k1"), 1))))
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "k1"), 1)))
         .isInstanceOf(StoreFullException.class);
   }
 
@@ -201,14 +201,14 @@ public abstract class ClaimRulesContract extends StoreContractSupport {
       case ABSENT, ISSUED -> {}
       case IN_PROGRESS, TOKEN_IN_PROGRESS -> taken(longClaim);
       case LEASE_ENDED, TOKEN_LEASE_ENDED -> taken(new ClaimRequest(key, a, shortLease(), token));
-      case RELEASED, TOKEN_RELEASED -> assertThat(now(store().release(taken(longClaim)))).isTrue();
+      case RELEASED, TOKEN_RELEASED -> assertThat(release(taken(longClaim))).isTrue();
       case COMPLETED, TOKEN_COMPLETED ->
-          assertThat(now(store().complete(taken(longClaim), RECEIPT, RETENTION))).isTrue();
+          assertThat(complete(taken(longClaim), RECEIPT, RETENTION)).isTrue();
     }
   }
 
   private Lease taken(ClaimRequest request) {
-    ClaimResult result = now(store().claim(request));
+    ClaimResult result = claim(request);
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }

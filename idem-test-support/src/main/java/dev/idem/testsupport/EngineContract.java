@@ -342,10 +342,7 @@ public abstract class EngineContract extends EngineContractSupport {
         .until(
             () ->
                 claim(key, Fingerprint.NONE, longLease()) instanceof ClaimResult.Claimed c
-                    && now(
-                        store()
-                            .complete(
-                                c.lease(), Outcome.success("winner".getBytes()), longLease())));
+                    && complete(c.lease(), Outcome.success("winner".getBytes()), longLease()));
     takenOver.countDown();
     assertThatThrownBy(() -> stale.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(LeaseLostException.class);

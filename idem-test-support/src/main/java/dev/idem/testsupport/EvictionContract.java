@@ -1,6 +1,5 @@
 package dev.idem.testsupport;
 
-import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,9 +41,9 @@ public abstract class EvictionContract extends ClaimRulesContract {
     assertThat(store().evict(key, RecordState.IN_PROGRESS, stuck.fence())).isTrue();
 
     assertThat(store().find(key)).isEmpty();
-    assertThat(now(store().complete(stuck, Outcome.success(bytes("late")), RETENTION))).isFalse();
+    assertThat(complete(stuck, Outcome.success(bytes("late")), RETENTION)).isFalse();
     assertThat(store().renew(stuck, longLease())).isEmpty();
-    assertThat(now(store().release(stuck))).isFalse();
+    assertThat(release(stuck)).isFalse();
     Lease retry = claimOrFail(key, fingerprint("b"), longLease());
     assertThat(retry.fence()).isGreaterThan(stuck.fence());
     assertThat(store().evict(key, RecordState.IN_PROGRESS, stuck.fence()))
@@ -57,15 +56,14 @@ public abstract class EvictionContract extends ClaimRulesContract {
   void anOperatorEvictsACompletedRecordAndTheNextClaimRunsTheWorkAgain() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(now(store().complete(lease, Outcome.success(bytes("stale answer")), RETENTION)))
-        .isTrue();
+    assertThat(complete(lease, Outcome.success(bytes("stale answer")), RETENTION)).isTrue();
 
     assertThat(store().evict(key, RecordState.COMPLETED, lease.fence())).isTrue();
 
     assertThat(store().find(key)).isEmpty();
     Lease again = claimOrFail(key, fingerprint("another request"), longLease());
     assertThat(again.fence()).isGreaterThan(lease.fence());
-    assertThat(now(store().complete(again, Outcome.success(bytes("fresh")), RETENTION))).isTrue();
+    assertThat(complete(again, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
     assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
   }
 
@@ -82,7 +80,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
     assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(held.fence()).isEqualTo(lease.fence());
 
-    assertThat(now(store().complete(lease, Outcome.success(bytes("kept")), RETENTION))).isTrue();
+    assertThat(complete(lease, Outcome.success(bytes("kept")), RETENTION)).isTrue();
     assertThat(store().evict(key, RecordState.IN_PROGRESS, lease.fence())).isFalse();
     assertThat(store().evict(key, RecordState.COMPLETED, lease.fence() + 1)).isFalse();
     assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("kept"));
@@ -98,7 +96,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
 
     IdempotencyKey expired = newKey();
     Lease lease = claimOrFail(expired, fingerprint("a"), longLease());
-    now(store().complete(lease, Outcome.success(bytes("r")), shortLease()));
+    complete(lease, Outcome.success(bytes("r")), shortLease());
     passBeyond(shortLease());
     assertThat(store().evict(expired, RecordState.COMPLETED, lease.fence())).isFalse();
     assertThat(claimOrFail(expired, fingerprint("a"), longLease()).fence())
@@ -118,16 +116,16 @@ public abstract class EvictionContract extends ClaimRulesContract {
 
     Lease second = claimToken(key);
     assertThat(second.fence()).isGreaterThan(first.fence());
-    now(store().complete(second, Outcome.success(bytes("used")), RETENTION));
+    complete(second, Outcome.success(bytes("used")), RETENTION);
     assertThat(store().evict(key, RecordState.COMPLETED, second.fence())).isTrue();
     assertThat(store().find(key)).isEmpty();
-    assertThat(now(store().claim(tokenClaim(key)))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(claim(tokenClaim(key))).isInstanceOf(ClaimResult.UnknownToken.class);
 
     IdempotencyKey unused = newKey();
     store().issue(unused, longLease());
     long fence = store().find(unused).orElseThrow().fence();
     assertThat(store().evict(unused, RecordState.ISSUED, fence)).isTrue();
-    assertThat(now(store().claim(tokenClaim(unused)))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(claim(tokenClaim(unused))).isInstanceOf(ClaimResult.UnknownToken.class);
   }
 
   @Test
@@ -135,15 +133,13 @@ public abstract class EvictionContract extends ClaimRulesContract {
     String caller = scope + ":stuck";
     Lease stuck = claimCappedOrFail(IdempotencyKey.of(caller, "k0"), 1);
     IdempotencyKey next = IdempotencyKey.of(caller, "k1");
-    assertThatThrownBy(() -> now(store().claim(capped(next, 1))))
-        .isInstanceOf(StoreFullException.class);
+    assertThatThrownBy(() -> claim(capped(next, 1))).isInstanceOf(StoreFullException.class);
 
     assertThat(store().evict(stuck.key(), RecordState.IN_PROGRESS, stuck.fence())).isTrue();
     Lease done = claimCappedOrFail(next, 1);
-    now(store().complete(done, Outcome.success(bytes("d")), RETENTION));
+    complete(done, Outcome.success(bytes("d")), RETENTION);
     IdempotencyKey third = IdempotencyKey.of(caller, "k2");
-    assertThatThrownBy(() -> now(store().claim(capped(third, 1))))
-        .isInstanceOf(StoreFullException.class);
+    assertThatThrownBy(() -> claim(capped(third, 1))).isInstanceOf(StoreFullException.class);
 
     assertThat(store().evict(next, RecordState.COMPLETED, done.fence())).isTrue();
     claimCappedOrFail(third, 1);
@@ -176,7 +172,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
             pool.submit(
                 () -> {
                   start.await();
-                  return now(store().complete(lease, Outcome.success(bytes("r")), RETENTION));
+                  return complete(lease, Outcome.success(bytes("r")), RETENTION);
                 });
         Future<Boolean> released =
             pool.submit(
@@ -196,7 +192,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
   }
 
   private Lease claimToken(IdempotencyKey key) {
-    ClaimResult result = now(store().claim(tokenClaim(key)));
+    ClaimResult result = claim(tokenClaim(key));
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }

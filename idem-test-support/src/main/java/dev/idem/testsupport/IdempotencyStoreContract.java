@@ -1,6 +1,5 @@
 package dev.idem.testsupport;
 
-import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,8 +39,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void replaysTheStoredOutcomeToARepeat() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(now(store().complete(lease, Outcome.success(bytes("receipt-1")), RETENTION)))
-        .isTrue();
+    assertThat(complete(lease, Outcome.success(bytes("receipt-1")), RETENTION)).isTrue();
 
     ClaimResult repeat = claim(key, fingerprint("a"), longLease());
     assertThat(repeat).isInstanceOf(ClaimResult.Completed.class);
@@ -55,8 +53,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void keepsATerminalFailureAsAFailure() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(now(store().complete(lease, Outcome.failure(bytes("declined")), RETENTION)))
-        .isTrue();
+    assertThat(complete(lease, Outcome.failure(bytes("declined")), RETENTION)).isTrue();
     Outcome stored = store().find(key).orElseThrow().outcome();
     assertThat(stored).isEqualTo(Outcome.failure(bytes("declined")));
   }
@@ -66,9 +63,9 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
     Outcome mark = Outcome.unstored(new OutcomeTooLargeException(2_000_000, 1_048_576));
-    assertThat(now(store().complete(lease, mark, RETENTION))).isTrue();
+    assertThat(complete(lease, mark, RETENTION)).isTrue();
     assertThat(store().find(key).orElseThrow().outcome()).isEqualTo(mark);
-    ClaimResult repeat = now(store().claim(ClaimRequest.of(key, fingerprint("a"), longLease())));
+    ClaimResult repeat = claim(ClaimRequest.of(key, fingerprint("a"), longLease()));
     assertThat(repeat).isInstanceOf(ClaimResult.Completed.class);
     assertThat(((ClaimResult.Completed) repeat).record().outcome()).isEqualTo(mark);
   }
@@ -77,8 +74,8 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void completesOnlyOnce() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(now(store().complete(lease, Outcome.success(bytes("first")), RETENTION))).isTrue();
-    assertThat(now(store().complete(lease, Outcome.success(bytes("second")), RETENTION))).isFalse();
+    assertThat(complete(lease, Outcome.success(bytes("first")), RETENTION)).isTrue();
+    assertThat(complete(lease, Outcome.success(bytes("second")), RETENTION)).isFalse();
     assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("first"));
   }
 
@@ -86,9 +83,9 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void releaseFreesTheKeyForARetry() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    assertThat(now(store().release(lease))).isTrue();
+    assertThat(release(lease)).isTrue();
     assertThat(store().find(key)).isEmpty();
-    assertThat(now(store().release(lease))).as("second release").isFalse();
+    assertThat(release(lease)).as("second release").isFalse();
     Lease retry = claimOrFail(key, fingerprint("b"), longLease());
     assertThat(retry.owner()).isNotEqualTo(lease.owner());
   }
@@ -97,15 +94,15 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void anOwnerWhoseRecordWasReleasedAndReclaimedCannotTouchTheNewLease() {
     IdempotencyKey key = newKey();
     Lease old = claimOrFail(key, fingerprint("a"), longLease());
-    now(store().release(old));
+    release(old);
     Lease current = claimOrFail(key, fingerprint("a"), longLease());
 
-    assertThat(now(store().complete(old, Outcome.success(bytes("stale")), RETENTION))).isFalse();
+    assertThat(complete(old, Outcome.success(bytes("stale")), RETENTION)).isFalse();
     assertThat(store().renew(old, longLease())).isEmpty();
-    assertThat(now(store().release(old))).isFalse();
+    assertThat(release(old)).isFalse();
 
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(now(store().complete(current, Outcome.success(bytes("fresh")), RETENTION))).isTrue();
+    assertThat(complete(current, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
     assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
   }
 
@@ -117,9 +114,9 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     Lease a = claimOrFail(key, fingerprint("a"), shortLease()); // A takes over and stalls
     passBeyond(shortLease());
     Lease b = claimOrFail(key, fingerprint("a"), longLease()); // B takes over
-    assertThat(now(store().release(b))).isTrue(); // and gives the key up
+    assertThat(release(b)).isTrue(); // and gives the key up
     Lease c = claimOrFail(key, fingerprint("a"), longLease()); // C claims
-    assertThat(now(store().complete(c, Outcome.success(bytes("c")), shortLease()))).isTrue();
+    assertThat(complete(c, Outcome.success(bytes("c")), shortLease())).isTrue();
     passBeyond(shortLease()); // C's record expires
     store().purgeExpired(10_000); // and is purged
     Lease d = claimOrFail(key, fingerprint("a"), longLease());
@@ -136,14 +133,14 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     passBeyond(shortLease());
     Lease current = claimOrFail(key, fingerprint("a"), longLease());
 
-    assertThat(now(store().complete(stale, Outcome.success(bytes("stale")), RETENTION))).isFalse();
-    assertThat(now(store().release(stale))).isFalse();
+    assertThat(complete(stale, Outcome.success(bytes("stale")), RETENTION)).isFalse();
+    assertThat(release(stale)).isFalse();
     assertThat(store().renew(stale, longLease())).isEmpty();
 
     IdempotencyRecord record = store().find(key).orElseThrow();
     assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(record.fence()).isEqualTo(current.fence());
-    assertThat(now(store().complete(current, Outcome.success(bytes("mine")), RETENTION))).isTrue();
+    assertThat(complete(current, Outcome.success(bytes("mine")), RETENTION)).isTrue();
   }
 
   @Test
@@ -151,7 +148,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), shortLease());
     passBeyond(shortLease());
-    assertThat(now(store().complete(lease, Outcome.success(bytes("late")), RETENTION))).isTrue();
+    assertThat(complete(lease, Outcome.success(bytes("late")), RETENTION)).isTrue();
     assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
   }
 
@@ -166,15 +163,14 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     passBeyond(shortLease());
     assertThat(claim(key, fingerprint("a"), longLease()))
         .isInstanceOf(ClaimResult.InProgress.class);
-    assertThat(now(store().complete(renewed.get(), Outcome.success(bytes("r")), RETENTION)))
-        .isTrue();
+    assertThat(complete(renewed.get(), Outcome.success(bytes("r")), RETENTION)).isTrue();
   }
 
   @Test
   void aCompletedRecordIsForgottenAfterItsRetention() {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
-    now(store().complete(lease, Outcome.success(bytes("r")), shortLease()));
+    complete(lease, Outcome.success(bytes("r")), shortLease());
     assertThat(store().find(key)).isPresent();
     passBeyond(shortLease());
     assertThat(store().find(key)).isEmpty();
@@ -186,18 +182,12 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
   void purgeRemovesExpiredRecordsAndKeepsLiveOnes() {
     IdempotencyKey expiring = newKey();
     IdempotencyKey live = newKey();
-    now(
-        store()
-            .complete(
-                claimOrFail(expiring, fingerprint("a"), longLease()),
-                Outcome.success(bytes("x")),
-                shortLease()));
-    now(
-        store()
-            .complete(
-                claimOrFail(live, fingerprint("a"), longLease()),
-                Outcome.success(bytes("y")),
-                RETENTION));
+    complete(
+        claimOrFail(expiring, fingerprint("a"), longLease()),
+        Outcome.success(bytes("x")),
+        shortLease());
+    complete(
+        claimOrFail(live, fingerprint("a"), longLease()), Outcome.success(bytes("y")), RETENTION);
     passBeyond(shortLease());
     int purged = store().purgeExpired(10_000);
     if (purgesByItself()) {
@@ -216,20 +206,20 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     for (int i = 0; i < 3; i++) {
       held.add(claimCappedOrFail(IdempotencyKey.of(mallory, "k" + i), 3));
     }
-    now(store().complete(held.get(0), Outcome.success(bytes("done")), RETENTION));
+    complete(held.get(0), Outcome.success(bytes("done")), RETENTION);
     IdempotencyKey fourth = IdempotencyKey.of(mallory, "k3");
-    assertThatThrownBy(() -> now(store().claim(capped(fourth, 3))))
+    assertThatThrownBy(() -> claim(capped(fourth, 3)))
         .isInstanceOf(StoreFullException.class)
         .hasMessageContaining(mallory);
     assertThat(store().find(fourth)).as("nothing kept of the refused key").isEmpty();
-    assertThat(now(store().claim(capped(IdempotencyKey.of(mallory, "k0"), 3))))
+    assertThat(claim(capped(IdempotencyKey.of(mallory, "k0"), 3)))
         .as("a repeat of a completed key is still answered")
         .isInstanceOf(ClaimResult.Completed.class);
-    assertThat(now(store().claim(capped(IdempotencyKey.of(mallory, "k1"), 3))))
+    assertThat(claim(capped(IdempotencyKey.of(mallory, "k1"), 3)))
         .as("a repeat of a key in progress is still answered")
         .isInstanceOf(ClaimResult.InProgress.class);
     claimCappedOrFail(IdempotencyKey.of(scope + ":alice", "k0"), 3);
-    assertThat(now(store().claim(ClaimRequest.of(fourth, fingerprint("a"), longLease()))))
+    assertThat(claim(ClaimRequest.of(fourth, fingerprint("a"), longLease())))
         .as("a claim without a cap is not refused")
         .isInstanceOf(ClaimResult.Claimed.class);
   }
@@ -239,14 +229,14 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     String caller = scope + ":bursty";
     Lease released = claimCappedOrFail(IdempotencyKey.of(caller, "released"), 2);
     Lease expiring = claimCappedOrFail(IdempotencyKey.of(caller, "expiring"), 2);
-    now(store().complete(expiring, Outcome.success(bytes("x")), shortLease()));
-    assertThatThrownBy(() -> now(store().claim(capped(IdempotencyKey.of(caller, "third"), 2))))
+    complete(expiring, Outcome.success(bytes("x")), shortLease());
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "third"), 2)))
         .isInstanceOf(StoreFullException.class);
-    assertThat(now(store().release(released))).isTrue();
+    assertThat(release(released)).isTrue();
     claimCappedOrFail(IdempotencyKey.of(caller, "third"), 2);
     passBeyond(shortLease());
     claimCappedOrFail(IdempotencyKey.of(caller, "fourth"), 2);
-    assertThatThrownBy(() -> now(store().claim(capped(IdempotencyKey.of(caller, "fifth"), 2))))
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "fifth"), 2)))
         .isInstanceOf(StoreFullException.class);
   }
 
@@ -258,7 +248,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     assertThatThrownBy(() -> store().issue(IdempotencyKey.of(caller, "t2"), longLease(), 2))
         .isInstanceOf(StoreFullException.class);
     assertThat(store().find(IdempotencyKey.of(caller, "t2"))).isEmpty();
-    assertThatThrownBy(() -> now(store().claim(capped(IdempotencyKey.of(caller, "k"), 2))))
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "k"), 2)))
         .as("issued tokens count as live records of the scope")
         .isInstanceOf(StoreFullException.class);
     assertThat(store().issue(IdempotencyKey.of(scope + ":token|alice", "t0"), longLease(), 2))
@@ -271,13 +261,13 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     IdempotencyKey alice = IdempotencyKey.of(scope + ":alice", value);
     IdempotencyKey bob = IdempotencyKey.of(scope + ":bob", value);
     Lease a = claimOrFail(alice, fingerprint("a"), longLease());
-    now(store().complete(a, Outcome.success(bytes("alice")), RETENTION));
+    complete(a, Outcome.success(bytes("alice")), RETENTION);
     Lease b = claimOrFail(bob, fingerprint("b"), longLease());
     assertThat(claim(bob, fingerprint("b"), longLease()))
         .isInstanceOf(ClaimResult.InProgress.class);
     assertThat(claim(alice, fingerprint("a"), longLease()))
         .isInstanceOf(ClaimResult.Completed.class);
-    assertThat(now(store().complete(b, Outcome.success(bytes("bob")), RETENTION))).isTrue();
+    assertThat(complete(b, Outcome.success(bytes("bob")), RETENTION)).isTrue();
   }
 
   @Test
@@ -290,7 +280,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     for (String s : scopes) {
       IdempotencyKey key = IdempotencyKey.of(s, "k'\";--{}*?[]");
       Lease lease = claimOrFail(key, fingerprint(s), longLease());
-      now(store().complete(lease, Outcome.success(bytes(s)), RETENTION));
+      complete(lease, Outcome.success(bytes(s)), RETENTION);
       IdempotencyRecord record = store().find(key).orElseThrow();
       assertThat(record.key()).isEqualTo(key);
       assertThat(record.outcome().payload()).isEqualTo(bytes(s));
@@ -305,12 +295,8 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     }
     for (byte[] payload : payloads) {
       IdempotencyKey key = newKey();
-      now(
-          store()
-              .complete(
-                  claimOrFail(key, fingerprint("a"), longLease()),
-                  Outcome.success(payload),
-                  RETENTION));
+      complete(
+          claimOrFail(key, fingerprint("a"), longLease()), Outcome.success(payload), RETENTION);
       ClaimResult repeat = claim(key, fingerprint("a"), longLease());
       assertThat(((ClaimResult.Completed) repeat).record().outcome().payload()).isEqualTo(payload);
     }
@@ -355,7 +341,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     passBeyond(shortLease());
     Lease retry = claimOrFail(key, Fingerprint.NONE, longLease());
     assertThat(retry.fence()).isGreaterThan(childFence);
-    assertThat(now(store().complete(retry, Outcome.success(bytes("once")), RETENTION))).isTrue();
+    assertThat(complete(retry, Outcome.success(bytes("once")), RETENTION)).isTrue();
     assertThat(claim(key, Fingerprint.NONE, longLease())).isInstanceOf(ClaimResult.Completed.class);
   }
 

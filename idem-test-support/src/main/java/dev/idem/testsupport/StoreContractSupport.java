@@ -9,6 +9,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
+import dev.idem.core.Outcome;
 import dev.idem.core.StoreCapability;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -73,7 +74,22 @@ public abstract class StoreContractSupport {
   }
 
   protected ClaimResult claim(IdempotencyKey key, Fingerprint fp, Duration lease) {
-    return now(store().claim(ClaimRequest.of(key, fp, lease)));
+    return claim(ClaimRequest.of(key, fp, lease));
+  }
+
+  /** The store's answer to {@code request}, waited for; its failure thrown as it is. */
+  protected ClaimResult claim(ClaimRequest request) {
+    return now(store().claim(request));
+  }
+
+  /** The store's completion, waited for; its failure thrown as it is. */
+  protected boolean complete(Lease lease, Outcome outcome, Duration retention) {
+    return now(store().complete(lease, outcome, retention));
+  }
+
+  /** The store's release, waited for; its failure thrown as it is. */
+  protected boolean release(Lease lease) {
+    return now(store().release(lease));
   }
 
   protected Lease claimOrFail(IdempotencyKey key, Fingerprint fp, Duration lease) {
@@ -88,7 +104,7 @@ public abstract class StoreContractSupport {
   }
 
   protected Lease claimCappedOrFail(IdempotencyKey key, int cap) {
-    ClaimResult result = now(store().claim(capped(key, cap)));
+    ClaimResult result = claim(capped(key, cap));
     assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
     return ((ClaimResult.Claimed) result).lease();
   }

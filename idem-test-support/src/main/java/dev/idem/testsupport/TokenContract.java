@@ -1,6 +1,5 @@
 package dev.idem.testsupport;
 
-import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,24 +57,24 @@ public abstract class TokenContract extends StoreContractSupport {
   @Test
   void aTokenClaimNeedsAnIssuedRecord() {
     IdempotencyKey never = newKey();
-    assertThat(now(store().claim(tokenClaim(never)))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(claim(tokenClaim(never))).isInstanceOf(ClaimResult.UnknownToken.class);
     assertThat(store().find(never)).as("a refused token leaves nothing behind").isEmpty();
 
     IdempotencyKey plain = newKey();
     claimOrFail(plain, fingerprint("a"), longLease());
-    assertThat(now(store().claim(tokenClaim(plain)))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(claim(tokenClaim(plain))).isInstanceOf(ClaimResult.UnknownToken.class);
   }
 
   @Test
   void anIssuedTokenIsClaimedOnceThenReplayed() {
     IdempotencyKey key = newKey();
     store().issue(key, longLease());
-    ClaimResult first = now(store().claim(tokenClaim(key)));
+    ClaimResult first = claim(tokenClaim(key));
     assertThat(first).isInstanceOf(ClaimResult.Claimed.class);
     Lease lease = ((ClaimResult.Claimed) first).lease();
-    assertThat(now(store().claim(tokenClaim(key)))).isInstanceOf(ClaimResult.InProgress.class);
-    now(store().complete(lease, Outcome.success(bytes("order-1")), longLease()));
-    ClaimResult again = now(store().claim(tokenClaim(key)));
+    assertThat(claim(tokenClaim(key))).isInstanceOf(ClaimResult.InProgress.class);
+    complete(lease, Outcome.success(bytes("order-1")), longLease());
+    ClaimResult again = claim(tokenClaim(key));
     assertThat(again).isInstanceOf(ClaimResult.Completed.class);
     assertThat(((ClaimResult.Completed) again).record().token()).isTrue();
   }
@@ -84,10 +83,10 @@ public abstract class TokenContract extends StoreContractSupport {
   void releasingAClaimedTokenRestoresItToIssued() {
     IdempotencyKey key = newKey();
     store().issue(key, longLease());
-    Lease lease = ((ClaimResult.Claimed) now(store().claim(tokenClaim(key)))).lease();
-    assertThat(now(store().release(lease))).isTrue();
+    Lease lease = ((ClaimResult.Claimed) claim(tokenClaim(key))).lease();
+    assertThat(release(lease)).isTrue();
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.ISSUED);
-    Lease retry = ((ClaimResult.Claimed) now(store().claim(tokenClaim(key)))).lease();
+    Lease retry = ((ClaimResult.Claimed) claim(tokenClaim(key))).lease();
     assertThat(retry.fence()).isGreaterThan(lease.fence());
   }
 
@@ -96,7 +95,7 @@ public abstract class TokenContract extends StoreContractSupport {
     IdempotencyKey key = newKey();
     store().issue(key, shortLease());
     passBeyond(shortLease());
-    assertThat(now(store().claim(tokenClaim(key)))).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(claim(tokenClaim(key))).isInstanceOf(ClaimResult.UnknownToken.class);
     assertThat(store().issue(key, longLease())).as("an expired token's key is free").isTrue();
   }
 
