@@ -7,9 +7,10 @@ import java.util.function.Supplier;
 /**
  * The base of a store whose calls block the calling thread (a database driver, memory): it answers
  * {@link #claim}, {@link #complete} and {@link #release} on the calling thread, as stages already
- * ended, from the three blocking calls a subclass writes. What they throw ends the stage as a
- * failure. Since the call runs where it is made, a store that writes in the caller's transaction
- * ({@link #joinsCurrentTransaction()}) writes in it here.
+ * ended, from the three blocking calls a subclass writes. Whatever they throw ends the stage as a
+ * failure, an {@link Error} too: the stage is never thrown past. Since the call runs where it is
+ * made, a store that writes in the caller's transaction ({@link #joinsCurrentTransaction()}) writes
+ * in it here.
  */
 public abstract class BlockingIdempotencyStore implements IdempotencyStore {
 
@@ -41,7 +42,7 @@ public abstract class BlockingIdempotencyStore implements IdempotencyStore {
   private static <V> CompletableFuture<V> ended(Supplier<V> call) {
     try {
       return CompletableFuture.completedFuture(call.get());
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       return CompletableFuture.failedFuture(e);
     }
   }

@@ -10,9 +10,15 @@ import java.util.concurrent.CompletableFuture;
  * injection). A subclass overrides the calls it wraps. What the delegate is ({@link
  * #capabilities()}, {@link #joinsCurrentTransaction()}, {@link #onChange}) is forwarded by final
  * methods, so that no decorator can silently take a record out of the caller's transaction or stop
- * waiters from being woken. A decorator of {@link #claim}, {@link #complete} or {@link #release}
- * wraps the stage: what it adds after the delegate's answer runs where the answer arrives, which is
- * the store client's thread for a store that answers later, and must not block.
+ * waiters from being woken; a decorator keeps that promise by calling the delegate on the thread
+ * that called it (a store in join mode writes in that thread's transaction).
+ *
+ * <p>A decorator of {@link #claim}, {@link #complete} or {@link #release} chains onto the
+ * delegate's stage ({@code super.claim(request).whenComplete(...)}) and never waits for it: waiting
+ * would hold a store thread while Redis answers. What it chains runs on whichever thread ends the
+ * delegate's stage: the calling thread when it has ended already (a blocking store); for Redis,
+ * Lettuce's I/O or timer thread, or the common pool. There it must not block, and it sees neither
+ * the caller's thread-local context nor its MDC; only the call itself runs on the caller's thread.
  */
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 

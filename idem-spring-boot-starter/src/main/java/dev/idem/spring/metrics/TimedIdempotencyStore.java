@@ -118,7 +118,7 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
     CompletableFuture<T> sent;
     try (Observation.Scope scope = observation.openScope()) {
       sent = body.get();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       ended(call, observation, e, System.nanoTime() - start);
       throw e;
     }
