@@ -205,7 +205,9 @@ final class ClaimLoop {
             .whenComplete(
                 (value, failure) -> {
                   if (failure != null) {
-                    answer.completeExceptionally(wrapped(failure));
+                    // the run's failure as it ended, wrapped once even when it is a
+                    // CompletionException of the work's own, so whoever unwraps gets it back
+                    answer.completeExceptionally(new CompletionException(failure));
                   } else {
                     answer.complete(value);
                   }

@@ -5,7 +5,6 @@ import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -253,32 +252,16 @@ public final class Idempotency implements AutoCloseable {
     try {
       CallerRuns here = new CallerRuns();
       CompletableFuture<Void> stop = new CompletableFuture<>();
-      AtomicReference<Throwable> thrown = new AtomicReference<>();
-      AsyncWork<T> now =
-          context -> {
-            try {
-              return CompletableFuture.completedFuture(work.run(context));
-            } catch (Exception | Error e) {
-              thrown.set(e);
-              throw e;
-            }
-          };
-      try {
-        return here.join(
-            claims.claim(
-                request,
-                config,
-                here,
-                NOT_OBSERVED,
-                stop,
-                result ->
-                    begin(result, request, codec, config, replayUsed, deferral).run(now, here)),
-            () -> stop.complete(null));
-      } catch (Throwable failure) {
-        // the work's own failure reaches the caller as the work threw it, a wrapper included
-        Throwable raw = thrown.get();
-        throw CallerRuns.rethrown(raw != null && Settlement.unwrap(raw) == failure ? raw : failure);
-      }
+      AsyncWork<T> now = context -> CompletableFuture.completedFuture(work.run(context));
+      return here.join(
+          claims.claim(
+              request,
+              config,
+              here,
+              NOT_OBSERVED,
+              stop,
+              result -> begin(result, request, codec, config, replayUsed, deferral).run(now, here)),
+          () -> stop.complete(null));
     } finally {
       ended(end, request.key());
     }

@@ -80,18 +80,27 @@ final class WorkRun<T> {
       return;
     }
     try {
-      CompletableFuture<Executed<T>> settled =
-          cause == null
-              ? owned.returnedLater(value, settling)
-              : owned.failedLater(cause, settling).thenCompose(ignored -> failedFuture(cause));
-      settled.whenComplete(
-          (executed, settleFailure) -> {
-            if (settleFailure != null) {
-              done.completeExceptionally(Settlement.unwrap(settleFailure));
-            } else {
-              done.complete(executed);
-            }
-          });
+      if (cause != null) {
+        // the work's failure goes on as it is (a CompletionException of its own too), unless
+        // settling it failed with an Error
+        owned
+            .failedLater(cause, settling)
+            .whenComplete(
+                (ignored, settleFailure) ->
+                    done.completeExceptionally(
+                        settleFailure == null ? cause : Settlement.unwrap(settleFailure)));
+        return;
+      }
+      owned
+          .returnedLater(value, settling)
+          .whenComplete(
+              (executed, settleFailure) -> {
+                if (settleFailure != null) {
+                  done.completeExceptionally(Settlement.unwrap(settleFailure));
+                } else {
+                  done.complete(executed);
+                }
+              });
     } catch (RuntimeException | Error e) {
       done.completeExceptionally(e);
     }
@@ -100,10 +109,6 @@ final class WorkRun<T> {
   // what a stage failed with: a dependent stage wraps its cause
   private static Throwable unwrapped(Throwable failure) {
     return failure == null ? null : Settlement.unwrap(failure);
-  }
-
-  private static <V> CompletableFuture<V> failedFuture(Throwable failure) {
-    return CompletableFuture.failedFuture(failure);
   }
 
   // a key left owned would be renewed for ever, and the thread that ended the work may be an
