@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operation to run once per key when it ends after it returns: a future, or a reactive
@@ -10,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * @param <T> the result
  */
 @FunctionalInterface
-public interface AsyncWork<T> {
+public interface AsyncWork<T extends @Nullable Object> {
 
   /**
    * Starts the operation under a lease described by {@code context}. What it throws is the outcome,

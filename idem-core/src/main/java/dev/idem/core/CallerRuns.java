@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The executor of one blocking call: its tasks run on the thread that made it, while that thread
@@ -36,7 +37,7 @@ final class CallerRuns implements Executor {
   }
 
   /** {@link #join(CompletableFuture, Runnable)} where an interrupt changes nothing. */
-  <V> V join(CompletableFuture<V> stage) {
+  <V extends @Nullable Object> V join(CompletableFuture<V> stage) {
     return join(stage, () -> {});
   }
 
@@ -49,7 +50,7 @@ final class CallerRuns implements Executor {
    *     tasks that run from then on run with the thread's interrupt flag set, as does the caller
    *     after
    */
-  <V> V join(CompletableFuture<V> stage, Runnable onInterrupt) {
+  <V extends @Nullable Object> V join(CompletableFuture<V> stage, Runnable onInterrupt) {
     if (Thread.currentThread() != owner) {
       throw new IllegalStateException("joined on a thread other than its caller's");
     }

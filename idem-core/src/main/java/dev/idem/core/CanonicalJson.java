@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rewrites a JSON document (RFC 8259) into one canonical spelling, so that two documents that mean
@@ -68,7 +69,7 @@ public final class CanonicalJson {
   /**
    * @param path the dotted path of this value, or null when nothing is excluded
    */
-  private void value(StringBuilder out, int depth, String path) {
+  private void value(StringBuilder out, int depth, @Nullable String path) {
     if (pos >= in.length()) {
       throw error("unexpected end of input");
     }
@@ -90,7 +91,7 @@ public final class CanonicalJson {
     }
   }
 
-  private void object(StringBuilder out, int depth, String path) {
+  private void object(StringBuilder out, int depth, @Nullable String path) {
     checkDepth(depth);
     pos++;
     Map<String, String> members = new TreeMap<>();
@@ -146,7 +147,7 @@ public final class CanonicalJson {
     out.append('}');
   }
 
-  private void array(StringBuilder out, int depth, String path) {
+  private void array(StringBuilder out, int depth, @Nullable String path) {
     checkDepth(depth);
     pos++;
     out.append('[');

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,8 +58,8 @@ final class ClaimLoop {
       IdempotencyConfig config,
       Executor storeCalls,
       Supplier<Runnable> observe,
-      CompletableFuture<Void> stop,
-      Function<ClaimResult, CompletableFuture<R>> then) {
+      CompletableFuture<@Nullable Void> stop,
+      Function<@Nullable ClaimResult, CompletableFuture<R>> then) {
     CompletableFuture<R> answer = new CompletableFuture<>();
     Round<R> rounds =
         new Round<>(
@@ -82,8 +83,8 @@ final class ClaimLoop {
     private final IdempotencyConfig config;
     private final Executor storeCalls;
     private final Supplier<Runnable> observe;
-    private final CompletableFuture<Void> stop;
-    private final Function<ClaimResult, CompletableFuture<R>> then;
+    private final CompletableFuture<@Nullable Void> stop;
+    private final Function<@Nullable ClaimResult, CompletableFuture<R>> then;
     private final CompletableFuture<R> answer;
     private final long deadline;
 
@@ -92,8 +93,8 @@ final class ClaimLoop {
         IdempotencyConfig config,
         Executor storeCalls,
         Supplier<Runnable> observe,
-        CompletableFuture<Void> stop,
-        Function<ClaimResult, CompletableFuture<R>> then,
+        CompletableFuture<@Nullable Void> stop,
+        Function<@Nullable ClaimResult, CompletableFuture<R>> then,
         CompletableFuture<R> answer,
         long deadline) {
       this.request = request;
@@ -122,7 +123,7 @@ final class ClaimLoop {
     // on the wire; its answer comes back on the store's client thread and is decided on a
     // storeCalls thread again, since deciding may start the work.
     private void run(int round) {
-      DuplicateWaiter.Ticket ticket = null;
+      DuplicateWaiter.@Nullable Ticket ticket = null;
       try {
         ticket = waits() ? waiter.subscribe(request.key(), config.lease()) : null;
         CompletableFuture<ClaimResult> sent;
@@ -147,7 +148,7 @@ final class ClaimLoop {
 
     private void resume(
         int round,
-        DuplicateWaiter.Ticket ticket,
+        DuplicateWaiter.@Nullable Ticket ticket,
         CompletableFuture<ClaimResult> sent,
         long sentAt) {
       // a claim made must be decided, or the key stays taken by nobody until its lease ends
@@ -166,7 +167,7 @@ final class ClaimLoop {
      */
     private void decide(
         int round,
-        DuplicateWaiter.Ticket ticket,
+        DuplicateWaiter.@Nullable Ticket ticket,
         CompletableFuture<ClaimResult> sent,
         long sentAt) {
       Runnable end = null;
@@ -183,7 +184,7 @@ final class ClaimLoop {
         long remaining = deadline - System.nanoTime();
         if (failed == null
             && result instanceof ClaimResult.InProgress
-            && waits()
+            && ticket != null
             && remaining > 0
             && !stop.isDone()) {
           ticket
@@ -295,7 +296,7 @@ final class ClaimLoop {
     return failure instanceof CompletionException ? failure : new CompletionException(failure);
   }
 
-  private static void close(DuplicateWaiter.Ticket ticket) {
+  private static void close(DuplicateWaiter.@Nullable Ticket ticket) {
     if (ticket != null) {
       ticket.close();
     }

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The claim rules of {@link IdempotencyStore#claim}: what a claim does, given the record it finds.
@@ -31,7 +32,8 @@ public enum ClaimVerdict {
    *
    * @param live the record, or null when there is none or it expired
    */
-  public static ClaimVerdict of(IdempotencyRecord live, ClaimRequest request, Instant now) {
+  public static ClaimVerdict of(
+      @Nullable IdempotencyRecord live, ClaimRequest request, Instant now) {
     if (request.requireIssued() && !(live != null && live.token())) {
       return UNKNOWN_TOKEN;
     }
@@ -45,7 +47,7 @@ public enum ClaimVerdict {
         if (!same) {
           yield MISMATCH;
         }
-        yield now.isBefore(live.leaseUntil()) ? IN_PROGRESS : TAKE;
+        yield now.isBefore(Objects.requireNonNull(live.leaseUntil())) ? IN_PROGRESS : TAKE;
       }
       case COMPLETED -> same ? COMPLETED : MISMATCH;
     };
@@ -70,15 +72,16 @@ public enum ClaimVerdict {
    * The answer of this verdict about {@code live}; a store builds the answer of {@link #TAKE}
    * itself, from the lease it wrote.
    *
+   * @param live the record, null only for {@link #UNKNOWN_TOKEN}
    * @throws IllegalStateException for {@link #TAKE}
    */
-  public ClaimResult answer(IdempotencyRecord live) {
+  public ClaimResult answer(@Nullable IdempotencyRecord live) {
     return switch (this) {
       case TAKE -> throw new IllegalStateException("a claim that takes the key answers its lease");
       case UNKNOWN_TOKEN -> new ClaimResult.UnknownToken();
-      case IN_PROGRESS -> new ClaimResult.InProgress(live);
-      case COMPLETED -> new ClaimResult.Completed(live);
-      case MISMATCH -> new ClaimResult.Mismatch(live);
+      case IN_PROGRESS -> new ClaimResult.InProgress(Objects.requireNonNull(live, "live"));
+      case COMPLETED -> new ClaimResult.Completed(Objects.requireNonNull(live, "live"));
+      case MISMATCH -> new ClaimResult.Mismatch(Objects.requireNonNull(live, "live"));
     };
   }
 }

@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /** The built-in codecs behind {@link ResultCodec}'s factory methods. */
 final class Codecs {
@@ -18,28 +19,31 @@ final class Codecs {
         }
       };
 
-  static final ResultCodec<Void> NONE =
+  static final ResultCodec<@Nullable Void> NONE =
       new ResultCodec<>() {
         @Override
-        public byte[] encode(Void value) {
+        public byte[] encode(@Nullable Void value) {
           return new byte[0];
         }
 
         @Override
-        public Void decode(byte[] bytes) {
+        public @Nullable Void decode(byte[] bytes) {
           return null;
         }
       };
 
-  // One leading byte tells a null result ('N') from a string ('S'), including the empty one.
+  // One leading byte tells a null result ('N') from a string ('S'), including the empty one. The
+  // codec is typed for code that declares its strings non-null, where no null reaches it; code
+  // that declares nothing may still store a null, and gets it back.
   static final ResultCodec<String> UTF8 =
       new ResultCodec<>() {
         @Override
-        public byte[] encode(String value) {
+        public byte[] encode(@Nullable String value) {
           return value == null ? new byte[] {'N'} : ("S" + value).getBytes(StandardCharsets.UTF_8);
         }
 
         @Override
+        @SuppressWarnings("NullAway")
         public String decode(byte[] bytes) {
           if (bytes.length == 0 || bytes[0] == 'N') {
             return null;

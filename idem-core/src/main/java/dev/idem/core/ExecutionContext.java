@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /** What the engine tells the work while it runs under a lease. */
 public interface ExecutionContext {
@@ -19,5 +20,5 @@ public interface ExecutionContext {
   boolean isLeaseLost();
 
   /** Completes when the lease is lost; never completes if the work finishes with its lease. */
-  CompletionStage<Void> leaseLost();
+  CompletionStage<@Nullable Void> leaseLost();
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,24 +81,25 @@ public final class Idempotency implements AutoCloseable {
   }
 
   /** The operation {@code name} whose result {@code codec} keeps, with this engine's defaults. */
-  public <T> IdempotentOperation<T> operation(String name, ResultCodec<T> codec) {
+  public <T extends @Nullable Object> IdempotentOperation<T> operation(
+      String name, ResultCodec<T> codec) {
     return operation(name, codec, defaults);
   }
 
   /** The operation {@code name} whose result {@code codec} keeps, with {@code config}. */
-  public <T> IdempotentOperation<T> operation(
+  public <T extends @Nullable Object> IdempotentOperation<T> operation(
       String name, ResultCodec<T> codec, IdempotencyConfig config) {
     return IdempotentOperation.of(this, name, codec, config);
   }
 
   /** Runs {@code work} once for {@code key} with the default config. */
-  public <T, E extends Exception> T execute(
+  public <T extends @Nullable Object, E extends Exception> T execute(
       IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work) throws E {
     return executeWithStatus(key, fingerprint, codec, work, defaults).value();
   }
 
   /** Runs {@code work} once for {@code key} under {@code config}. */
-  public <T, E extends Exception> T execute(
+  public <T extends @Nullable Object, E extends Exception> T execute(
       IdempotencyKey key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
@@ -117,7 +119,7 @@ public final class Idempotency implements AutoCloseable {
    * @throws LeaseLostException the work ran but another owner took its lease over
    * @throws E whatever the work throws
    */
-  public <T, E extends Exception> Executed<T> executeWithStatus(
+  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       IdempotencyKey key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
@@ -139,13 +141,13 @@ public final class Idempotency implements AutoCloseable {
    * @param deferral receives the held outcome, on the calling thread, before this method returns or
    *     throws the work's failure; null stores the outcome at once, as the overload without it
    */
-  public <T, E extends Exception> Executed<T> executeWithStatus(
+  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       IdempotencyKey key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      Consumer<PendingOutcome> deferral)
+      @Nullable Consumer<PendingOutcome> deferral)
       throws E {
     return run(
         new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
@@ -173,7 +175,7 @@ public final class Idempotency implements AutoCloseable {
    *     the blocking call documents), wrapped in a {@link java.util.concurrent.CompletionException}
    *     when the claim failed
    */
-  public <T> CompletableFuture<Executed<T>> executeAsync(
+  public <T extends @Nullable Object> CompletableFuture<Executed<T>> executeAsync(
       IdempotencyKey key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
@@ -190,7 +192,7 @@ public final class Idempotency implements AutoCloseable {
   }
 
   /** The asynchronous claim and run shared by keys and tokens. */
-  <T> CompletableFuture<Executed<T>> runAsync(
+  <T extends @Nullable Object> CompletableFuture<Executed<T>> runAsync(
       ClaimRequest request,
       ResultCodec<T> codec,
       AsyncWork<T> work,
@@ -213,13 +215,13 @@ public final class Idempotency implements AutoCloseable {
         result -> begin(result, request, codec, config, replayUsed, null).run(work, storeCalls));
   }
 
-  private <T> WorkRun<T> begin(
-      ClaimResult result,
+  private <T extends @Nullable Object> WorkRun<T> begin(
+      @Nullable ClaimResult result,
       ClaimRequest request,
       ResultCodec<T> codec,
       IdempotencyConfig config,
       boolean replayUsed,
-      Consumer<PendingOutcome> deferral) {
+      @Nullable Consumer<PendingOutcome> deferral) {
     if (result == null) {
       return WorkRun.unguarded(request.key());
     }
@@ -238,20 +240,20 @@ public final class Idempotency implements AutoCloseable {
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
    * @param deferral receives the outcome instead of the store, or null to store it at once
    */
-  <T, E extends Exception> Executed<T> run(
+  <T extends @Nullable Object, E extends Exception> Executed<T> run(
       ClaimRequest request,
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
       boolean replayUsed,
-      Consumer<PendingOutcome> deferral)
+      @Nullable Consumer<PendingOutcome> deferral)
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Runnable end = start(request.key());
     try {
       CallerRuns here = new CallerRuns();
-      CompletableFuture<Void> stop = new CompletableFuture<>();
+      CompletableFuture<@Nullable Void> stop = new CompletableFuture<>();
       AsyncWork<T> now = context -> CompletableFuture.completedFuture(work.run(context));
       return here.join(
           claims.claim(
@@ -289,7 +291,7 @@ public final class Idempotency implements AutoCloseable {
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
    */
-  private <T> Executed<T> answer(
+  private <T extends @Nullable Object> Executed<T> answer(
       ClaimResult result,
       ClaimRequest request,
       ResultCodec<T> codec,
@@ -302,7 +304,7 @@ public final class Idempotency implements AutoCloseable {
         throw new TokenAlreadyUsedException("token " + key.value() + " was already used");
       }
       report(key, ExecutionOutcome.REPLAYED);
-      Outcome outcome = completed.record().outcome();
+      Outcome outcome = Objects.requireNonNull(completed.record().outcome());
       if (outcome.kind() == Outcome.Kind.FAILURE) {
         throw codec.decodeFailure(outcome.payload());
       }

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The name of one operation attempt: a {@code scope} (the operation plus the caller's identity,
@@ -29,7 +30,7 @@ public final class IdempotencyKey {
   private final String scope;
   private final String value;
   // Computed on first use; a race only computes the same string twice.
-  private String digest;
+  private @Nullable String digest;
 
   /**
    * Checks both parts.

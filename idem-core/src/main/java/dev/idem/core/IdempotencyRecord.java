@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of the stored record of one key.
@@ -22,10 +23,10 @@ public record IdempotencyRecord(
     RecordState state,
     Fingerprint fingerprint,
     long fence,
-    Instant leaseUntil,
+    @Nullable Instant leaseUntil,
     Instant expiresAt,
     boolean token,
-    Outcome outcome) {
+    @Nullable Outcome outcome) {
 
   public IdempotencyRecord {
     Objects.requireNonNull(key, "key");

@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One operation run once per key: its name, the codec of its result and its config, held together
@@ -16,7 +17,7 @@ import java.util.Objects;
  *
  * @param <T> the result, kept by the codec and replayed to every repeat
  */
-public final class IdempotentOperation<T> {
+public final class IdempotentOperation<T extends @Nullable Object> {
 
   private final Idempotency idempotency;
   private final String name;
@@ -37,7 +38,7 @@ public final class IdempotentOperation<T> {
     this.config = Objects.requireNonNull(config, "config");
   }
 
-  static <T> IdempotentOperation<T> of(
+  static <T extends @Nullable Object> IdempotentOperation<T> of(
       Idempotency idempotency, String name, ResultCodec<T> codec, IdempotencyConfig config) {
     checkName(name);
     return new IdempotentOperation<>(idempotency, name, name, codec, config);

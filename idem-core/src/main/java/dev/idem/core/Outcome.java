@@ -46,7 +46,8 @@ public record Outcome(Kind kind, byte[] payload) {
 
   /** The mark stored in place of a result the store refused as too large. */
   public static Outcome unstored(OutcomeTooLargeException refusal) {
-    return new Outcome(Kind.UNSTORED, refusal.getMessage().getBytes(StandardCharsets.UTF_8));
+    return new Outcome(
+        Kind.UNSTORED, String.valueOf(refusal.getMessage()).getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,7 @@ final class Ownership {
   static final String MDC_KEY = "idem.key";
 
   private static final Logger log = LoggerFactory.getLogger(Ownership.class);
-  private static final ResultCodec<Void> PLAIN = ResultCodec.none();
+  private static final ResultCodec<@Nullable Void> PLAIN = ResultCodec.none();
 
   private final IdempotencyStore store;
   private final LeaseWatchdog watchdog;
@@ -47,32 +48,32 @@ final class Ownership {
   }
 
   /** Takes ownership of a claimed lease, watchdog on, for work whose end the caller reports. */
-  <T> Owned<T> start(
+  <T extends @Nullable Object> Owned<T> start(
       Lease lease,
       ResultCodec<T> codec,
       IdempotencyConfig config,
-      Consumer<PendingOutcome> deferral) {
+      @Nullable Consumer<PendingOutcome> deferral) {
     LiveLease running = new LiveLease(lease);
     boolean joined = deferral == null && store.joinsCurrentTransaction();
     return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
   }
 
   /** A claimed key whose work runs; told once how the work ended, it settles the outcome. */
-  final class Owned<T> {
+  final class Owned<T extends @Nullable Object> {
     private final LiveLease running;
-    private final LeaseWatchdog.Watch watch;
+    private final LeaseWatchdog.@Nullable Watch watch;
     private final ResultCodec<T> codec;
     private final IdempotencyConfig config;
     private final boolean joined;
-    private final Consumer<PendingOutcome> deferral;
+    private final @Nullable Consumer<PendingOutcome> deferral;
 
     private Owned(
         LiveLease running,
-        LeaseWatchdog.Watch watch,
+        LeaseWatchdog.@Nullable Watch watch,
         ResultCodec<T> codec,
         IdempotencyConfig config,
         boolean joined,
-        Consumer<PendingOutcome> deferral) {
+        @Nullable Consumer<PendingOutcome> deferral) {
       this.running = running;
       this.watch = watch;
       this.codec = codec;
@@ -90,7 +91,7 @@ final class Ownership {
      * settled, never failing but with an {@link Error}; the caller then fails with the work's
      * failure. What follows the store's answer runs on {@code after}.
      */
-    CompletableFuture<Void> failedLater(Throwable failure, Executor after) {
+    CompletableFuture<@Nullable Void> failedLater(Throwable failure, Executor after) {
       return Settlement.then(
           settleFailure(failure, after),
           after,
@@ -107,14 +108,14 @@ final class Ownership {
      * continuation) runs on {@code after}, not on the store client's thread.
      */
     CompletableFuture<Executed<T>> returnedLater(T value, Executor after) {
-      Outcome outcome;
+      @Nullable Outcome outcome;
       Duration retention;
       try {
         retention = codec.retention(value, config.retention());
         // a value kept for no time is an answer not to store: the caller gets it, the key is freed
         outcome = kept(retention) ? encoded(value) : null;
       } catch (RuntimeException e) {
-        CompletableFuture<Void> settled;
+        CompletableFuture<@Nullable Void> settled;
         if (deferral == null && !joined) {
           stopWatch(watch);
           settled = settlement.release(running, after);
@@ -129,12 +130,12 @@ final class Ownership {
             });
       }
       CompletableFuture<Boolean> stored;
-      if (outcome == null && deferral == null) {
+      if (deferral != null) {
+        hold(deferral, outcome, retention, after);
+        stored = CompletableFuture.completedFuture(true);
+      } else if (outcome == null) {
         stopWatch(watch);
         stored = settlement.release(running, after).thenApply(ignored -> true);
-      } else if (deferral != null) {
-        hold(outcome, retention, after);
-        stored = CompletableFuture.completedFuture(true);
       } else {
         stopWatch(watch);
         stored = settlement.storeOutcome(running, outcome, retention, config, after);
@@ -173,7 +174,7 @@ final class Ownership {
      * codec or deferral that fails frees it, and what it threw is added to the work's failure. The
      * stage fails only with an {@link Error} from the store's release.
      */
-    private CompletableFuture<Void> settleFailure(Throwable failure, Executor after) {
+    private CompletableFuture<@Nullable Void> settleFailure(Throwable failure, Executor after) {
       try {
         if (deferral != null) {
           deferral.accept(
@@ -188,14 +189,14 @@ final class Ownership {
           CompletableFuture<Boolean> stored =
               settlement.storeOutcome(
                   running, failureOutcome(codec, failure), config.retention(), config, after);
-          return Settlement.then(
+          return Settlement.<Boolean, @Nullable Void>then(
                   stored,
                   after,
                   kept -> {
                     if (!kept) {
                       log.warn("lease on {} was lost; terminal failure not stored", running.key());
                     }
-                    return (Void) null;
+                    return null;
                   })
               .exceptionallyCompose(
                   // an Error on the way: the key is freed and what it was goes with the failure
@@ -213,7 +214,11 @@ final class Ownership {
       }
     }
 
-    private void hold(Outcome outcome, Duration retention, Executor after) {
+    private void hold(
+        Consumer<PendingOutcome> deferral,
+        @Nullable Outcome outcome,
+        Duration retention,
+        Executor after) {
       try {
         deferral.accept(new Held(running, watch, outcome, retention, config));
       } catch (RuntimeException | Error e) {
@@ -273,13 +278,13 @@ final class Ownership {
     }
   }
 
-  private static void stopWatch(LeaseWatchdog.Watch watch) {
+  private static void stopWatch(LeaseWatchdog.@Nullable Watch watch) {
     if (watch != null) {
       watch.close();
     }
   }
 
-  private LeaseWatchdog.Watch startWatchdog(LiveLease running, IdempotencyConfig config) {
+  private LeaseWatchdog.@Nullable Watch startWatchdog(LiveLease running, IdempotencyConfig config) {
     return config.watchdog() ? watchdog.watch(store, running, config.lease()) : null;
   }
 
@@ -289,16 +294,16 @@ final class Ownership {
    */
   private final class Held implements PendingOutcome {
     private final LiveLease running;
-    private final LeaseWatchdog.Watch watch;
-    private final Outcome outcome;
+    private final LeaseWatchdog.@Nullable Watch watch;
+    private final @Nullable Outcome outcome;
     private final Duration retention;
     private final IdempotencyConfig config;
     private final AtomicBoolean settled = new AtomicBoolean();
 
     Held(
         LiveLease running,
-        LeaseWatchdog.Watch watch,
-        Outcome outcome,
+        LeaseWatchdog.@Nullable Watch watch,
+        @Nullable Outcome outcome,
         Duration retention,
         IdempotencyConfig config) {
       this.running = running;

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the work's result into stored bytes and back. Stored outcomes outlive the process that
@@ -13,7 +14,7 @@ import java.time.Duration;
  *
  * @param <T> the result type
  */
-public interface ResultCodec<T> {
+public interface ResultCodec<T extends @Nullable Object> {
 
   /** Encodes a result; {@code null} results must be handled if the work may return them. */
   byte[] encode(T value);
@@ -58,7 +59,7 @@ public interface ResultCodec<T> {
   }
 
   /** For work run for its effect alone: nothing is stored but the fact that it completed. */
-  static ResultCodec<Void> none() {
+  static ResultCodec<@Nullable Void> none() {
     return Codecs.NONE;
   }
 }

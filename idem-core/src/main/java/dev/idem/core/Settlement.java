@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +83,7 @@ final class Settlement {
       this.after = after;
     }
 
-    void attempt(int attempt, RuntimeException last) {
+    void attempt(int attempt, @Nullable RuntimeException last) {
       IdempotencyKey key = running.key();
       completeOrMark(running, outcome, retention, after)
           .whenComplete(
@@ -186,7 +187,7 @@ final class Settlement {
           .find(running.key())
           .filter(r -> r.state() == RecordState.COMPLETED)
           .filter(r -> r.fence() == running.lease().fence())
-          .filter(r -> r.outcome().equals(outcome) || r.outcome().kind() == Outcome.Kind.UNSTORED)
+          .filter(r -> outcome.equals(r.outcome()) || unstored(r.outcome()))
           .isPresent();
     } catch (RuntimeException e) {
       log.warn("could not read back the outcome of {}", running.key(), e);
@@ -194,18 +195,22 @@ final class Settlement {
     }
   }
 
+  private static boolean unstored(@Nullable Outcome stored) {
+    return stored != null && stored.kind() == Outcome.Kind.UNSTORED;
+  }
+
   /**
    * Frees the key; a release that fails is logged, since the key then frees itself when the lease
    * ends. The stage never fails; the log line is written on {@code after}.
    */
-  CompletableFuture<Void> release(LiveLease running, Executor after) {
+  CompletableFuture<@Nullable Void> release(LiveLease running, Executor after) {
     CompletableFuture<Boolean> sent;
     try {
       sent = store.release(running.lease());
     } catch (RuntimeException | Error e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    CompletableFuture<Void> released = new CompletableFuture<>();
+    CompletableFuture<@Nullable Void> released = new CompletableFuture<>();
     sent.whenComplete(
         (done, failure) -> {
           waiter.signal(running.key());
@@ -250,7 +255,7 @@ final class Settlement {
    * {@code next} applied to {@code stage}'s value: where it ended when it has already, else on
    * {@code after}.
    */
-  static <V, R> CompletableFuture<R> then(
+  static <V extends @Nullable Object, R extends @Nullable Object> CompletableFuture<R> then(
       CompletableFuture<V> stage, Executor after, Function<V, R> next) {
     return stage.isDone() ? stage.thenApply(next) : stage.thenApplyAsync(next, after);
   }

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Server-issued one-shot tokens (the article's section 2), on the same store and engine as keys.
@@ -128,7 +129,7 @@ public final class TokenService {
   }
 
   /** Runs {@code work} once for an issued token, with the engine's default config. */
-  public <T, E extends Exception> T execute(
+  public <T extends @Nullable Object, E extends Exception> T execute(
       String scope, String token, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work)
       throws E {
     return executeWithStatus(scope, token, fingerprint, codec, work, idempotency.defaults())
@@ -141,7 +142,7 @@ public final class TokenService {
    * @throws UnknownTokenException the token is malformed, was never issued, or expired
    * @throws TokenAlreadyUsedException the token was used and repeats are refused
    */
-  public <T, E extends Exception> Executed<T> executeWithStatus(
+  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       String scope,
       String token,
       Fingerprint fingerprint,
@@ -160,14 +161,14 @@ public final class TokenService {
    *
    * @param deferral receives the held outcome, or null to store it at once
    */
-  public <T, E extends Exception> Executed<T> executeWithStatus(
+  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       String scope,
       String token,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      java.util.function.Consumer<PendingOutcome> deferral)
+      java.util.function.@Nullable Consumer<PendingOutcome> deferral)
       throws E {
     return idempotency.run(
         request(scope, token, fingerprint, config), codec, work, config, replayUsed, deferral);
@@ -179,7 +180,7 @@ public final class TokenService {
    * runs it: the claim and the settlement on {@code storeCalls}. A malformed token fails the
    * returned future.
    */
-  public <T> CompletableFuture<Executed<T>> executeAsync(
+  public <T extends @Nullable Object> CompletableFuture<Executed<T>> executeAsync(
       String scope,
       String token,
       Fingerprint fingerprint,

@@ -2,6 +2,7 @@ package dev.idem.core;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /** The context of work run without a lease (fail open): fence 0, never lost. */
 record UnguardedContext(IdempotencyKey key) implements ExecutionContext {
@@ -17,7 +18,7 @@ record UnguardedContext(IdempotencyKey key) implements ExecutionContext {
   }
 
   @Override
-  public CompletionStage<Void> leaseLost() {
-    return new CompletableFuture<Void>().minimalCompletionStage();
+  public CompletionStage<@Nullable Void> leaseLost() {
+    return new CompletableFuture<@Nullable Void>().minimalCompletionStage();
   }
 }

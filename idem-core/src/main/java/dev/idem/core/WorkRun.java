@@ -1,8 +1,10 @@
 package dev.idem.core;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
@@ -10,27 +12,30 @@ import org.slf4j.MDC;
  * the store failed and the config fails open, unguarded; and settle the work's outcome when it
  * ends, now or later.
  */
-final class WorkRun<T> {
+final class WorkRun<T extends @Nullable Object> {
 
-  private final Executed<T> answer;
-  private final Ownership.Owned<T> owned;
-  private final ExecutionContext context;
+  private final @Nullable Executed<T> answer;
+  private final Ownership.@Nullable Owned<T> owned;
+  private final @Nullable ExecutionContext context;
 
-  private WorkRun(Executed<T> answer, Ownership.Owned<T> owned, ExecutionContext context) {
+  private WorkRun(
+      @Nullable Executed<T> answer,
+      Ownership.@Nullable Owned<T> owned,
+      @Nullable ExecutionContext context) {
     this.answer = answer;
     this.owned = owned;
     this.context = context;
   }
 
-  static <T> WorkRun<T> answered(Executed<T> answer) {
+  static <T extends @Nullable Object> WorkRun<T> answered(Executed<T> answer) {
     return new WorkRun<>(answer, null, null);
   }
 
-  static <T> WorkRun<T> owned(Ownership.Owned<T> owned) {
+  static <T extends @Nullable Object> WorkRun<T> owned(Ownership.Owned<T> owned) {
     return new WorkRun<>(null, owned, owned.context());
   }
 
-  static <T> WorkRun<T> unguarded(IdempotencyKey key) {
+  static <T extends @Nullable Object> WorkRun<T> unguarded(IdempotencyKey key) {
     return new WorkRun<>(null, null, new UnguardedContext(key));
   }
 
@@ -43,6 +48,8 @@ final class WorkRun<T> {
     if (answer != null) {
       return CompletableFuture.completedFuture(answer);
     }
+    ExecutionContext context =
+        Objects.requireNonNull(this.context, "a run that starts has a context");
     CompletionStage<T> stage;
     try (MDC.MDCCloseable mdc = MDC.putCloseable(Ownership.MDC_KEY, context.key().toString())) {
       stage = work.start(context);
@@ -52,7 +59,7 @@ final class WorkRun<T> {
     } catch (Exception | Error failure) {
       // what the work threw is its outcome as it is: a CompletionException of its own included
       CompletableFuture<Executed<T>> done = new CompletableFuture<>();
-      ended(null, failure, done, task -> settle(task, storeCalls));
+      failed(failure, done, task -> settle(task, storeCalls));
       return done;
     }
     CompletableFuture<Executed<T>> done = new CompletableFuture<>();
@@ -70,27 +77,16 @@ final class WorkRun<T> {
   // On a storeCalls thread. A store that settles without blocking lets the thread go while the
   // outcome is on the wire; its answer is taken up on a storeCalls thread again.
   private void ended(
-      T value, Throwable cause, CompletableFuture<Executed<T>> done, Executor settling) {
+      T value, @Nullable Throwable cause, CompletableFuture<Executed<T>> done, Executor settling) {
+    if (cause != null) {
+      failed(cause, done, settling);
+      return;
+    }
     if (owned == null) {
-      if (cause != null) {
-        done.completeExceptionally(cause);
-      } else {
-        done.complete(new Executed<>(value, false));
-      }
+      done.complete(new Executed<>(value, false));
       return;
     }
     try {
-      if (cause != null) {
-        // the work's failure goes on as it is (a CompletionException of its own too), unless
-        // settling it failed with an Error
-        owned
-            .failedLater(cause, settling)
-            .whenComplete(
-                (ignored, settleFailure) ->
-                    done.completeExceptionally(
-                        settleFailure == null ? cause : Settlement.unwrap(settleFailure)));
-        return;
-      }
       owned
           .returnedLater(value, settling)
           .whenComplete(
@@ -106,8 +102,27 @@ final class WorkRun<T> {
     }
   }
 
+  private void failed(Throwable cause, CompletableFuture<Executed<T>> done, Executor settling) {
+    if (owned == null) {
+      done.completeExceptionally(cause);
+      return;
+    }
+    try {
+      // the work's failure goes on as it is (a CompletionException of its own too), unless
+      // settling it failed with an Error
+      owned
+          .failedLater(cause, settling)
+          .whenComplete(
+              (ignored, settleFailure) ->
+                  done.completeExceptionally(
+                      settleFailure == null ? cause : Settlement.unwrap(settleFailure)));
+    } catch (RuntimeException | Error e) {
+      done.completeExceptionally(e);
+    }
+  }
+
   // what a stage failed with: a dependent stage wraps its cause
-  private static Throwable unwrapped(Throwable failure) {
+  private static @Nullable Throwable unwrapped(@Nullable Throwable failure) {
     return failure == null ? null : Settlement.unwrap(failure);
   }
 

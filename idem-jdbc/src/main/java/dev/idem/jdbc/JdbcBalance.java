@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Guarded updates of a numeric column with a version column beside it, such as the article's {@code
@@ -99,7 +100,8 @@ public final class JdbcBalance {
   }
 
   private static boolean update(
-      Connection c, String sql, BigDecimal amount, Object id, Long version) throws SQLException {
+      Connection c, String sql, BigDecimal amount, Object id, @Nullable Long version)
+      throws SQLException {
     Objects.requireNonNull(id, "id");
     if (amount == null || amount.signum() <= 0) {
       throw new IllegalArgumentException("amount must be positive, was " + amount);

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link HotAccountStore} on the application's own tables: a balance table (the article's {@code
@@ -118,7 +119,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
   // only when there were some is their amount given back. Null when the balance did not cover the
   // batch (or there is no such account), or when the driver reports no counts: nothing was
   // written, and the batch is taken one by one.
-  private List<DeductionResult> whenAllFit(Connection c, K account, List<Deduction> batch)
+  private @Nullable List<DeductionResult> whenAllFit(Connection c, K account, List<Deduction> batch)
       throws SQLException {
     List<DeductionResult> results = new ArrayList<>(batch.size());
     List<Integer> firsts = new ArrayList<>();
@@ -196,7 +197,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     return results;
   }
 
-  private BigDecimal lockBalance(Connection c, K account) throws SQLException {
+  private @Nullable BigDecimal lockBalance(Connection c, K account) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql.lockBalance)) {
       ps.setObject(1, account);
       try (ResultSet rs = ps.executeQuery()) {
@@ -206,8 +207,8 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
   }
 
   // The request ids of the batch found by the query; with an account, only that account's.
-  private Set<String> requestIds(Connection c, String query, List<Deduction> batch, K account)
-      throws SQLException {
+  private Set<String> requestIds(
+      Connection c, String query, List<Deduction> batch, @Nullable K account) throws SQLException {
     Set<String> found = new HashSet<>();
     try (PreparedStatement ps = c.prepareStatement(query)) {
       int p = 1;
@@ -230,7 +231,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
   // null when the driver sent the batch in bulk and reports no counts (MariaDB Connector/J).
   // Where the dialect has no insert that skips a duplicate (H2), the duplicate-key error of a
   // request id recorded meanwhile for another account fails the batch; a retry answers DUPLICATE.
-  private Set<Integer> insertLedger(
+  private @Nullable Set<Integer> insertLedger(
       Connection c, K account, List<Deduction> batch, List<Integer> taken) throws SQLException {
     Set<Integer> inserted = new HashSet<>();
     if (taken.isEmpty()) {
@@ -303,6 +304,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     private String ledgerRequest;
     private String ledgerAmount;
 
+    @SuppressWarnings("NullAway.Init") // build() checks that every name was given
     private Builder(DataSource dataSource, JdbcDialect dialect) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       this.dialect = Objects.requireNonNull(dialect, "dialect");

@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records in a database table: the article's unique-index strategy. The primary key on the key's
@@ -74,7 +75,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   private final StoreSql sql;
   private final Set<StoreCapability> capabilities;
   private final int maxOutcomeBytes;
-  private final String readCommitted;
+  private final @Nullable String readCommitted;
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
@@ -141,7 +142,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
   // A joined claim that gives up at once on a row another transaction holds: the engine's policy
   // refuses or asks again, never a wait on that lock holding a pooled connection.
-  private ClaimResult tryJoinedClaim(Connection c, ClaimRequest request, String owner)
+  private @Nullable ClaimResult tryJoinedClaim(Connection c, ClaimRequest request, String owner)
       throws SQLException {
     Statements.LockWait wait = dialect.sql().boundLockWait(c);
     try {
@@ -159,8 +160,8 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     }
   }
 
-  private ClaimResult tryClaim(Connection c, ClaimRequest request, String owner, boolean joined)
-      throws SQLException {
+  private @Nullable ClaimResult tryClaim(
+      Connection c, ClaimRequest request, String owner, boolean joined) throws SQLException {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
     if (request.requireIssued()) {
@@ -381,7 +382,8 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     return capabilities;
   }
 
-  private static RecordRow read(Connection c, String select, String id) throws SQLException {
+  private static @Nullable RecordRow read(Connection c, String select, String id)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(select)) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {

@@ -13,6 +13,7 @@ import dev.idem.core.internal.AllListeners;
 import java.sql.Connection;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An inbox for message consumers (the article's question 4): the row that marks a message as
@@ -43,7 +44,7 @@ public final class JdbcInbox implements AutoCloseable {
   private final JdbcIdempotencyStore store;
   private final Idempotency idempotency;
   private final IdempotentConsumer consumer;
-  private final IdempotencyListener listener;
+  private final @Nullable IdempotencyListener listener;
 
   /**
    * @param config the inbox table's settings (its own table, e.g. {@code idem_inbox}); join mode is
@@ -65,7 +66,7 @@ public final class JdbcInbox implements AutoCloseable {
       DataSource dataSource,
       JdbcStoreConfig.Builder config,
       String consumerGroup,
-      IdempotencyListener listener) {
+      @Nullable IdempotencyListener listener) {
     this.transactions = new JdbcTransactions(dataSource);
     this.store =
         new JdbcIdempotencyStore(dataSource, config.joinTransactions(transactions).build());
@@ -99,7 +100,8 @@ public final class JdbcInbox implements AutoCloseable {
     IdempotencyKey key = consumer.keyOf(messageId);
     // Inside a transaction already open on this thread the second one below would be the same.
     if (transactions.current() == null) {
-      Delivery delivery = transactions.inTransaction(c -> written(key, c, handler));
+      Delivery delivery =
+          transactions.<@Nullable Delivery, E>inTransaction(c -> written(key, c, handler));
       if (delivery != null) {
         return delivery;
       }
@@ -118,7 +120,7 @@ public final class JdbcInbox implements AutoCloseable {
 
   // The row written completed and the handler run, or a row completed by a handler found; null for
   // any other row (in progress, expired, a stored failure), which the engine's claim decides.
-  private <E extends Exception> Delivery written(
+  private <E extends Exception> @Nullable Delivery written(
       IdempotencyKey key, Connection c, Handler<E> handler) throws E {
     if (store.insertCompleted(key, PROCESSED, IdempotentConsumer.DEFAULT_CONFIG.retention())) {
       handler.handle(c);
@@ -128,7 +130,7 @@ public final class JdbcInbox implements AutoCloseable {
     if (store
         .find(key)
         .filter(r -> r.state() == RecordState.COMPLETED)
-        .filter(r -> r.outcome().kind() == Outcome.Kind.SUCCESS)
+        .filter(r -> r.outcome() != null && r.outcome().kind() == Outcome.Kind.SUCCESS)
         .isPresent()) {
       heard(key, ExecutionOutcome.REPLAYED);
       return Delivery.DUPLICATE;

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The status column of an application's own table as a {@link StateStore}, for a {@link
@@ -64,8 +65,8 @@ public final class JdbcStateStore<S extends Enum<S>> implements StateStore<Strin
   @Override
   public Optional<S> find(String id) {
     Objects.requireNonNull(id, "id");
-    String found =
-        jdbc.run(
+    @Nullable String found =
+        jdbc.<@Nullable String>run(
             "find",
             c -> {
               try (PreparedStatement ps = c.prepareStatement(select)) {
@@ -112,8 +113,9 @@ public final class JdbcStateStore<S extends Enum<S>> implements StateStore<Strin
     private String table;
     private String id = "id";
     private String status = "status";
-    private TransactionConnection transactions;
+    private @Nullable TransactionConnection transactions;
 
+    @SuppressWarnings("NullAway.Init") // build() checks that the table was named
     private Builder(DataSource dataSource, Class<S> type) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       this.type = Objects.requireNonNull(type, "type");

@@ -3,6 +3,7 @@ package dev.idem.jdbc;
 import dev.idem.jdbc.internal.SqlIdentifiers;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where and how the JDBC store keeps its records. Immutable; {@link #custom(JdbcDialect)} builds
@@ -24,7 +25,7 @@ public final class JdbcStoreConfig {
   private final JdbcDialect dialect;
   private final String table;
   private final boolean sharedBetweenProcesses;
-  private final TransactionConnection transactions;
+  private final @Nullable TransactionConnection transactions;
   private final int maxOutcomeBytes;
   private final boolean readCommittedClaims;
   private final Duration callTimeout;
@@ -86,7 +87,7 @@ public final class JdbcStoreConfig {
   }
 
   /** Where the thread's transaction is found in join mode; null in plain mode. */
-  public TransactionConnection transactions() {
+  public @Nullable TransactionConnection transactions() {
     return transactions;
   }
 
@@ -95,7 +96,7 @@ public final class JdbcStoreConfig {
     private final JdbcDialect dialect;
     private String table = DEFAULT_TABLE;
     private boolean sharedBetweenProcesses = true;
-    private TransactionConnection transactions;
+    private @Nullable TransactionConnection transactions;
     private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
     private boolean readCommittedClaims;
     private Duration callTimeout = DEFAULT_CALL_TIMEOUT;

@@ -4,6 +4,7 @@ import dev.idem.core.IdempotencyStoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Plain-JDBC transactions that a join-mode store takes part in: {@link #inTransaction} opens a
@@ -23,7 +24,7 @@ public final class JdbcTransactions implements TransactionConnection {
 
   /** Work inside a transaction. */
   @FunctionalInterface
-  public interface TransactionWork<T, E extends Exception> {
+  public interface TransactionWork<T extends @Nullable Object, E extends Exception> {
     T run(Connection connection) throws E;
   }
 
@@ -35,7 +36,7 @@ public final class JdbcTransactions implements TransactionConnection {
   }
 
   @Override
-  public Connection current() {
+  public @Nullable Connection current() {
     return bound.get();
   }
 
@@ -45,7 +46,8 @@ public final class JdbcTransactions implements TransactionConnection {
    * @throws IdempotencyStoreException when the connection cannot be had, committed or rolled back
    * @throws E whatever the work throws (after rollback)
    */
-  public <T, E extends Exception> T inTransaction(TransactionWork<T, E> work) throws E {
+  public <T extends @Nullable Object, E extends Exception> T inTransaction(
+      TransactionWork<T, E> work) throws E {
     Connection outer = bound.get();
     if (outer != null) {
       return work.run(outer);

@@ -1,6 +1,7 @@
 package dev.idem.jdbc;
 
 import java.sql.Connection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells the JDBC store which connection carries the transaction running on the current thread, so
@@ -15,5 +16,5 @@ public interface TransactionConnection {
    * then works on its own pooled connection and commits at once). The store neither commits nor
    * closes a connection returned here.
    */
-  Connection current();
+  @Nullable Connection current();
 }

@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,10 +70,10 @@ public final class RedisIdempotencyStore
   private final byte[] changeChannel;
   private final RecordClaims claims;
   private final RecordCompletions completions;
-  private final ReplicaAcks acks;
+  private final @Nullable ReplicaAcks acks;
 
   private RedisIdempotencyStore(
-      RedisBackend backend, String keyPrefix, ReplicaAcks acks, Clock clock) {
+      RedisBackend backend, String keyPrefix, @Nullable ReplicaAcks acks, Clock clock) {
     this.acks = acks;
     this.keys = new RedisKeys(keyPrefix);
     this.changeChannel = keys.changeChannel();
@@ -164,7 +165,7 @@ public final class RedisIdempotencyStore
    */
   @Override
   public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
-    return acks != null ? acknowledged(request) : sent(request);
+    return acks != null ? acknowledged(acks, request) : sent(request);
   }
 
   private CompletableFuture<ClaimResult> sent(ClaimRequest request) {
@@ -179,14 +180,14 @@ public final class RedisIdempotencyStore
             });
   }
 
-  private CompletableFuture<ClaimResult> acknowledged(ClaimRequest request) {
+  private CompletableFuture<ClaimResult> acknowledged(ReplicaAcks acks, ClaimRequest request) {
     String owner = RecordClaims.owner(request);
     try {
       ClaimResult result =
           RecordClaims.await(
               claims.claim(request, owner), RecordClaims.bound(backend.timeout(), request.lease()));
       if (result instanceof ClaimResult.Claimed claimed) {
-        replicated(claimed.lease());
+        replicated(acks, claimed.lease());
       }
       return CompletableFuture.completedFuture(result);
     } catch (RuntimeException e) {
@@ -196,7 +197,7 @@ public final class RedisIdempotencyStore
   }
 
   // Releases and refuses a claim that fewer replicas than asked have (see ReplicaAcks).
-  private void replicated(Lease lease) {
+  private void replicated(ReplicaAcks acks, Lease lease) {
     long acknowledged;
     try {
       acknowledged = backend.waitForReplicas(acks.replicas(), RedisKeys.millis(acks.timeout()));

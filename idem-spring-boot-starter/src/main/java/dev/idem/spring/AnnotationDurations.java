@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import java.time.Duration;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
@@ -9,7 +10,8 @@ import org.springframework.boot.convert.DurationStyle;
  * string attributes, placeholders resolved and parsed as Spring Boot parses duration properties, or
  * else their deprecated numeric twins.
  */
-record AnnotationDurations(Duration waitFor, Duration lease, Duration retention) {
+record AnnotationDurations(
+    @Nullable Duration waitFor, @Nullable Duration lease, @Nullable Duration retention) {
 
   @SuppressWarnings("removal") // reads the numeric attributes it replaces, for their last release
   static AnnotationDurations of(
@@ -41,7 +43,7 @@ record AnnotationDurations(Duration waitFor, Duration lease, Duration retention)
 
   private record Parser(String operation, UnaryOperator<String> placeholders) {
 
-    Duration parse(String name, String text, String oldName, Duration old) {
+    @Nullable Duration parse(String name, String text, String oldName, @Nullable Duration old) {
       if (text.isBlank()) {
         return old;
       }
@@ -67,7 +69,7 @@ record AnnotationDurations(Duration waitFor, Duration lease, Duration retention)
       return duration;
     }
 
-    private IllegalStateException wrong(String name, String text, String why) {
+    private IllegalStateException wrong(String name, String text, @Nullable String why) {
       return new IllegalStateException(
           "@Idempotent("
               + name

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -28,7 +29,7 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
   private final int batchSize;
   private final int batches;
   private final AtomicLong purged = new AtomicLong();
-  private volatile ScheduledExecutorService scheduler;
+  private volatile @Nullable ScheduledExecutorService scheduler;
 
   public ExpiredRecordsPurge(
       IdempotencyStore store, Duration interval, int batchSize, int batches) {

@@ -1,6 +1,7 @@
 package dev.idem.spring;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code idem.jdbc.*} properties: the JDBC store's table, when it is created, join mode and the
@@ -20,7 +21,7 @@ public class IdemJdbcProperties {
   private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
   /** Deprecated: {@code initialize-schema} instead; true is {@code always}, false {@code never}. */
-  private Boolean createSchema;
+  private @Nullable Boolean createSchema;
 
   /** Write records in the caller's Spring transaction when one is active (join mode). */
   private boolean joinTransactions = true;
@@ -79,7 +80,7 @@ public class IdemJdbcProperties {
    * @deprecated use {@link #getInitializeSchema()}
    */
   @Deprecated
-  public Boolean getCreateSchema() {
+  public @Nullable Boolean getCreateSchema() {
     return createSchema;
   }
 
@@ -87,7 +88,7 @@ public class IdemJdbcProperties {
    * @deprecated use {@link #setInitializeSchema}
    */
   @Deprecated
-  public void setCreateSchema(Boolean createSchema) {
+  public void setCreateSchema(@Nullable Boolean createSchema) {
     this.createSchema = createSchema;
   }
 

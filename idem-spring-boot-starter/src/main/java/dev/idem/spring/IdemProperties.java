@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
@@ -181,82 +182,82 @@ public class IdemProperties {
   /** One policy; null values inherit. */
   public static class Policy {
     /** How long a claim holds before another caller may take it over (default 30s). */
-    private Duration lease;
+    private @Nullable Duration lease;
 
     /** How long a completed outcome is replayed (default 24h). */
-    private Duration retention;
+    private @Nullable Duration retention;
 
     /** How long a duplicate in flight waits for the first result; 0 refuses it (default 0). */
-    private Duration wait;
+    private @Nullable Duration wait;
 
     /** The Retry-After told to a refused duplicate (default 1s). */
-    private Duration retryAfter;
+    private @Nullable Duration retryAfter;
 
     /** Run work without deduplication while the store is down (default false). */
-    private Boolean failOpen;
+    private @Nullable Boolean failOpen;
 
     /** JSON fields left out of the fingerprint, as dot-separated paths (default none). */
-    private List<String> ignoreFields;
+    private @Nullable List<String> ignoreFields;
 
     /**
      * HTTP statuses answered to the client but not stored, freeing the key for a retry (default
      * none; 5xx answers are never stored).
      */
-    private List<Integer> retryableStatuses;
+    private @Nullable List<Integer> retryableStatuses;
 
-    public Duration getLease() {
+    public @Nullable Duration getLease() {
       return lease;
     }
 
-    public void setLease(Duration lease) {
+    public void setLease(@Nullable Duration lease) {
       this.lease = lease;
     }
 
-    public Duration getRetention() {
+    public @Nullable Duration getRetention() {
       return retention;
     }
 
-    public void setRetention(Duration retention) {
+    public void setRetention(@Nullable Duration retention) {
       this.retention = retention;
     }
 
-    public Duration getWait() {
+    public @Nullable Duration getWait() {
       return wait;
     }
 
-    public void setWait(Duration wait) {
+    public void setWait(@Nullable Duration wait) {
       this.wait = wait;
     }
 
-    public Duration getRetryAfter() {
+    public @Nullable Duration getRetryAfter() {
       return retryAfter;
     }
 
-    public void setRetryAfter(Duration retryAfter) {
+    public void setRetryAfter(@Nullable Duration retryAfter) {
       this.retryAfter = retryAfter;
     }
 
-    public Boolean getFailOpen() {
+    public @Nullable Boolean getFailOpen() {
       return failOpen;
     }
 
-    public void setFailOpen(Boolean failOpen) {
+    public void setFailOpen(@Nullable Boolean failOpen) {
       this.failOpen = failOpen;
     }
 
-    public List<String> getIgnoreFields() {
+    public @Nullable List<String> getIgnoreFields() {
       return ignoreFields;
     }
 
-    public void setIgnoreFields(List<String> ignoreFields) {
+    public void setIgnoreFields(@Nullable List<String> ignoreFields) {
       this.ignoreFields = ignoreFields;
     }
 
-    public List<Integer> getRetryableStatuses() {
+    public @Nullable List<Integer> getRetryableStatuses() {
       return retryableStatuses;
     }
 
-    public void setRetryableStatuses(List<Integer> retryableStatuses) {
+    public void setRetryableStatuses(@Nullable List<Integer> retryableStatuses) {
       this.retryableStatuses = retryableStatuses;
     }
   }

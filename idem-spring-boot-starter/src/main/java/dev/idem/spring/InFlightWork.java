@@ -4,6 +4,7 @@ import dev.idem.core.AsyncWork;
 import dev.idem.core.Work;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts the work running right now under a claimed key, across the HTTP filter and the bean
@@ -19,7 +20,7 @@ public final class InFlightWork {
   }
 
   /** {@code work}, counted from its start until its stage ends. */
-  public <T> AsyncWork<T> trackAsync(AsyncWork<T> work) {
+  public <T extends @Nullable Object> AsyncWork<T> trackAsync(AsyncWork<T> work) {
     return context -> {
       running.incrementAndGet();
       CompletionStage<T> stage;
@@ -31,14 +32,14 @@ public final class InFlightWork {
       }
       if (stage == null) {
         running.decrementAndGet();
-        return null;
+        throw new NullPointerException("the work for " + context.key() + " returned no stage");
       }
       return stage.whenComplete((value, failure) -> running.decrementAndGet());
     };
   }
 
   /** {@code work}, counted while it runs. */
-  public <T, E extends Exception> Work<T, E> track(Work<T, E> work) {
+  public <T extends @Nullable Object, E extends Exception> Work<T, E> track(Work<T, E> work) {
     return context -> {
       running.incrementAndGet();
       try {

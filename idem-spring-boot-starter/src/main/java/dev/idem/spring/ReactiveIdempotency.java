@@ -11,6 +11,7 @@ import dev.idem.core.ResultCodec;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -42,7 +43,7 @@ public final class ReactiveIdempotency {
    * @param <T> the result
    */
   @FunctionalInterface
-  public interface MonoWork<T> {
+  public interface MonoWork<T extends @Nullable Object> {
     /** The work under a lease described by {@code context}; subscribed once, by the engine. */
     Mono<T> start(ExecutionContext context) throws Exception;
   }
@@ -66,7 +67,7 @@ public final class ReactiveIdempotency {
    * and answers its value, now and on every repeat; a repeat whose {@code request} differs fails
    * with {@code KeyReuseException}. An empty {@code Mono} is a null value, replayed empty.
    */
-  public <T> Mono<T> execute(
+  public <T extends @Nullable Object> Mono<T> execute(
       IdempotentOperation<T> operation, String key, String request, MonoWork<T> work) {
     return executeWithStatus(
             () -> operation.key(key),
@@ -81,14 +82,14 @@ public final class ReactiveIdempotency {
    * As {@link #execute}, with the fingerprint given, telling whether the answer was replayed. The
    * value of an empty work's {@code Executed} is null.
    */
-  public <T> Mono<Executed<T>> executeWithStatus(
+  public <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
       IdempotentOperation<T> operation, String key, Fingerprint fingerprint, MonoWork<T> work) {
     return executeWithStatus(
         () -> operation.key(key), fingerprint, operation.codec(), work, operation.config());
   }
 
   /** As {@link Idempotency#executeWithStatus}, for work given as a {@code Mono}. */
-  public <T> Mono<Executed<T>> executeWithStatus(
+  public <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
       IdempotencyKey key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,
@@ -98,7 +99,10 @@ public final class ReactiveIdempotency {
     return executeWithStatus(() -> key, fingerprint, codec, work, config);
   }
 
-  private <T> Mono<Executed<T>> executeWithStatus(
+  // an empty Mono completes its future with null, which the codec stores as its null (documented
+  // above): the one place a null reaches a value typed T
+  @SuppressWarnings("NullAway")
+  private <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
       Supplier<IdempotencyKey> key,
       Fingerprint fingerprint,
       ResultCodec<T> codec,

@@ -5,6 +5,7 @@ import dev.idem.spring.aop.internal.OutsideTransaction;
 import java.sql.Connection;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -39,7 +40,7 @@ public final class SpringTransactionConnection implements TransactionConnection 
    * outside its caller's.
    */
   @Override
-  public Connection current() {
+  public @Nullable Connection current() {
     if (!TransactionSynchronizationManager.isActualTransactionActive()
         || OutsideTransaction.active()) {
       return null;

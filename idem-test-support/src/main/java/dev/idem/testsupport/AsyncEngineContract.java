@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -180,7 +181,7 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
     assertThatThrownBy(() -> call(engine, key, ctx -> later("never"), config))
         .isInstanceOfSatisfying(
             ReplayedFailureException.class, e -> assertThat(e.getMessage()).isEqualTo("declined"));
-    assertThat(store().find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
+    assertThat(outcomeOf(store().find(key).orElseThrow()).kind()).isEqualTo(Outcome.Kind.FAILURE);
   }
 
   @Test
@@ -327,7 +328,7 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
         workThreads);
   }
 
-  private RecordState state(IdempotencyKey key) {
+  private @Nullable RecordState state(IdempotencyKey key) {
     return store().find(key).map(r -> r.state()).orElse(null);
   }
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -165,14 +166,14 @@ public final class ConcurrencyFuzzer {
         String answer = "answer-" + key.value() + "-" + claimed.lease().owner();
         if (now(
             store.complete(claimed.lease(), Outcome.success(bytes(answer)), Duration.ofHours(1)))) {
-          effects.get(key).incrementAndGet();
-          answers.get(key).add(answer);
+          Objects.requireNonNull(effects.get(key)).incrementAndGet();
+          Objects.requireNonNull(answers.get(key)).add(answer);
         }
         return;
       }
       if (result instanceof ClaimResult.Completed completed) {
-        byte[] payload = completed.record().outcome().payload();
-        answers.get(key).add(new String(payload, StandardCharsets.UTF_8));
+        byte[] payload = Objects.requireNonNull(completed.record().outcome()).payload();
+        Objects.requireNonNull(answers.get(key)).add(new String(payload, StandardCharsets.UTF_8));
         return;
       }
       if (!(result instanceof ClaimResult.InProgress)) {

@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -128,7 +129,7 @@ public abstract class EngineContract extends EngineContractSupport {
               assertThat(e.getMessage()).isEqualTo("card declined");
             });
     assertThat(runs).hasValue(1);
-    assertThat(store().find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.FAILURE);
+    assertThat(outcomeOf(store().find(key).orElseThrow()).kind()).isEqualTo(Outcome.Kind.FAILURE);
   }
 
   @Test
@@ -300,7 +301,7 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyRecord claimed = store().find(key).orElseThrow();
     // A lease end one whole lease past the first one was renewed after the first lease would have
     // ended: the work has outlived its lease. Measured on the store's clock, so no tight timing.
-    Instant outlived = claimed.leaseUntil().plus(lease);
+    Instant outlived = Objects.requireNonNull(claimed.leaseUntil()).plus(lease);
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(lease.dividedBy(6))
@@ -310,7 +311,7 @@ public abstract class EngineContract extends EngineContractSupport {
                   .isInstanceOf(ClaimResult.InProgress.class);
               IdempotencyRecord now = store().find(key).orElseThrow();
               assertThat(now.fence()).as("fence").isEqualTo(claimed.fence());
-              return !now.leaseUntil().isBefore(outlived);
+              return !Objects.requireNonNull(now.leaseUntil()).isBefore(outlived);
             });
     finish.countDown();
     assertThat(work.get(10, TimeUnit.SECONDS)).as("lease lost").isFalse();
@@ -346,7 +347,7 @@ public abstract class EngineContract extends EngineContractSupport {
     takenOver.countDown();
     assertThatThrownBy(() -> stale.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(LeaseLostException.class);
-    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo("winner".getBytes());
+    assertThat(outcomeOf(store().find(key).orElseThrow()).payload()).isEqualTo("winner".getBytes());
   }
 
   @Test

@@ -64,7 +64,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
     Lease again = claimOrFail(key, fingerprint("another request"), longLease());
     assertThat(again.fence()).isGreaterThan(lease.fence());
     assertThat(complete(again, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
-    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
+    assertThat(outcomeOf(store().find(key).orElseThrow()).payload()).isEqualTo(bytes("fresh"));
   }
 
   @Test
@@ -83,7 +83,7 @@ public abstract class EvictionContract extends ClaimRulesContract {
     assertThat(complete(lease, Outcome.success(bytes("kept")), RETENTION)).isTrue();
     assertThat(store().evict(key, RecordState.IN_PROGRESS, lease.fence())).isFalse();
     assertThat(store().evict(key, RecordState.COMPLETED, lease.fence() + 1)).isFalse();
-    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("kept"));
+    assertThat(outcomeOf(store().find(key).orElseThrow()).payload()).isEqualTo(bytes("kept"));
     assertThat(claim(key, fingerprint("a"), longLease())).isInstanceOf(ClaimResult.Completed.class);
   }
 

@@ -13,6 +13,7 @@ import dev.idem.core.RecordState;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,7 +50,7 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
    * The next {@code times} calls of {@code op} fail; {@link Integer#MAX_VALUE} for "until healed".
    */
   public FaultInjectingStore failNext(Operation op, int times) {
-    failures.get(op).set(times);
+    Objects.requireNonNull(failures.get(op)).set(times);
     return this;
   }
 
@@ -59,7 +60,9 @@ public final class FaultInjectingStore extends ForwardingIdempotencyStore {
   }
 
   private void maybeFail(Operation op) {
-    if (failures.get(op).getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n) > 0) {
+    if (Objects.requireNonNull(failures.get(op))
+            .getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n)
+        > 0) {
       throw new IdempotencyStoreException("injected fault: " + op + " failed");
     }
   }

@@ -54,7 +54,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     IdempotencyKey key = newKey();
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
     assertThat(complete(lease, Outcome.failure(bytes("declined")), RETENTION)).isTrue();
-    Outcome stored = store().find(key).orElseThrow().outcome();
+    Outcome stored = outcomeOf(store().find(key).orElseThrow());
     assertThat(stored).isEqualTo(Outcome.failure(bytes("declined")));
   }
 
@@ -64,7 +64,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
     Outcome mark = Outcome.unstored(new OutcomeTooLargeException(2_000_000, 1_048_576));
     assertThat(complete(lease, mark, RETENTION)).isTrue();
-    assertThat(store().find(key).orElseThrow().outcome()).isEqualTo(mark);
+    assertThat(outcomeOf(store().find(key).orElseThrow())).isEqualTo(mark);
     ClaimResult repeat = claim(ClaimRequest.of(key, fingerprint("a"), longLease()));
     assertThat(repeat).isInstanceOf(ClaimResult.Completed.class);
     assertThat(((ClaimResult.Completed) repeat).record().outcome()).isEqualTo(mark);
@@ -76,7 +76,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
     Lease lease = claimOrFail(key, fingerprint("a"), longLease());
     assertThat(complete(lease, Outcome.success(bytes("first")), RETENTION)).isTrue();
     assertThat(complete(lease, Outcome.success(bytes("second")), RETENTION)).isFalse();
-    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("first"));
+    assertThat(outcomeOf(store().find(key).orElseThrow()).payload()).isEqualTo(bytes("first"));
   }
 
   @Test
@@ -103,7 +103,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
 
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(complete(current, Outcome.success(bytes("fresh")), RETENTION)).isTrue();
-    assertThat(store().find(key).orElseThrow().outcome().payload()).isEqualTo(bytes("fresh"));
+    assertThat(outcomeOf(store().find(key).orElseThrow()).payload()).isEqualTo(bytes("fresh"));
   }
 
   @Test
@@ -196,7 +196,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
       assertThat(purged).as("records purged, the expired one among them").isPositive();
     }
     assertThat(store().find(expiring)).isEmpty();
-    assertThat(store().find(live).orElseThrow().outcome().payload()).isEqualTo(bytes("y"));
+    assertThat(outcomeOf(store().find(live).orElseThrow()).payload()).isEqualTo(bytes("y"));
   }
 
   @Test
@@ -283,7 +283,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
       complete(lease, Outcome.success(bytes(s)), RETENTION);
       IdempotencyRecord record = store().find(key).orElseThrow();
       assertThat(record.key()).isEqualTo(key);
-      assertThat(record.outcome().payload()).isEqualTo(bytes(s));
+      assertThat(outcomeOf(record).payload()).isEqualTo(bytes(s));
     }
   }
 
@@ -298,7 +298,7 @@ public abstract class IdempotencyStoreContract extends EvictionContract {
       complete(
           claimOrFail(key, fingerprint("a"), longLease()), Outcome.success(payload), RETENTION);
       ClaimResult repeat = claim(key, fingerprint("a"), longLease());
-      assertThat(((ClaimResult.Completed) repeat).record().outcome().payload()).isEqualTo(payload);
+      assertThat(outcomeOf(((ClaimResult.Completed) repeat).record()).payload()).isEqualTo(payload);
     }
   }
 

@@ -208,6 +208,7 @@ public abstract class LockProviderContract {
   }
 
   @Test
+  @SuppressWarnings("NullAway") // a null name on purpose: the provider must refuse it
   void rejectsInvalidArguments() throws InterruptedException {
     LockProvider provider = provider();
     Duration zero = Duration.ZERO;

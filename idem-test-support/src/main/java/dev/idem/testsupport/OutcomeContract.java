@@ -213,7 +213,7 @@ public abstract class OutcomeContract extends EngineContractSupport {
     assertThat(runs).hasValue(1);
     assertThat(store().find(key))
         .get()
-        .extracting(r -> r.outcome().kind())
+        .extracting(r -> outcomeOf(r).kind())
         .isEqualTo(Outcome.Kind.UNSTORED);
   }
 

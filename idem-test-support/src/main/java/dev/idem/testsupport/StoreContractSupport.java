@@ -7,6 +7,7 @@ import dev.idem.core.ClaimRequest;
 import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import dev.idem.core.Outcome;
@@ -14,7 +15,9 @@ import dev.idem.core.StoreCapability;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -37,8 +40,13 @@ public abstract class StoreContractSupport {
    * store hands out: a store that reads only its database's clock, or the in-memory store, which
    * has no second process. The test closes it when it is {@link AutoCloseable}.
    */
-  protected IdempotencyStore storeOnClock(Clock clock) {
+  protected @Nullable IdempotencyStore storeOnClock(Clock clock) {
     return null;
+  }
+
+  /** The outcome of a completed record; fails the test when it has none. */
+  protected static Outcome outcomeOf(IdempotencyRecord record) {
+    return Objects.requireNonNull(record.outcome(), () -> "no outcome in " + record);
   }
 
   /** How time passes for the store; real time unless overridden. */

@@ -19,6 +19,7 @@ import dev.idem.core.TokenService;
 import dev.idem.core.UnknownTokenException;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class TokenContract extends StoreContractSupport {
 
-  private Idempotency engine;
+  private @Nullable Idempotency engine;
 
   protected Idempotency engine() {
     if (engine == null) {

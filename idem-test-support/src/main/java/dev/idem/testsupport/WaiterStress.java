@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Many duplicates waiting in WAIT mode on one key while the first attempt fails and a second one
@@ -89,7 +90,7 @@ public final class WaiterStress {
               () -> {
                 go.await();
                 long start = System.nanoTime();
-                String answer;
+                @Nullable String answer;
                 try {
                   answer =
                       engine.execute(
@@ -101,7 +102,7 @@ public final class WaiterStress {
                   answer = e.getClass().getSimpleName();
                 }
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                if (!answer.equals(ANSWER) || tookMillis >= MAX_WAIT.toMillis()) {
+                if (!ANSWER.equals(answer) || tookMillis >= MAX_WAIT.toMillis()) {
                   wrong.add(key.value() + ": " + answer + " after " + tookMillis + " ms");
                 }
                 return null;

@@ -15,6 +15,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies each message once per {@code (consumer group, message id)}, however often the broker
@@ -73,7 +74,8 @@ public final class IdempotentConsumer {
    * @throws InvalidKeyException when the message has no id
    * @throws E whatever the handler throws (the message was not processed)
    */
-  public <E extends Exception> Delivery process(String messageId, Work<Void, E> handler) throws E {
+  public <E extends Exception> Delivery process(String messageId, Work<@Nullable Void, E> handler)
+      throws E {
     return process(messageId, Fingerprint.NONE, handler);
   }
 
@@ -82,7 +84,7 @@ public final class IdempotentConsumer {
    * message whose id was seen with another {@code fingerprint} (a producer reusing ids).
    */
   public <E extends Exception> Delivery process(
-      String messageId, Fingerprint fingerprint, Work<Void, E> handler) throws E {
+      String messageId, Fingerprint fingerprint, Work<@Nullable Void, E> handler) throws E {
     return process(messageId, fingerprint, handler, null);
   }
 
@@ -97,11 +99,11 @@ public final class IdempotentConsumer {
   public <E extends Exception> Delivery process(
       String messageId,
       Fingerprint fingerprint,
-      Work<Void, E> handler,
-      Consumer<PendingOutcome> deferral)
+      Work<@Nullable Void, E> handler,
+      @Nullable Consumer<PendingOutcome> deferral)
       throws E {
     IdempotencyKey key = keyOf(messageId);
-    Executed<Void> executed =
+    Executed<@Nullable Void> executed =
         deferral == null
             ? idempotency.executeWithStatus(key, fingerprint, ResultCodec.none(), handler, config)
             : idempotency.executeWithStatus(

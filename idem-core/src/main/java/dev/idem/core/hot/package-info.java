@@ -14,4 +14,7 @@
  * never debited twice, also when another process applies it. The in-process queue is only an
  * optimisation of how often the store is called.
  */
+@NullMarked
 package dev.idem.core.hot;
+
+import org.jspecify.annotations.NullMarked;

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lets a duplicate in WAIT mode sleep until the first request with its key finishes.
@@ -25,9 +26,9 @@ public final class DuplicateWaiter {
   private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-  private final ConcurrentMap<IdempotencyKey, Set<CompletableFuture<Void>>> local =
+  private final ConcurrentMap<IdempotencyKey, Set<CompletableFuture<@Nullable Void>>> local =
       new ConcurrentHashMap<>();
-  private final RecordChangeNotifier notifier;
+  private final @Nullable RecordChangeNotifier notifier;
 
   public DuplicateWaiter(IdempotencyStore store) {
     boolean notifies = store.capabilities().contains(StoreCapability.CHANGE_NOTIFICATION);
@@ -36,7 +37,7 @@ public final class DuplicateWaiter {
 
   /** Wakes every local waiter of {@code key}; called after completing or releasing it. */
   public void signal(IdempotencyKey key) {
-    Set<CompletableFuture<Void>> waiters = local.remove(key);
+    Set<CompletableFuture<@Nullable Void>> waiters = local.remove(key);
     if (waiters != null) {
       waiters.forEach(f -> f.complete(null));
     }
@@ -47,13 +48,16 @@ public final class DuplicateWaiter {
    * between the claim and the wait is not missed.
    */
   public Ticket subscribe(IdempotencyKey key, Duration lease) {
-    CompletableFuture<Void> woken = new CompletableFuture<>();
+    CompletableFuture<@Nullable Void> woken = new CompletableFuture<>();
     // The add happens inside the compute, so it cannot land in a set that signal has just taken
     // or that a leaving waiter has just dropped.
     local.compute(
         key,
-        (k, set) -> {
-          Set<CompletableFuture<Void>> next = set != null ? set : ConcurrentHashMap.newKeySet();
+        (IdempotencyKey k, @Nullable Set<CompletableFuture<@Nullable Void>> set) -> {
+          Set<CompletableFuture<@Nullable Void>> next = set;
+          if (next == null) {
+            next = ConcurrentHashMap.newKeySet();
+          }
           next.add(woken);
           return next;
         });
@@ -75,12 +79,14 @@ public final class DuplicateWaiter {
 
   /** One registered waiter; close it when done. */
   public static final class Ticket implements AutoCloseable {
-    private final CompletableFuture<Void> woken;
+    private final CompletableFuture<@Nullable Void> woken;
     private final RecordChangeNotifier.Subscription subscription;
     private final long sliceNanos;
 
     private Ticket(
-        CompletableFuture<Void> woken, RecordChangeNotifier.Subscription sub, long sliceNanos) {
+        CompletableFuture<@Nullable Void> woken,
+        RecordChangeNotifier.Subscription sub,
+        long sliceNanos) {
       this.woken = woken;
       this.subscription = sub;
       this.sliceNanos = sliceNanos;
@@ -96,12 +102,12 @@ public final class DuplicateWaiter {
      *     (it then completes nothing): the store's notice may wake it on the client's I/O thread,
      *     and the JDK's {@code completeOnTimeout} would cancel there, under its scheduler's lock.
      */
-    public CompletableFuture<Void> next(long remainingNanos, int round) {
+    public CompletableFuture<@Nullable Void> next(long remainingNanos, int round) {
       long wait = Math.min(remainingNanos, sliceNanos > 0 ? sliceNanos : backoff(round));
       if (wait <= 0) {
         return CompletableFuture.completedFuture(null);
       }
-      CompletableFuture<Void> next = woken.copy();
+      CompletableFuture<@Nullable Void> next = woken.copy();
       CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, Runnable::run)
           .execute(() -> next.complete(null));
       return next;

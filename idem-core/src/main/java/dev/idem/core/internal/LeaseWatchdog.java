@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,9 +69,9 @@ public final class LeaseWatchdog implements AutoCloseable {
 
   private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
   private final Executor renewers;
-  private final ThreadPoolExecutor ownRenewers;
+  private final @Nullable ThreadPoolExecutor ownRenewers;
   private final Object startLock = new Object();
-  private volatile Thread thread;
+  private volatile @Nullable Thread thread;
   private volatile long wakeAt;
   // True while the thread walks the set: a watch added then may be missed, so it must wake it.
   private volatile boolean scanning = true;
@@ -148,13 +149,13 @@ public final class LeaseWatchdog implements AutoCloseable {
 
   /** Wakes the thread (starting it first) unless it already wakes before {@code at}. */
   private void wakeFor(long at) {
-    Thread t = thread != null ? thread : start();
+    @Nullable Thread t = thread != null ? thread : start();
     if (scanning || at - wakeAt < 0) {
       LockSupport.unpark(t);
     }
   }
 
-  private Thread start() {
+  private @Nullable Thread start() {
     synchronized (startLock) {
       if (thread == null && !closed) {
         Thread t = new Thread(this::loop, "idem-lease-watchdog");

@@ -5,11 +5,12 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.Lease;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /** The lease of one running execution, kept current by the watchdog and read by the work. */
 public final class LiveLease implements ExecutionContext {
 
-  private final CompletableFuture<Void> lost = new CompletableFuture<>();
+  private final CompletableFuture<@Nullable Void> lost = new CompletableFuture<>();
   private volatile Lease lease;
 
   public LiveLease(Lease lease) {
@@ -48,7 +49,7 @@ public final class LiveLease implements ExecutionContext {
   }
 
   @Override
-  public CompletionStage<Void> leaseLost() {
+  public CompletionStage<@Nullable Void> leaseLost() {
     return lost.minimalCompletionStage();
   }
 }

@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store in this process's memory: for tests, single-instance services and as the reference
@@ -73,7 +74,7 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
   // their records (released, expired, purged).
   private final AtomicLong fences = new AtomicLong();
   private final ReentrantLock sweepLock = new ReentrantLock();
-  private Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
+  private @Nullable Iterator<Map.Entry<IdempotencyKey, StoredRecord>> sweepCursor;
   private final Tally tally = new Tally();
   private final Clock clock;
   private final int maxEntries;
@@ -243,11 +244,13 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
     return records.size();
   }
 
-  private boolean changeIfOwned(Lease lease, UnaryOperator<StoredRecord> change) {
+  private boolean changeIfOwned(
+      Lease lease, Function<StoredRecord, @Nullable StoredRecord> change) {
     return changeIfOwned(lease, change, true);
   }
 
-  private boolean changeIfOwned(Lease lease, UnaryOperator<StoredRecord> change, boolean notify) {
+  private boolean changeIfOwned(
+      Lease lease, Function<StoredRecord, @Nullable StoredRecord> change, boolean notify) {
     IdempotencyKey id = lease.key();
     boolean[] changed = new boolean[1];
     records.computeIfPresent(

@@ -8,12 +8,14 @@ import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One immutable record as the in-memory store holds it: the public snapshot plus the owner token
  * and, for records that began as tokens, when the token itself expires.
  */
-record StoredRecord(IdempotencyRecord record, String owner, Instant tokenExpiresAt) {
+record StoredRecord(
+    IdempotencyRecord record, @Nullable String owner, @Nullable Instant tokenExpiresAt) {
 
   static StoredRecord issued(IdempotencyKey key, long fence, Instant expiresAt) {
     return new StoredRecord(
@@ -24,7 +26,7 @@ record StoredRecord(IdempotencyRecord record, String owner, Instant tokenExpires
   }
 
   static StoredRecord claimed(
-      ClaimContext c, long fence, String owner, boolean token, Instant tokenExpiresAt) {
+      ClaimContext c, long fence, String owner, boolean token, @Nullable Instant tokenExpiresAt) {
     Instant leaseUntil = c.now().plus(c.lease());
     return new StoredRecord(
         new IdempotencyRecord(
@@ -67,7 +69,7 @@ record StoredRecord(IdempotencyRecord record, String owner, Instant tokenExpires
   }
 
   /** Back to ISSUED for a token that has not expired; otherwise null, which removes it. */
-  StoredRecord released(Instant now) {
+  @Nullable StoredRecord released(Instant now) {
     if (!record.token() || tokenExpiresAt == null || !now.isBefore(tokenExpiresAt)) {
       return null;
     }
@@ -92,7 +94,8 @@ record StoredRecord(IdempotencyRecord record, String owner, Instant tokenExpires
 
   // A record whose lease ended is kept one more lease length so that a takeover still finds its
   // fence and raises it, and a token record lives at least as long as the token.
-  private static Instant inProgressExpiry(Instant leaseUntil, Duration lease, Instant tokenEnd) {
+  private static Instant inProgressExpiry(
+      Instant leaseUntil, Duration lease, @Nullable Instant tokenEnd) {
     Instant kept = leaseUntil.plus(lease);
     return tokenEnd != null && tokenEnd.isAfter(kept) ? tokenEnd : kept;
   }

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the in-memory store holds, counted as records change: the keys of each scope, with the
@@ -38,7 +39,7 @@ final class Tally {
    * Counts the change of one key's record from {@code before} to {@code after} (null: none). Called
    * inside the map's atomic step for that key.
    */
-  void changed(StoredRecord before, StoredRecord after) {
+  void changed(@Nullable StoredRecord before, @Nullable StoredRecord after) {
     bytes.addAndGet(size(after) - size(before));
     if (before != null) {
       count(before, -1);
@@ -88,7 +89,7 @@ final class Tally {
    * (see {@link IdempotencyKey#scope(String, String)}), or null when it names none. An operation
    * whose name holds a {@code |} only splits its callers' shares further.
    */
-  static String caller(String scope) {
+  static @Nullable String caller(String scope) {
     int bar = scope.indexOf('|');
     return bar < 0 ? null : scope.substring(bar + 1);
   }
@@ -112,7 +113,7 @@ final class Tally {
   }
 
   /** The keys of {@code scope}, or null when it holds none. */
-  Scope scope(String scope) {
+  @Nullable Scope scope(String scope) {
     return perScope.get(scope);
   }
 
@@ -121,7 +122,7 @@ final class Tally {
     return bytes.get();
   }
 
-  static long size(StoredRecord r) {
+  static long size(@Nullable StoredRecord r) {
     if (r == null) {
       return 0;
     }

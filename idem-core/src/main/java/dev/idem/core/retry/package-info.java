@@ -24,4 +24,7 @@
  * operation idempotent: if the caller repeats it (a client retry, a redelivered message), a second
  * deduction succeeds. Pair the update with an idempotency key or a state transition for that.
  */
+@NullMarked
 package dev.idem.core.retry;
+
+import org.jspecify.annotations.NullMarked;

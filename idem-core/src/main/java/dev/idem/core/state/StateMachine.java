@@ -46,7 +46,7 @@ public final class StateMachine<S extends Enum<S>> {
 
   /** Returns the states {@code from} may move to, as an unmodifiable set; empty if terminal. */
   public Set<S> next(S from) {
-    return next.get(Objects.requireNonNull(from, "from"));
+    return next.getOrDefault(Objects.requireNonNull(from, "from"), Set.of());
   }
 
   /** Returns whether {@code state} has no declared way out. */

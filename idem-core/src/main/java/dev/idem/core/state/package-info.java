@@ -13,4 +13,7 @@
  * record can leave a state and return to it, and a delayed writer would then apply against the
  * newer visit. Where that matters, guard on a version column as well, in the store.
  */
+@NullMarked
 package dev.idem.core.state;
+
+import org.jspecify.annotations.NullMarked;

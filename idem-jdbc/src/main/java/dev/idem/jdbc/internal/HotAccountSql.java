@@ -53,7 +53,7 @@ public final class HotAccountSql {
     String ignoring = dialect.insertIgnoringDuplicates(this.ledger, columns, "(?, ?, ?)");
     this.skipsDuplicates = ignoring != null;
     this.insertLedger =
-        skipsDuplicates
+        ignoring != null
             ? ignoring
             : "INSERT INTO " + this.ledger + " " + columns + " VALUES (?, ?, ?)";
     String bump = version == null ? "" : ", " + v(version) + " = " + v(version) + " + 1";

@@ -9,6 +9,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one unit of store work on a pooled connection and turns every {@link SQLException} into an
@@ -20,7 +21,7 @@ public final class Jdbc {
 
   /** Work on a connection. */
   @FunctionalInterface
-  public interface Work<T> {
+  public interface Work<T extends @Nullable Object> {
     T run(Connection connection) throws SQLException;
   }
 
@@ -29,14 +30,15 @@ public final class Jdbc {
   private static final Executor HERE = Runnable::run;
 
   private final DataSource dataSource;
-  private final TransactionConnection transactions;
+  private final @Nullable TransactionConnection transactions;
   private final Duration callTimeout;
 
   /**
    * @param transactions where the thread's transaction is found (join mode), or null for none
    * @param callTimeout the bound on a call on a pooled connection ({@link #run(String, Work)})
    */
-  public Jdbc(DataSource dataSource, TransactionConnection transactions, Duration callTimeout) {
+  public Jdbc(
+      DataSource dataSource, @Nullable TransactionConnection transactions, Duration callTimeout) {
     this.dataSource = dataSource;
     this.transactions = transactions;
     this.callTimeout = callTimeout;
@@ -53,11 +55,11 @@ public final class Jdbc {
    * once, every read of whose socket is bounded by the call timeout. {@code what} names the
    * operation in the error message.
    */
-  public <T> T run(String what, Work<T> work) {
+  public <T extends @Nullable Object> T run(String what, Work<T> work) {
     return run(what, callTimeout, work);
   }
 
-  private <T> T run(String what, Duration timeout, Work<T> work) {
+  private <T extends @Nullable Object> T run(String what, Duration timeout, Work<T> work) {
     Connection joined = transactions == null ? null : transactions.current();
     if (joined != null) {
       try {

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Locks in a table, one row per name, by the database's clock: taking is one conditional upsert
@@ -84,7 +85,8 @@ public final class JdbcLockStorage implements LockStorage {
   }
 
   /** Returns the fence if this attempt took the lock, or null. */
-  private Long attempt(Connection c, String name, String owner, long leaseMs) throws SQLException {
+  private @Nullable Long attempt(Connection c, String name, String owner, long leaseMs)
+      throws SQLException {
     Object[] params = {name, owner, leaseMs, leaseMs + retentionMs};
     if (sql.acquireReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.acquire())) {

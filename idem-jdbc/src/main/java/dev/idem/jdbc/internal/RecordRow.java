@@ -12,9 +12,11 @@ import dev.idem.core.RecordState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** One row of the records table as read, with the database's "now" of the same statement. */
-public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
+public record RecordRow(IdempotencyRecord record, @Nullable String owner, long nowMs) {
 
   /** Reads the current row of {@code rs} (the columns of {@link StoreSql#select()}). */
   public static RecordRow read(ResultSet rs) throws SQLException {
@@ -52,10 +54,12 @@ public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
    * @param row the row after the claim statement, or null if there is none
    * @param owner the owner token the claim statement tried to write
    */
-  public static ClaimResult classify(RecordRow row, ClaimRequest request, String owner) {
+  public static @Nullable ClaimResult classify(
+      @Nullable RecordRow row, ClaimRequest request, String owner) {
     if (row != null && owner.equals(row.owner) && row.record.state() == RecordState.IN_PROGRESS) {
       IdempotencyRecord r = row.record;
-      return new ClaimResult.Claimed(new Lease(request.key(), r.fence(), owner, r.leaseUntil()));
+      return new ClaimResult.Claimed(
+          new Lease(request.key(), r.fence(), owner, Objects.requireNonNull(r.leaseUntil())));
     }
     IdempotencyRecord live = row != null && row.isLive() ? row.record : null;
     ClaimVerdict verdict =
@@ -69,7 +73,7 @@ public record RecordRow(IdempotencyRecord record, String owner, long nowMs) {
    * with the lease asked for, since the other claim's own row cannot be read until its transaction
    * ends.
    */
-  public static ClaimResult busy(RecordRow row, ClaimRequest request) {
+  public static ClaimResult busy(@Nullable RecordRow row, ClaimRequest request) {
     ClaimResult answer = row == null ? null : classify(row, request, "");
     if (answer != null && !(answer instanceof ClaimResult.UnknownToken)) {
       return answer;

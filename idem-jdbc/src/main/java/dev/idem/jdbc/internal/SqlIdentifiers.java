@@ -1,6 +1,7 @@
 package dev.idem.jdbc.internal;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks the names that Idem splices into SQL text: tables and columns. Everything else is bound as
@@ -19,7 +20,7 @@ public final class SqlIdentifiers {
    *
    * @throws IllegalArgumentException otherwise
    */
-  public static String table(String table) {
+  public static String table(@Nullable String table) {
     if (table == null || !TABLE.matcher(table).matches()) {
       throw new IllegalArgumentException(
           "table name must be an SQL identifier (letters, digits, '_', optionally schema.table),"
@@ -35,7 +36,7 @@ public final class SqlIdentifiers {
    *
    * @throws IllegalArgumentException otherwise
    */
-  public static String column(String column) {
+  public static String column(@Nullable String column) {
     if (column == null || !COLUMN.matcher(column).matches()) {
       throw new IllegalArgumentException(
           "column name must be an SQL identifier (letters, digits, '_'), was '" + column + "'");

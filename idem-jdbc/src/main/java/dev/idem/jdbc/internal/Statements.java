@@ -2,6 +2,7 @@ package dev.idem.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of one database: one subclass per database holds every statement of Idem's that differs
@@ -85,7 +86,7 @@ public abstract class Statements {
    * An insert that does nothing when it would violate any unique key of the table (update count 0)
    * and leaves the transaction usable, or null when the database has none (H2).
    */
-  public String insertIgnoringDuplicates(String table, String columns, String values) {
+  public @Nullable String insertIgnoringDuplicates(String table, String columns, String values) {
     return null;
   }
 
@@ -104,7 +105,7 @@ public abstract class Statements {
    * Makes the session's next transaction (in auto-commit mode, its next statement) run under READ
    * COMMITTED and then lapses by itself, or null where claims have no reason for it.
    */
-  public String readCommittedNextTransaction() {
+  public @Nullable String readCommittedNextTransaction() {
     return null;
   }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +69,7 @@ public final class RecordClaims {
     try {
       return timeout.isZero() ? stage.get() : stage.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
-      throw ScriptRunner.failed(e.getCause());
+      throw ScriptRunner.failed(e.getCause() != null ? e.getCause() : e);
     } catch (TimeoutException e) {
       throw timedOut(timeout);
     } catch (InterruptedException e) {
@@ -192,7 +193,8 @@ public final class RecordClaims {
   }
 
   // Why a claimed key must be given back: its count failed, or its scope is full; null if neither.
-  private static RuntimeException refusal(Long number, Throwable failure, ClaimRequest request) {
+  private static @Nullable RuntimeException refusal(
+      Long number, @Nullable Throwable failure, ClaimRequest request) {
     if (failure != null) {
       return ScriptRunner.failed(failure);
     }

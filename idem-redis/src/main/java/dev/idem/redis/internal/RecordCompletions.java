@@ -7,6 +7,7 @@ import dev.idem.core.internal.LogThrottle;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,8 @@ public final class RecordCompletions {
    * A completion's commands, sent: {@code stored} ends with whether the lease still matched; {@code
    * counted} is null for a claim not counted.
    */
-  public record Sent(CompletableFuture<Boolean> stored, CompletableFuture<Long> counted) {}
+  public record Sent(
+      CompletableFuture<Boolean> stored, @Nullable CompletableFuture<Long> counted) {}
 
   /** Sends the completion of {@code lease} with {@code outcome}, kept for {@code retention}. */
   public Sent send(Lease lease, Outcome outcome, Duration retention) {
@@ -105,7 +107,7 @@ public final class RecordCompletions {
         "an outcome of " + size + " bytes does not fit: " + root(failure), size, 0);
   }
 
-  private static String root(Throwable failure) {
+  private static @Nullable String root(Throwable failure) {
     Throwable t = failure;
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the replies of {@link LuaScripts#CLAIM} and {@link LuaScripts#FIND}, and record values read
@@ -60,7 +61,7 @@ public final class RecordReplies {
    * only the claim script can answer. A completed record's key expires with it, so a value Redis
    * returns is live.
    */
-  public static ClaimResult completed(byte[] value, ClaimRequest request) {
+  public static @Nullable ClaimResult completed(byte[] value, ClaimRequest request) {
     RecordValue r = RecordValue.parse(value);
     if (!"C".equals(r.text('S'))) {
       return null;
@@ -81,7 +82,7 @@ public final class RecordReplies {
   }
 
   private static IdempotencyRecord record(
-      RecordValue r, Long leaseUntil, long expiresAt, IdempotencyKey key) {
+      RecordValue r, @Nullable Long leaseUntil, long expiresAt, IdempotencyKey key) {
     RecordState state =
         switch (r.text('S')) {
           case "I" -> RecordState.ISSUED;
@@ -110,7 +111,9 @@ public final class RecordReplies {
         state,
         fingerprint,
         r.number('F'),
-        state == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(leaseUntil) : null,
+        state == RecordState.IN_PROGRESS && leaseUntil != null
+            ? Instant.ofEpochMilli(leaseUntil)
+            : null,
         Instant.ofEpochMilli(expiresAt),
         "1".equals(r.text('T')),
         outcome);

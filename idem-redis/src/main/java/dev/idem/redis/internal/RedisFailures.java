@@ -4,6 +4,7 @@ import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.StoreFullException;
 import io.lettuce.core.RedisException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a failed Redis call means to the engine: a server out of memory that refuses writes ({@code
@@ -28,7 +29,7 @@ public final class RedisFailures {
     return false;
   }
 
-  private static boolean isOom(String message) {
+  private static boolean isOom(@Nullable String message) {
     return message != null && message.startsWith("OOM");
   }
 

@@ -121,7 +121,7 @@ public class IdempotencyEndpoint {
   }
 
   private WebEndpointResponse<OperatorActionDescriptor> giveUp(
-      Write write, SecurityContext caller, String scope, String key, Long fence) {
+      Write write, SecurityContext caller, String scope, String key, @Nullable Long fence) {
     String who = nameOf(caller);
     IdempotencyKey id;
     try {
@@ -159,7 +159,8 @@ public class IdempotencyEndpoint {
     return new WebEndpointResponse<>(new OperatorActionDescriptor(true, done, seen));
   }
 
-  private static String refusal(Write write, IdempotencyRecord record, Long fence) {
+  private static @Nullable String refusal(
+      Write write, IdempotencyRecord record, @Nullable Long fence) {
     if (record.state() != write.state) {
       return "the record is "
           + record.state()
@@ -192,7 +193,8 @@ public class IdempotencyEndpoint {
     try {
       return IdempotencyKey.of(scope, key);
     } catch (InvalidKeyException e) {
-      throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+      String why = String.valueOf(e.getMessage());
+      throw new InvalidEndpointRequestException(why, why);
     }
   }
 

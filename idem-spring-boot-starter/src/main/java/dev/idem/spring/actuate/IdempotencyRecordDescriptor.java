@@ -5,6 +5,7 @@ import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Outcome;
 import dev.idem.core.RecordState;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
 /**
@@ -27,12 +28,12 @@ public record IdempotencyRecordDescriptor(
     String key,
     RecordState state,
     long fence,
-    Instant leaseUntil,
+    @Nullable Instant leaseUntil,
     Instant expiresAt,
     boolean token,
-    String fingerprint,
-    Outcome.Kind outcome,
-    Integer storedBytes)
+    @Nullable String fingerprint,
+    Outcome.@Nullable Kind outcome,
+    @Nullable Integer storedBytes)
     implements OperationResponseBody {
 
   /** The description of {@code record}, its body left out. */

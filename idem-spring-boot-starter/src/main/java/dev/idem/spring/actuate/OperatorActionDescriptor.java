@@ -1,5 +1,6 @@
 package dev.idem.spring.actuate;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
 /**
@@ -10,5 +11,5 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param record the record as it was read before the write; null when the store could not be read
  */
 public record OperatorActionDescriptor(
-    boolean done, String message, IdempotencyRecordDescriptor record)
+    boolean done, String message, @Nullable IdempotencyRecordDescriptor record)
     implements OperationResponseBody {}

@@ -1,6 +1,7 @@
 package dev.idem.spring.aop;
 
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Names the caller of an {@link dev.idem.spring.Idempotent @Idempotent} bean method, so that the
@@ -15,5 +16,5 @@ public interface IdempotentCallerResolver {
    * The caller's identity, or null for none (the scope is then the operation alone). At most a few
    * hundred characters, no control characters, no {@code '|'}.
    */
-  String resolve(Method method, Object[] arguments);
+  String resolve(Method method, @Nullable Object[] arguments);
 }

@@ -15,16 +15,19 @@ import dev.idem.spring.aop.internal.MethodPlan;
 import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
 import dev.idem.spring.aop.internal.ScheduledRuns;
+import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -79,8 +82,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final Idempotency idempotency;
   private final IdemPolicies policies;
   private final ObjectMapper mapper;
-  private final IdempotentCallerResolver callers;
-  private final BeanFactory beanFactory;
+  private final @Nullable IdempotentCallerResolver callers;
+  private final @Nullable BeanFactory beanFactory;
   private final InFlightWork inFlight;
   private final LaterResults later;
   private final SpelExpressionParser parser = new SpelExpressionParser();
@@ -101,8 +104,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       Idempotency idempotency,
       IdemPolicies policies,
       ObjectMapper mapper,
-      IdempotentCallerResolver callers,
-      BeanFactory beanFactory,
+      @Nullable IdempotentCallerResolver callers,
+      @Nullable BeanFactory beanFactory,
       InFlightWork inFlight,
       LaterResults later) {
     this.idempotency = idempotency;
@@ -115,7 +118,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   @Override
-  public Object invoke(MethodInvocation invocation) throws Throwable {
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
     Method method = invocation.getMethod();
     Object target = invocation.getThis();
     Class<?> targetClass =
@@ -124,25 +127,24 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
         plans.computeIfAbsent(
             new AnnotatedElementKey(method, targetClass),
             k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
-    Object[] arguments = invocation.getArguments();
+    @Nullable Object[] arguments = invocation.getArguments();
     EvaluationContext context = context(plan, target, arguments);
     String followed = plan.slot() != null ? ScheduledRuns.takeFollowedSlot() : null;
-    String value;
-    IdempotencyKey key;
-    Fingerprint fingerprint;
+    Guarded guarded;
     try {
-      value = plan.slot() != null ? slotOf(plan, followed) : keyValue(plan, context);
-      key = value == null ? null : IdempotencyKey.of(scope(plan, arguments), value);
-      fingerprint = value == null ? null : fingerprint(plan, context, arguments);
+      guarded = guarded(plan, context, arguments, followed);
     } catch (RuntimeException e) {
       if (plan.shape() == ResultShape.NOW) {
         throw e;
       }
       return later.failed(plan, e);
     }
-    if (value == null) {
+    if (guarded == null) {
       return invocation.proceed();
     }
+    String value = guarded.value();
+    IdempotencyKey key = guarded.key();
+    Fingerprint fingerprint = guarded.fingerprint();
     if (plan.shape() != ResultShape.NOW) {
       return later.call(plan, key, fingerprint, () -> proceed(invocation));
     }
@@ -161,8 +163,27 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   // the slot a follow-up asked for, else the one the clock is in
-  private String slotOf(MethodPlan plan, String followed) {
-    return followed != null ? followed : plan.slot().keyAt(clock.instant());
+  private String slotOf(ScheduledSlot slot, @Nullable String followed) {
+    return followed != null ? followed : slot.keyAt(clock.instant());
+  }
+
+  /** The key's value, the key and the fingerprint of a call; null when it runs unguarded. */
+  private record Guarded(String value, IdempotencyKey key, Fingerprint fingerprint) {}
+
+  private @Nullable Guarded guarded(
+      MethodPlan plan,
+      EvaluationContext context,
+      @Nullable Object[] arguments,
+      @Nullable String followed) {
+    ScheduledSlot slot = plan.slot();
+    String value = slot != null ? slotOf(slot, followed) : keyValue(plan, context);
+    if (value == null) {
+      return null;
+    }
+    return new Guarded(
+        value,
+        IdempotencyKey.of(scope(plan, arguments), value),
+        fingerprint(plan, context, arguments));
   }
 
   /**
@@ -179,10 +200,11 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     scheduled.close();
   }
 
-  private Object call(
+  private @Nullable Object call(
       MethodPlan plan, IdempotencyKey key, Fingerprint fingerprint, MethodInvocation invocation)
       throws Exception {
-    Work<Object, Exception> work = inFlight.track(ctx -> proceed(invocation));
+    Work<@Nullable Object, Exception> work =
+        inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation));
     if (SPRING_TX && !plan.declaresTransaction() && TransactionOutcomes.active()) {
       // its effect is not in the caller's transaction: settled when it returns, and outside that
       // transaction, so that a rollback of the caller never makes a retry run it again
@@ -214,7 +236,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     }
   }
 
-  private EvaluationContext context(MethodPlan plan, Object target, Object[] arguments) {
+  private EvaluationContext context(
+      MethodPlan plan, @Nullable Object target, @Nullable Object[] arguments) {
     MethodBasedEvaluationContext context =
         new MethodBasedEvaluationContext(target, plan.method(), arguments, parameterNames);
     if (beanFactory != null) {
@@ -224,8 +247,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   /** The key's value, or null when it is absent and not required. */
-  private static String keyValue(MethodPlan plan, EvaluationContext context) {
-    Object value = evaluate(plan, plan.key(), context);
+  private static @Nullable String keyValue(MethodPlan plan, EvaluationContext context) {
+    Object value = evaluate(plan, Objects.requireNonNull(plan.key(), "a keyed plan"), context);
     String text = value == null ? null : value.toString();
     if (text == null || text.isBlank()) {
       if (!plan.required()) {
@@ -237,9 +260,11 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     return text;
   }
 
-  private Fingerprint fingerprint(MethodPlan plan, EvaluationContext context, Object[] arguments) {
-    if (plan.fingerprint() != null) {
-      Object value = evaluate(plan, plan.fingerprint(), context);
+  private Fingerprint fingerprint(
+      MethodPlan plan, EvaluationContext context, @Nullable Object[] arguments) {
+    Expression compared = plan.fingerprint();
+    if (compared != null) {
+      Object value = evaluate(plan, compared, context);
       return Fingerprint.ofJson(
           plan.operation(), mapper.writeValueAsString(value), plan.ignoredFields());
     }
@@ -255,7 +280,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     return Fingerprint.ofJson(plan.operation(), json, plan.ignoredFields());
   }
 
-  private static Object evaluate(
+  private static @Nullable Object evaluate(
       MethodPlan plan, Expression expression, EvaluationContext context) {
     try {
       return expression.getValue(context);
@@ -270,12 +295,12 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     }
   }
 
-  private String scope(MethodPlan plan, Object[] arguments) {
+  private String scope(MethodPlan plan, @Nullable Object[] arguments) {
     String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
     return caller == null ? plan.operation() : IdempotencyKey.scope(plan.operation(), caller);
   }
 
-  private static Object proceed(MethodInvocation invocation) throws Exception {
+  private static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
     try {
       return invocation.proceed();
     } catch (Exception | Error e) {

@@ -1,5 +1,6 @@
 package dev.idem.spring.aop;
 
+import dev.idem.spring.aop.internal.EmbeddedValues;
 import dev.idem.spring.aop.internal.IdempotentMethodPointcut;
 import dev.idem.spring.aop.internal.MethodPlan;
 import java.util.function.Supplier;
@@ -7,6 +8,7 @@ import java.util.function.UnaryOperator;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -44,7 +46,8 @@ public class IdempotentMethodPostProcessor extends AbstractBeanFactoryAwareAdvis
    *     duration
    */
   private UnaryOperator<String> placeholders() {
-    return beanFactory != null ? beanFactory::resolveEmbeddedValue : UnaryOperator.identity();
+    ConfigurableListableBeanFactory factory = beanFactory;
+    return factory != null ? EmbeddedValues.resolver(factory) : UnaryOperator.identity();
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,7 +45,7 @@ public class IdemMetricsAutoConfiguration {
   @ConditionalOnMissingBean(name = "idempotencyMetrics")
   public IdempotencyListener idempotencyMetrics(ObjectProvider<MeterRegistry> registry) {
     return new IdempotencyListener() {
-      private volatile IdempotencyListener delegate;
+      private volatile @Nullable IdempotencyListener delegate;
 
       @Override
       public void onOutcome(IdempotencyKey key, ExecutionOutcome outcome) {

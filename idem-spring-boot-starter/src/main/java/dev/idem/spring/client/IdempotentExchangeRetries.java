@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.web.reactive.function.client.ClientRequest;
@@ -62,8 +63,8 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
     ClientRequest keyed = ClientRequest.from(request).headers(rules::key).build();
     return Mono.defer(
         () -> {
-          AtomicReference<Duration> retryAfter = new AtomicReference<>();
-          AtomicReference<ClientResponse> previous = new AtomicReference<>();
+          AtomicReference<@Nullable Duration> retryAfter = new AtomicReference<>();
+          AtomicReference<@Nullable ClientResponse> previous = new AtomicReference<>();
           RetryPolicy policy =
               rules.policy(keyed.url(), retryAfter, WebClientRequestException.class);
           return release(previous)
@@ -80,8 +81,8 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
   private Mono<ClientResponse> answered(
       URI uri,
       ClientResponse response,
-      AtomicReference<Duration> retryAfter,
-      AtomicReference<ClientResponse> previous) {
+      AtomicReference<@Nullable Duration> retryAfter,
+      AtomicReference<@Nullable ClientResponse> previous) {
     RetryableAnswer retry =
         rules.retryable(
             uri, response.statusCode().value(), response.headers().asHttpHeaders(), retryAfter);
@@ -92,7 +93,7 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
     return Mono.error(retry);
   }
 
-  private static Mono<Void> release(AtomicReference<ClientResponse> previous) {
+  private static Mono<Void> release(AtomicReference<@Nullable ClientResponse> previous) {
     return Mono.defer(
         () -> {
           ClientResponse gone = previous.getAndSet(null);

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.http.HttpRequest;
@@ -73,8 +74,8 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
       return execution.execute(request, body);
     }
     rules.key(request.getHeaders());
-    AtomicReference<Duration> retryAfter = new AtomicReference<>();
-    AtomicReference<ClientHttpResponse> previous = new AtomicReference<>();
+    AtomicReference<@Nullable Duration> retryAfter = new AtomicReference<>();
+    AtomicReference<@Nullable ClientHttpResponse> previous = new AtomicReference<>();
     RetryTemplate retries =
         new RetryTemplate(rules.policy(request.getURI(), retryAfter, IOException.class));
     try {

@@ -2,6 +2,7 @@ package dev.idem.spring.client;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 
@@ -12,10 +13,11 @@ import org.springframework.util.backoff.BackOffExecution;
 final class RetryAfterBackOff implements BackOff {
 
   private final BackOff delegate;
-  private final AtomicReference<Duration> retryAfter;
+  private final AtomicReference<@Nullable Duration> retryAfter;
   private final Duration cap;
 
-  RetryAfterBackOff(BackOff delegate, AtomicReference<Duration> retryAfter, Duration cap) {
+  RetryAfterBackOff(
+      BackOff delegate, AtomicReference<@Nullable Duration> retryAfter, Duration cap) {
     this.delegate = delegate;
     this.retryAfter = retryAfter;
     this.cap = cap;

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
@@ -62,7 +63,7 @@ final class RetryRules {
    * The origin ({@code scheme://host:port}) of {@code uri}, as the list of servers that honour the
    * key names them.
    */
-  static String origin(URI uri) {
+  static @Nullable String origin(URI uri) {
     String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
     int port = uri.getPort();
     if (port < 0) {
@@ -114,8 +115,8 @@ final class RetryRules {
    * (the effect may have committed before the failure), so it is retried only to a server that
    * honours the key, and a 500 only when {@code retryServerErrors} says so.
    */
-  RetryableAnswer retryable(
-      URI uri, int status, HttpHeaders headers, AtomicReference<Duration> retryAfter) {
+  @Nullable RetryableAnswer retryable(
+      URI uri, int status, HttpHeaders headers, AtomicReference<@Nullable Duration> retryAfter) {
     saw(uri, headers);
     Duration wait = retryAfter(headers);
     boolean comeBack = headers.getFirst("Retry-After") != null; // a date too: the backoff waits
@@ -141,7 +142,9 @@ final class RetryRules {
    * backoff, within the attempts and the time of the call.
    */
   RetryPolicy policy(
-      URI uri, AtomicReference<Duration> retryAfter, Class<? extends Throwable> noAnswer) {
+      URI uri,
+      AtomicReference<@Nullable Duration> retryAfter,
+      Class<? extends Throwable> noAnswer) {
     ExponentialBackOff backOff = new ExponentialBackOff(firstDelay.toMillis(), 2.0);
     backOff.setMaxInterval(maxDelay.toMillis());
     backOff.setJitter(firstDelay.toMillis() / 2);
@@ -154,7 +157,7 @@ final class RetryRules {
   }
 
   // Retry-After in seconds; the HTTP-date form is rare from APIs and falls back to the backoff.
-  private static Duration retryAfter(HttpHeaders headers) {
+  private static @Nullable Duration retryAfter(HttpHeaders headers) {
     String value = headers.getFirst("Retry-After");
     if (value == null) {
       return null;

@@ -3,4 +3,7 @@
  * AMQP {@code @RabbitListener} or Spring Kafka {@code @KafkaListener} method applies each message
  * once per consumer group and message id.
  */
+@NullMarked
 package dev.idem.spring.messaging;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,6 +8,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@value #OBSERVATION} observation per call through the engine, open from before the claim to
@@ -30,8 +31,8 @@ public final class ObservingIdempotencyListener implements IdempotencyListener {
 
   private final Supplier<ObservationRegistry> registrySupplier;
   private final Supplier<IdempotencyStore> storeSupplier;
-  private volatile ObservationRegistry registry;
-  private volatile String store;
+  private volatile @Nullable ObservationRegistry registry;
+  private volatile @Nullable String store;
 
   /**
    * @param registry supplies the registry at the first call; may supply null

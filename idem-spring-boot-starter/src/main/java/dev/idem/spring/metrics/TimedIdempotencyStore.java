@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +50,8 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   private final Supplier<MeterRegistry> registrySupplier;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Supplier<ObservationRegistry> observationsSupplier;
-  private volatile Optional<MeterRegistry> registry;
-  private volatile ObservationRegistry observations;
+  private volatile @Nullable Optional<MeterRegistry> registry;
+  private volatile @Nullable ObservationRegistry observations;
 
   TimedIdempotencyStore(
       IdempotencyStore delegate,

@@ -9,6 +9,7 @@ import io.swagger.v3.oas.models.PathItem.HttpMethod;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
 import org.springdoc.core.customizers.GlobalOperationCustomizer;
 import org.springframework.web.method.HandlerMethod;
@@ -43,7 +44,7 @@ public class IdempotencyOpenApiCustomizer
    * @param tokenPath where clients get tokens ({@code POST}), named beside the key header; null
    *     when the token endpoint is off
    */
-  public IdempotencyOpenApiCustomizer(IdempotencyFilter filter, String tokenPath) {
+  public IdempotencyOpenApiCustomizer(IdempotencyFilter filter, @Nullable String tokenPath) {
     this.filter = filter;
     this.docs = new OperationDocs(tokenPath);
   }

@@ -32,7 +32,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -258,8 +260,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     boolean transactionDecides =
         deferral != null || rules.idempotency().store().joinsCurrentTransaction();
     CapturingResponse captured = new CapturingResponse(response, maxBodyBytes);
-    Work<StoredResponse, Exception> work =
-        inFlight.track(
+    Work<@Nullable StoredResponse, Exception> work =
+        inFlight.<@Nullable StoredResponse, Exception>track(
             ctx -> {
               try {
                 chain.doFilter(cached, captured);
@@ -278,10 +280,11 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
               return outcome(cached, route, captured, transactionDecides);
             });
     try {
-      Executed<StoredResponse> executed =
+      Executed<@Nullable StoredResponse> executed =
           rules.run(route, key, caller, fingerprint, work, deferral);
       if (executed.replayed()) {
-        ServletReplay.replay(executed.value(), response);
+        ServletReplay.replay(
+            Objects.requireNonNull(executed.value(), "a replay has an answer"), response);
       } else {
         captured.commit();
       }
@@ -299,7 +302,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    * The answer to store, or null for one that goes to the client without being stored ({@link
    * HttpRules#outcome}); an asynchronous answer is never stored.
    */
-  private StoredResponse outcome(
+  private @Nullable StoredResponse outcome(
       HttpServletRequest request,
       Route route,
       CapturingResponse captured,

@@ -24,10 +24,12 @@ import dev.idem.spring.webflux.internal.ReplayedExchange;
 import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -187,32 +189,36 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         ReplayedExchange.of(exchange, RequestBodies.replaying(request, body), captured, readers);
     return Mono.deferContextual(
         context -> {
-          AsyncWork<StoredResponse> work =
-              inFlight.trackAsync(
-                  ctx ->
-                      chain
-                          .filter(guarded)
-                          .then(Mono.fromSupplier(() -> outcome(route, captured)))
-                          .onErrorResume(
-                              e -> !captured.passedThrough() && answeredHere(guarded, e),
-                              e ->
-                                  errors
-                                      .answer(guarded, e)
-                                      .then(Mono.fromSupplier(() -> outcome(route, captured))))
-                          .onErrorResume(
-                              e -> captured.passedThrough(),
-                              e ->
-                                  Mono.fromSupplier(
-                                      () -> HttpRules.afterPassThrough(route, captured, e)))
-                          .onErrorMap(HttpRules::escaped)
-                          .contextWrite(context)
-                          .toFuture());
+          // NullAway 0.14 does not infer this lambda's type argument; the local's type is checked
+          @SuppressWarnings("NullAway")
+          AsyncWork<@Nullable StoredResponse> handled =
+              ctx ->
+                  chain
+                      .filter(guarded)
+                      .then(Mono.fromSupplier(() -> outcome(route, captured)))
+                      .onErrorResume(
+                          e -> !captured.passedThrough() && answeredHere(guarded, e),
+                          e ->
+                              errors
+                                  .answer(guarded, e)
+                                  .then(Mono.fromSupplier(() -> outcome(route, captured))))
+                      .onErrorResume(
+                          e -> captured.passedThrough(),
+                          e ->
+                              Mono.fromSupplier(
+                                  () -> HttpRules.afterPassThrough(route, captured, e)))
+                      .onErrorMap(HttpRules::escaped)
+                      .contextWrite(context)
+                      .toFuture();
+          AsyncWork<@Nullable StoredResponse> work = inFlight.trackAsync(handled);
           return Mono.fromFuture(
                   rules.runAsync(route, key, caller, fingerprint, work, storeCalls), true)
               .flatMap(
                   answer ->
                       answer.replayed()
-                          ? ReactiveAnswers.replay(exchange.getResponse(), answer.value())
+                          ? ReactiveAnswers.replay(
+                              exchange.getResponse(),
+                              Objects.requireNonNull(answer.value(), "a replay has an answer"))
                           : captured.commit())
               .onErrorResume(
                   LeaseLostException.class,
@@ -236,7 +242,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   // A refusal of the request before its handler ran is an error, never an answer: what arrives
   // here ran.
-  private StoredResponse outcome(Route route, CapturingServerResponse captured) {
+  private @Nullable StoredResponse outcome(Route route, CapturingServerResponse captured) {
     return rules.outcome(route, captured, false, false);
   }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -83,9 +84,9 @@ public final class LockFuzzer {
               .tryLock(name, WAIT, lease)
               .orElseThrow(() -> new AssertionError("could not take " + name + " within " + WAIT));
       try (handle) {
-        int holding = holders.get(name).incrementAndGet();
+        int holding = Objects.requireNonNull(holders.get(name)).incrementAndGet();
         mostHoldersAtOnce.accumulateAndGet(holding, Math::max);
-        fences.get(name).add(handle.fence());
+        Objects.requireNonNull(fences.get(name)).add(handle.fence());
         // Widens the window in which a second holder, if the provider let one in, would be seen.
         Thread.yield();
         holders.get(name).decrementAndGet();

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code redis-server} of a test's (or tool's) own, on a free port from 7300 to 7399, keeping
@@ -41,7 +42,7 @@ public final class PrivateRedis implements AutoCloseable {
   private final File log;
   private final List<String> options;
   private final Thread killer;
-  private volatile Process process;
+  private volatile @Nullable Process process;
 
   private PrivateRedis(int port, File log, List<String> options) {
     this.port = port;
@@ -63,7 +64,7 @@ public final class PrivateRedis implements AutoCloseable {
    * @param log where the server's output goes (appended), or null for the temporary folder
    * @param options more {@code redis-server} options, such as {@code "--maxmemory", "2mb"}
    */
-  public static PrivateRedis start(File log, String... options) {
+  public static PrivateRedis start(@Nullable File log, String... options) {
     return start(log, false, port -> server(port, List.of(options)));
   }
 
@@ -135,7 +136,7 @@ public final class PrivateRedis implements AutoCloseable {
   }
 
   private static PrivateRedis start(
-      File log, boolean withBus, java.util.function.IntFunction<List<String>> options) {
+      @Nullable File log, boolean withBus, java.util.function.IntFunction<List<String>> options) {
     int from = FIRST_PORT;
     for (int attempt = 0; attempt < 10; attempt++) {
       int port = freePort(from, withBus);
@@ -209,6 +210,7 @@ public final class PrivateRedis implements AutoCloseable {
   private boolean launch() {
     List<String> command = new ArrayList<>(List.of("redis-server"));
     command.addAll(options);
+    Process process;
     try {
       process =
           new ProcessBuilder(command)
@@ -218,6 +220,7 @@ public final class PrivateRedis implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("redis-server is needed on the PATH", e);
     }
+    this.process = process;
     String ours = "process_id:" + process.pid();
     long deadline = System.nanoTime() + START_NANOS;
     while (System.nanoTime() < deadline) {

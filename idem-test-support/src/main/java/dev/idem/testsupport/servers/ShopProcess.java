@@ -13,6 +13,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One shop process ({@code java -jar} of the shop's executable jar) on a port of its own, its
@@ -28,7 +29,7 @@ public final class ShopProcess implements AutoCloseable {
   private final List<String> command;
   private final Map<String, String> environment;
   private final Path log;
-  private Process process;
+  private @Nullable Process process;
 
   public ShopProcess(
       int number, int port, List<String> command, Map<String, String> environment, Path log) {
@@ -68,6 +69,10 @@ public final class ShopProcess implements AutoCloseable {
             .header("Authorization", basic("admin", adminPassword))
             .GET()
             .build();
+    Process process = this.process;
+    if (process == null) {
+      throw new IllegalStateException("shop #" + number + " was not launched");
+    }
     long deadline = System.nanoTime() + READY_WITHIN.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
@@ -92,7 +97,8 @@ public final class ShopProcess implements AutoCloseable {
 
   /** SIGKILL, and waits for the process to be gone. */
   public void kill() throws InterruptedException {
-    if (alive()) {
+    Process process = this.process;
+    if (process != null && process.isAlive()) {
       process.destroyForcibly();
       process.waitFor(30, TimeUnit.SECONDS);
     }

@@ -10,8 +10,10 @@ import dev.idem.core.hot.internal.Pending.State;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The queue of one account. At most one caller leads at a time: it takes up to a batch from the
@@ -39,7 +41,7 @@ public final class Lane<K> {
   private boolean active;
   private boolean closed;
   private boolean gathered;
-  private Pending gathering;
+  private @Nullable Pending gathering;
   private int lastBatch;
 
   /**
@@ -78,7 +80,7 @@ public final class Lane<K> {
    *
    * @return the result, or null when the lane had closed (queue on a fresh lane instead)
    */
-  public DeductionResult deduct(Deduction deduction, int maxQueue, long waitNanos) {
+  public @Nullable DeductionResult deduct(Deduction deduction, int maxQueue, long waitNanos) {
     lock.lock();
     try {
       if (closed) {
@@ -117,7 +119,7 @@ public final class Lane<K> {
         if (p.failure != null) {
           throw new DeductionFailedException(p.deduction.requestId(), p.failure);
         }
-        return p.result;
+        return Objects.requireNonNull(p.result, "a deduction done without failure has a result");
       }
       if (left <= 0) {
         throw abandon(p, false);
@@ -165,8 +167,8 @@ public final class Lane<K> {
       deductions.add(next.deduction);
     }
     lastBatch = batch.size();
-    List<DeductionResult> results = null;
-    Throwable failure = null;
+    @Nullable List<DeductionResult> results = null;
+    @Nullable Throwable failure = null;
     lock.unlock();
     try {
       results = store.apply(account, List.copyOf(deductions));
@@ -183,7 +185,7 @@ public final class Lane<K> {
       lock.lock();
     }
     for (int i = 0; i < batch.size(); i++) {
-      batch.get(i).finish(failure == null ? results.get(i) : null, failure);
+      batch.get(i).finish(failure == null ? Objects.requireNonNull(results).get(i) : null, failure);
     }
     handOff();
     return left;

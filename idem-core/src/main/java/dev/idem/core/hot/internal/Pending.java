@@ -3,6 +3,7 @@ package dev.idem.core.hot.internal;
 import dev.idem.core.hot.Deduction;
 import dev.idem.core.hot.DeductionResult;
 import java.util.concurrent.locks.Condition;
+import org.jspecify.annotations.Nullable;
 
 /** One caller's deduction while it waits; guarded by its {@link Lane}'s lock. */
 final class Pending {
@@ -18,8 +19,8 @@ final class Pending {
   final Deduction deduction;
   final Condition changed;
   State state;
-  DeductionResult result;
-  Throwable failure;
+  @Nullable DeductionResult result;
+  @Nullable Throwable failure;
 
   Pending(Deduction deduction, Condition changed, State state) {
     this.deduction = deduction;
@@ -27,7 +28,7 @@ final class Pending {
     this.state = state;
   }
 
-  void finish(DeductionResult result, Throwable failure) {
+  void finish(@Nullable DeductionResult result, @Nullable Throwable failure) {
     this.result = result;
     this.failure = failure;
     this.state = State.DONE;

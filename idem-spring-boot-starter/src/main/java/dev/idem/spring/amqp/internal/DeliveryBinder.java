@@ -3,6 +3,7 @@ package dev.idem.spring.amqp.internal;
 import com.rabbitmq.client.Channel;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 
 /**
@@ -19,12 +20,14 @@ public final class DeliveryBinder implements MethodInterceptor {
   private final ThreadLocal<RabbitDelivery> current = new ThreadLocal<>();
 
   @Override
-  public Object invoke(MethodInvocation invocation) throws Throwable {
-    Object[] args = invocation.getArguments();
-    if (args.length != 2 || !(args[1] instanceof Message message)) {
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+    @Nullable Object[] args = invocation.getArguments();
+    if (args.length != 2
+        || !(args[0] instanceof Channel channel)
+        || !(args[1] instanceof Message message)) {
       return invocation.proceed(); // a batch: no single delivery to key
     }
-    current.set(new RabbitDelivery(message, (Channel) args[0]));
+    current.set(new RabbitDelivery(message, channel));
     try {
       return invocation.proceed();
     } finally {

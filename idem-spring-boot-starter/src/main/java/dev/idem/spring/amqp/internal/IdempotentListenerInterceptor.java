@@ -10,9 +10,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
@@ -50,7 +52,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
   }
 
   @Override
-  public Object invoke(MethodInvocation invocation) throws Throwable {
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
     RabbitDelivery delivery = binder.current();
     if (delivery == null) {
       throw ListenerMethods.outsideContainer(
@@ -58,7 +60,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     }
     Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
     String id = messageId(listener, delivery.message(), invocation.getArguments());
-    Object[] result = new Object[1];
+    @Nullable Object[] result = new Object[1];
     try {
       IdempotentConsumer.Delivery outcome =
           engine.inTransaction(
@@ -96,7 +98,10 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     return new Listener(
         group,
         engine.consumer(group, false),
-        new MessageIdSource(target, ListenerMethods.annotation(target).key(), engine.beanFactory()),
+        new MessageIdSource(
+            target,
+            Objects.requireNonNull(ListenerMethods.annotation(target)).key(),
+            engine.beanFactory()),
         manualAck(target));
   }
 
@@ -116,7 +121,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     return AcknowledgeMode.MANUAL.name().equalsIgnoreCase(mode);
   }
 
-  private String messageId(Listener listener, Message message, Object[] args) {
+  private String messageId(Listener listener, Message message, @Nullable Object[] args) {
     String id;
     try {
       id = listener.ids().idOf(message, args);
@@ -180,7 +185,7 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     return message.getMessageProperties().getDeliveryTag();
   }
 
-  private static String queue(Message message) {
+  private static @Nullable String queue(Message message) {
     MessageProperties properties = message.getMessageProperties();
     return properties.getConsumerQueue();
   }

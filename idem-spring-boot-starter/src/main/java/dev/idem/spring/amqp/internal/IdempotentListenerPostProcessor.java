@@ -33,6 +33,7 @@ public final class IdempotentListenerPostProcessor
   private ListenerEngine engine;
   private volatile boolean used;
 
+  @SuppressWarnings("NullAway.Init") // engine: set in setBeanFactory, before any use
   public IdempotentListenerPostProcessor() {
     setBeforeExistingAdvisors(true);
     setProxyTargetClass(true);

@@ -1,6 +1,7 @@
 package dev.idem.spring.amqp.internal;
 
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
@@ -8,9 +9,9 @@ import org.springframework.amqp.core.MessageProperties;
 public final class ListenerMessage {
 
   private final Message message;
-  private final Object payload;
+  private final @Nullable Object payload;
 
-  ListenerMessage(Message message, Object payload) {
+  ListenerMessage(Message message, @Nullable Object payload) {
     this.message = message;
     this.payload = payload;
   }
@@ -26,12 +27,12 @@ public final class ListenerMessage {
   }
 
   /** Its application headers. */
-  public Map<String, Object> getHeaders() {
+  public Map<String, @Nullable Object> getHeaders() {
     return message.getMessageProperties().getHeaders();
   }
 
   /** The converted payload argument of the listener method, or null if it takes none. */
-  public Object getPayload() {
+  public @Nullable Object getPayload() {
     return payload;
   }
 }

@@ -3,6 +3,7 @@ package dev.idem.spring.amqp.internal;
 import com.rabbitmq.client.Channel;
 import dev.idem.spring.messaging.internal.MessageKey;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.beans.factory.BeanFactory;
@@ -38,7 +39,7 @@ final class MessageIdSource {
    *
    * @throws org.springframework.expression.EvaluationException when the expression fails
    */
-  String idOf(Message message, Object[] args) {
+  @Nullable String idOf(Message message, @Nullable Object[] args) {
     if (key.isDefault()) {
       return message.getMessageProperties().getMessageId();
     }
@@ -46,7 +47,7 @@ final class MessageIdSource {
     return key.evaluate(new ListenerMessage(message, payload), args);
   }
 
-  private static Object payloadOf(Object arg) {
+  private static @Nullable Object payloadOf(@Nullable Object arg) {
     return arg instanceof org.springframework.messaging.Message<?> m ? m.getPayload() : arg;
   }
 

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 
 /**
@@ -23,10 +24,11 @@ public final class ComparedArguments {
 
   /** The method's parameter names, or {@code p0}, {@code p1} where the class file has none. */
   static List<String> names(Method method) {
-    String[] discovered = NAMES.getParameterNames(method);
+    @Nullable String[] discovered = NAMES.getParameterNames(method);
     List<String> names = new ArrayList<>();
     for (int i = 0; i < method.getParameterCount(); i++) {
-      names.add(discovered != null ? discovered[i] : "p" + i);
+      String name = discovered != null ? discovered[i] : null;
+      names.add(name != null ? name : "p" + i);
     }
     return List.copyOf(names);
   }
@@ -35,7 +37,7 @@ public final class ComparedArguments {
    * What the fingerprint is made of: the argument itself when there is one, else the arguments by
    * parameter name, in order.
    */
-  public static Object of(MethodPlan plan, Object[] arguments) {
+  public static @Nullable Object of(MethodPlan plan, @Nullable Object[] arguments) {
     List<String> names = plan.comparedArguments();
     if (names.size() == 1) {
       return arguments[0];

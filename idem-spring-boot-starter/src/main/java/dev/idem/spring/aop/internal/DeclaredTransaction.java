@@ -3,6 +3,7 @@ package dev.idem.spring.aop.internal;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationAttributes;
 
@@ -33,7 +34,8 @@ final class DeclaredTransaction {
     return false;
   }
 
-  private static AnnotationAttributes attributes(AnnotatedElement element, String annotation) {
+  private static @Nullable AnnotationAttributes attributes(
+      AnnotatedElement element, String annotation) {
     return AnnotatedElementUtils.findMergedAnnotationAttributes(element, annotation, false, false);
   }
 }

@@ -1,6 +1,7 @@
 package dev.idem.spring.aop.internal;
 
 import dev.idem.core.ResultCodec;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.ObjectMapper;
 
@@ -9,7 +10,7 @@ import tools.jackson.databind.ObjectMapper;
  * the method's declared (generic) return type. {@code null} is stored as JSON {@code null}; an
  * {@code Optional} is stored as its content or {@code null}.
  */
-public final class JacksonResultCodec implements ResultCodec<Object> {
+public final class JacksonResultCodec implements ResultCodec<@Nullable Object> {
 
   private final ObjectMapper mapper;
   private final JavaType type;
@@ -26,12 +27,12 @@ public final class JacksonResultCodec implements ResultCodec<Object> {
   }
 
   @Override
-  public byte[] encode(Object value) {
+  public byte[] encode(@Nullable Object value) {
     return mapper.writeValueAsBytes(value);
   }
 
   @Override
-  public Object decode(byte[] bytes) {
+  public @Nullable Object decode(byte[] bytes) {
     return mapper.readValue(bytes, type);
   }
 }

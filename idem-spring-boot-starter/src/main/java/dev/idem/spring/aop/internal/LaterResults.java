@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs an {@code @Idempotent} method whose result ends after it returns (a {@code
@@ -70,12 +71,12 @@ public final class LaterResults {
     return new ReactiveIdempotency(engine, storeCalls, inFlight);
   }
 
-  CompletableFuture<Object> execute(
+  CompletableFuture<@Nullable Object> execute(
       MethodPlan plan,
-      ResultCodec<Object> codec,
+      ResultCodec<@Nullable Object> codec,
       IdempotencyKey key,
       Fingerprint fingerprint,
-      AsyncWork<Object> work) {
+      AsyncWork<@Nullable Object> work) {
     return engine
         .executeAsync(key, fingerprint, codec, inFlight.trackAsync(work), plan.config(), storeCalls)
         .thenApply(Executed::value);

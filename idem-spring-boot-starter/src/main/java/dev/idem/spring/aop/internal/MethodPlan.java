@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionParser;
@@ -43,15 +44,15 @@ public record MethodPlan(
     Method method,
     String operation,
     boolean required,
-    Expression key,
-    Expression fingerprint,
+    @Nullable Expression key,
+    @Nullable Expression fingerprint,
     List<String> comparedArguments,
     Set<String> ignoredFields,
     IdempotencyConfig config,
     boolean declaresTransaction,
     ResultShape shape,
-    ResultCodec<Object> codec,
-    ScheduledSlot slot) {
+    ResultCodec<@Nullable Object> codec,
+    @Nullable ScheduledSlot slot) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -129,9 +130,13 @@ public record MethodPlan(
 
   private static Idempotent annotation(Method method, Method specific) {
     Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
-    return idempotent != null
-        ? idempotent
-        : AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+    if (idempotent == null) {
+      idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+    }
+    if (idempotent == null) {
+      throw new IllegalStateException(method + " is not annotated with @Idempotent");
+    }
+    return idempotent;
   }
 
   private static String operation(Method method, Class<?> userClass, Idempotent idempotent) {
@@ -188,9 +193,9 @@ public record MethodPlan(
   }
 
   @SuppressWarnings("unchecked")
-  private static ResultCodec<Object> codec(Type stored, ObjectMapper mapper) {
+  private static ResultCodec<@Nullable Object> codec(Type stored, ObjectMapper mapper) {
     if (stored == void.class || stored == Void.class) {
-      return (ResultCodec<Object>) (ResultCodec<?>) ResultCodec.none();
+      return (ResultCodec<@Nullable Object>) (ResultCodec<?>) ResultCodec.none();
     }
     return new JacksonResultCodec(mapper, mapper.getTypeFactory().constructType(stored));
   }

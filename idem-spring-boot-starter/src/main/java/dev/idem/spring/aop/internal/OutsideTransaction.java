@@ -2,6 +2,7 @@ package dev.idem.spring.aop.internal;
 
 import dev.idem.core.Work;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Marks the store calls of an {@code @Idempotent} method that declares no transaction but runs
@@ -23,14 +24,15 @@ public final class OutsideTransaction {
   }
 
   /** Runs {@code call} with this thread's store calls outside its transaction. */
-  public static <T> T call(Callable<T> call) throws Exception {
+  public static <T extends @Nullable Object> T call(Callable<T> call) throws Exception {
     return with(Boolean.TRUE, call);
   }
 
   /**
    * {@code work}, run with the mark lifted: the work itself belongs to the caller's transaction.
    */
-  public static <T, E extends Exception> Work<T, E> inside(Work<T, E> work) {
+  public static <T extends @Nullable Object, E extends Exception> Work<T, E> inside(
+      Work<T, E> work) {
     return ctx -> {
       Boolean before = STORE_OUTSIDE.get();
       STORE_OUTSIDE.remove();
@@ -42,7 +44,8 @@ public final class OutsideTransaction {
     };
   }
 
-  private static <T> T with(Boolean mark, Callable<T> call) throws Exception {
+  private static <T extends @Nullable Object> T with(Boolean mark, Callable<T> call)
+      throws Exception {
     Boolean before = STORE_OUTSIDE.get();
     STORE_OUTSIDE.set(mark);
     try {

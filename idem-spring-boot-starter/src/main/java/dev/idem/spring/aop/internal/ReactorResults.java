@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -31,7 +32,7 @@ final class ReactorResults {
       Callable<Object> method) {
     return later
         .reactive()
-        .executeWithStatus(
+        .<@Nullable Object>executeWithStatus(
             key,
             fingerprint,
             plan.codec(),
@@ -50,7 +51,7 @@ final class ReactorResults {
     int max = later.maxElements();
     return later
         .reactive()
-        .executeWithStatus(
+        .<@Nullable Object>executeWithStatus(
             key,
             fingerprint,
             new Bounded(plan.codec()),
@@ -113,9 +114,10 @@ final class ReactorResults {
   }
 
   /** The method's codec, refusing an overflow as too large: the work ran, so the key is kept. */
-  private record Bounded(ResultCodec<Object> codec) implements ResultCodec<Object> {
+  private record Bounded(ResultCodec<@Nullable Object> codec)
+      implements ResultCodec<@Nullable Object> {
     @Override
-    public byte[] encode(Object value) {
+    public byte[] encode(@Nullable Object value) {
       if (value instanceof Overflow overflow) {
         throw overflow.refusal();
       }
@@ -123,12 +125,12 @@ final class ReactorResults {
     }
 
     @Override
-    public Object decode(byte[] bytes) {
+    public @Nullable Object decode(byte[] bytes) {
       return codec.decode(bytes);
     }
 
     @Override
-    public Duration retention(Object value, Duration retention) {
+    public Duration retention(@Nullable Object value, Duration retention) {
       return value instanceof Overflow ? retention : codec.retention(value, retention);
     }
 

@@ -82,7 +82,7 @@ public final class ScheduledCatchUp implements ApplicationListener<ApplicationRe
     try {
       return cron
           && ScheduledSlot.of(
-                  method.getName(), method, context.getBeanFactory()::resolveEmbeddedValue)
+                  method.getName(), method, EmbeddedValues.resolver(context.getBeanFactory()))
               .fires(Instant.now());
     } catch (RuntimeException e) {
       return false; // refused at start-up already, with the reason

@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,7 @@ public final class ScheduledRuns implements AutoCloseable {
   /** One attempt at a slot: claims its key and runs the method when the claim is won. */
   @FunctionalInterface
   public interface Attempt {
-    Object call() throws Exception;
+    @Nullable Object call() throws Exception;
   }
 
   private static final Logger log = LoggerFactory.getLogger(ScheduledRuns.class);
@@ -37,7 +38,7 @@ public final class ScheduledRuns implements AutoCloseable {
   private static final Duration LEAST_WAIT = Duration.ofSeconds(1);
 
   private final Set<IdempotencyKey> following = ConcurrentHashMap.newKeySet();
-  private volatile ScheduledExecutorService followUps;
+  private volatile @Nullable ScheduledExecutorService followUps;
   private volatile boolean closed;
 
   /**
@@ -75,7 +76,8 @@ public final class ScheduledRuns implements AutoCloseable {
    * Runs {@code first}; when another node holds the slot, answers null (a scheduled method's result
    * goes nowhere) and follows the slot with the attempts {@code again} makes.
    */
-  public Object run(MethodPlan plan, IdempotencyKey key, Attempt first, Supplier<Attempt> again)
+  public @Nullable Object run(
+      MethodPlan plan, IdempotencyKey key, Attempt first, @Nullable Supplier<Attempt> again)
       throws Exception {
     try {
       return first.call();
@@ -87,7 +89,11 @@ public final class ScheduledRuns implements AutoCloseable {
   }
 
   private void follow(
-      MethodPlan plan, IdempotencyKey key, Supplier<Attempt> again, Duration after, Instant until) {
+      MethodPlan plan,
+      IdempotencyKey key,
+      @Nullable Supplier<Attempt> again,
+      Duration after,
+      Instant until) {
     if (again == null || !following.add(key)) {
       return;
     }

@@ -7,6 +7,7 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.support.CronExpression;
@@ -28,12 +29,13 @@ public final class ScheduledSlot {
   // the shortest cron period (a second) so that a run a little late keeps its slot
   private static final Duration SLACK = Duration.ofMillis(250);
 
-  private final CronExpression cron;
+  private final @Nullable CronExpression cron;
   private final ZoneId zone;
   private final long periodMillis;
   private final String schedule;
 
-  private ScheduledSlot(CronExpression cron, ZoneId zone, long periodMillis, String schedule) {
+  private ScheduledSlot(
+      @Nullable CronExpression cron, ZoneId zone, long periodMillis, String schedule) {
     this.cron = cron;
     this.zone = zone;
     this.periodMillis = periodMillis;

@@ -3,6 +3,7 @@ package dev.idem.spring.aop.internal;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -27,7 +28,7 @@ public final class TransactionOutcomes {
    * Where to hand the outcome of a call made now on {@code store}: a deferral bound to the thread's
    * transaction, or null to store it at once (no transaction, or the store joins it).
    */
-  public static Consumer<PendingOutcome> deferral(IdempotencyStore store) {
+  public static @Nullable Consumer<PendingOutcome> deferral(IdempotencyStore store) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()
         || store.joinsCurrentTransaction()) {

@@ -1,5 +1,6 @@
 package dev.idem.spring.aot.internal;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
@@ -16,7 +17,7 @@ public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
   };
 
   @Override
-  public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+  public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
     for (String pattern : RESOURCES) {
       hints.resources().registerPattern(pattern);
     }

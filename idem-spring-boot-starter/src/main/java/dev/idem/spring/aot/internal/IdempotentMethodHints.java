@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
@@ -26,7 +27,7 @@ public final class IdempotentMethodHints implements BeanRegistrationAotProcessor
   private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
   @Override
-  public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
+  public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
     List<Type> types;
     try {
       types = typesOf(bean.getBeanClass());

@@ -1,6 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
 import io.lettuce.core.AbstractRedisClient;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -10,7 +11,7 @@ final class SpringDataRedis {
   private SpringDataRedis() {}
 
   /** The started factory's native client, or null without a single Lettuce connection factory. */
-  static AbstractRedisClient nativeClient(ListableBeanFactory beans) {
+  static @Nullable AbstractRedisClient nativeClient(ListableBeanFactory beans) {
     LettuceConnectionFactory factory = factory(beans);
     if (factory == null) {
       return null;
@@ -26,7 +27,7 @@ final class SpringDataRedis {
     return factory == null ? 0 : factory.getDatabase();
   }
 
-  private static LettuceConnectionFactory factory(ListableBeanFactory beans) {
+  private static @Nullable LettuceConnectionFactory factory(ListableBeanFactory beans) {
     return beans.getBeanProvider(LettuceConnectionFactory.class).getIfUnique();
   }
 }

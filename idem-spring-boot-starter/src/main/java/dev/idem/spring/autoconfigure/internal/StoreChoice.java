@@ -1,6 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -31,8 +32,10 @@ public abstract class StoreChoice extends SpringBootCondition implements Configu
   }
 
   /** Whether {@code type} is on the class path and {@code beans} holds a bean of it. */
-  static boolean beanExists(ListableBeanFactory beans, ClassLoader loader, String type) {
-    return ClassUtils.isPresent(type, loader)
+  static boolean beanExists(
+      @Nullable ListableBeanFactory beans, @Nullable ClassLoader loader, String type) {
+    return beans != null
+        && ClassUtils.isPresent(type, loader)
         && beans.getBeanNamesForType(ClassUtils.resolveClassName(type, loader), true, false).length
             > 0;
   }

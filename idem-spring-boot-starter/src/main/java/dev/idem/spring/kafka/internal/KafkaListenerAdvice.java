@@ -12,12 +12,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -62,14 +64,14 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   }
 
   @Override
-  public Object invoke(MethodInvocation invocation) throws Throwable {
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
     KafkaDelivery delivery = binder.current();
     if (delivery == null) {
       throw ListenerMethods.outsideContainer(
           invocation.getMethod(), "the Kafka records being delivered");
     }
     Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
-    Object[] args = invocation.getArguments();
+    @Nullable Object[] args = invocation.getArguments();
     List<ConsumerRecord<?, ?>> records = delivery.records();
     List<?> batch = delivery.batch() ? listener.method().batch(args, records.size()) : null;
     List<String> ids = new ArrayList<>(records.size());
@@ -82,7 +84,10 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       try {
         ids.add(messageId(listener, records.get(i), payload, args));
       } catch (RuntimeException e) {
-        refused = batch == null ? e : new BatchListenerFailedException(e.getMessage(), e, i);
+        refused =
+            batch == null
+                ? e
+                : new BatchListenerFailedException(String.valueOf(e.getMessage()), e, i);
       }
     }
     if (refused != null && ids.isEmpty()) {
@@ -92,7 +97,8 @@ final class KafkaListenerAdvice implements MethodInterceptor {
     // handler is told which record failed, so that it commits those and deals with that one
     List<?> handled = batch == null ? null : batch.subList(0, ids.size());
     Object result =
-        engine.inTransaction(() -> run(invocation, listener, ids, handled, records.size()));
+        engine.<@Nullable Object>inTransaction(
+            () -> run(invocation, listener, ids, handled, records.size()));
     if (refused != null) {
       throw refused;
     }
@@ -105,15 +111,19 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   /** The batch elements whose claim succeeded, and each one's place in the container's batch. */
   private record Claims(List<Object> fresh, int[] positions) {}
 
-  private Object run(
-      MethodInvocation invocation, Listener listener, List<String> ids, List<?> batch, int total)
+  private @Nullable Object run(
+      MethodInvocation invocation,
+      Listener listener,
+      List<String> ids,
+      @Nullable List<?> batch,
+      int total)
       throws Exception {
     List<Held> held = new ArrayList<>();
     boolean succeeded = false;
     int releasedFrom = -1;
     try {
       Claims claims = claim(listener, ids, batch, held);
-      Object[] args = invocation.getArguments();
+      @Nullable Object[] args = invocation.getArguments();
       HeldAcknowledgment ack = hold(listener, args, claims.positions(), ids.size(), total);
       Object result = null;
       if (claims.fresh().isEmpty()) {
@@ -195,8 +205,8 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   /**
    * Hands the listener an acknowledgment that speaks in its own list's positions, if it takes one.
    */
-  private static HeldAcknowledgment hold(
-      Listener listener, Object[] args, int[] positions, int handled, int total) {
+  private static @Nullable HeldAcknowledgment hold(
+      Listener listener, @Nullable Object[] args, int[] positions, int handled, int total) {
     int index = listener.method().ackIndex();
     if (index < 0 || !(args[index] instanceof Acknowledgment container)) {
       return null;
@@ -210,7 +220,8 @@ final class KafkaListenerAdvice implements MethodInterceptor {
    * Claims every distinct id; returns the batch elements whose claim succeeded (for a record
    * listener, a one-element list when it did), and adds each claim's held outcome to {@code held}.
    */
-  private Claims claim(Listener listener, List<String> ids, List<?> batch, List<Held> held) {
+  private Claims claim(
+      Listener listener, List<String> ids, @Nullable List<?> batch, List<Held> held) {
     List<Object> fresh = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -261,7 +272,9 @@ final class KafkaListenerAdvice implements MethodInterceptor {
     return new Listener(
         group,
         new KafkaListenerMethod(
-            target, ListenerMethods.annotation(target).key(), engine.beanFactory()));
+            target,
+            Objects.requireNonNull(ListenerMethods.annotation(target)).key(),
+            engine.beanFactory()));
   }
 
   /**
@@ -271,7 +284,10 @@ final class KafkaListenerAdvice implements MethodInterceptor {
    * @throws EvaluationException when the key expression fails
    */
   private static String messageId(
-      Listener listener, ConsumerRecord<?, ?> record, Object payload, Object[] args) {
+      Listener listener,
+      ConsumerRecord<?, ?> record,
+      @Nullable Object payload,
+      @Nullable Object[] args) {
     try {
       String id = listener.method().idOf(record, payload, args);
       if (id != null && !id.isEmpty()) {

@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.kafka.support.Acknowledgment;
@@ -92,7 +93,7 @@ final class KafkaListenerMethod {
    *
    * @throws IllegalStateException when there is none, or it does not hold one element per record
    */
-  List<?> batch(Object[] args, int records) {
+  List<?> batch(@Nullable Object[] args, int records) {
     if (payloadIndex < 0 || !(args[payloadIndex] instanceof List<?> batch)) {
       throw new IllegalStateException(
           "@IdempotentListener " + method + " is called with a batch but takes no List of it");
@@ -111,12 +112,12 @@ final class KafkaListenerMethod {
   }
 
   /** The payload a record listener's call carries, or null. */
-  Object payload(Object[] args) {
+  @Nullable Object payload(@Nullable Object[] args) {
     return payloadIndex < 0 ? null : payloadOf(args[payloadIndex]);
   }
 
   /** The payload of one element of a batch: a record's value, a message's payload, or itself. */
-  static Object payloadOf(Object element) {
+  static @Nullable Object payloadOf(@Nullable Object element) {
     if (element instanceof ConsumerRecord<?, ?> record) {
       return record.value();
     }
@@ -129,7 +130,8 @@ final class KafkaListenerMethod {
    * @param payload what the listener gets for it, converted
    * @throws org.springframework.expression.EvaluationException when the expression fails
    */
-  String idOf(ConsumerRecord<?, ?> record, Object payload, Object[] args) {
+  @Nullable String idOf(
+      ConsumerRecord<?, ?> record, @Nullable Object payload, @Nullable Object[] args) {
     if (key.isDefault()) {
       org.apache.kafka.common.header.Header header = record.headers().lastHeader(ID_HEADER);
       byte[] value = header == null ? null : header.value();

@@ -48,6 +48,7 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   private volatile boolean used;
   private final List<Object> transactionManagers = new CopyOnWriteArrayList<>();
 
+  @SuppressWarnings("NullAway.Init") // engine and advice: set in setBeanFactory, before any use
   public KafkaListenerPostProcessor() {
     setBeforeExistingAdvisors(true);
     setProxyTargetClass(true);

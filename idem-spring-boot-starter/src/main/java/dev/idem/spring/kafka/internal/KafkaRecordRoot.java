@@ -5,14 +5,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
 
 /** The root object of an {@code @IdempotentListener} key expression on a Kafka listener. */
 public final class KafkaRecordRoot {
 
   private final ConsumerRecord<?, ?> record;
-  private final Object payload;
+  private final @Nullable Object payload;
 
-  KafkaRecordRoot(ConsumerRecord<?, ?> record, Object payload) {
+  KafkaRecordRoot(ConsumerRecord<?, ?> record, @Nullable Object payload) {
     this.record = record;
     this.payload = payload;
   }
@@ -50,7 +51,7 @@ public final class KafkaRecordRoot {
   }
 
   /** The converted payload the listener gets for this record, or null if it takes none. */
-  public Object getPayload() {
+  public @Nullable Object getPayload() {
     return payload;
   }
 }

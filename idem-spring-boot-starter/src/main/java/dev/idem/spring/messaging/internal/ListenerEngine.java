@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
@@ -33,7 +34,7 @@ public final class ListenerEngine {
 
   /** A piece of work that may throw checked exceptions. */
   @FunctionalInterface
-  public interface Body<T> {
+  public interface Body<T extends @Nullable Object> {
     T call() throws Exception;
   }
 
@@ -43,13 +44,13 @@ public final class ListenerEngine {
   private final ConfigurableListableBeanFactory beanFactory;
   private final Function<IdemProperties, IdemProperties.Listeners> settings;
   private final String broker;
-  private volatile Beans beans;
+  private volatile @Nullable Beans beans;
 
   private record Beans(
       Idempotency idempotency,
       IdemPolicies policies,
       IdemProperties properties,
-      TransactionTemplate transactions,
+      @Nullable TransactionTemplate transactions,
       boolean own) {}
 
   /**
@@ -97,7 +98,7 @@ public final class ListenerEngine {
    * Runs {@code body} in a transaction (joining the caller's, if any) when the store writes its
    * records in Spring transactions; otherwise runs it as it is.
    */
-  public <T> T inTransaction(Body<T> body) throws Exception {
+  public <T extends @Nullable Object> T inTransaction(Body<T> body) throws Exception {
     TransactionTemplate transactions = beans().transactions();
     if (transactions == null) {
       return body.call();
@@ -122,7 +123,7 @@ public final class ListenerEngine {
    * Where the outcome of a listener run now goes: held for the thread's transaction when the store
    * does not write in it, else null (stored at once, in the transaction when the store joins it).
    */
-  public Consumer<PendingOutcome> deferral() {
+  public @Nullable Consumer<PendingOutcome> deferral() {
     return TransactionOutcomes.deferral(beans().idempotency().store());
   }
 
@@ -194,7 +195,7 @@ public final class ListenerEngine {
    * The application's only transaction manager, or else the one whose resource is its DataSource
    * (beside a Kafka transaction manager, say); null when neither is found.
    */
-  private PlatformTransactionManager transactionManager() {
+  private @Nullable PlatformTransactionManager transactionManager() {
     PlatformTransactionManager only =
         beanFactory.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
     if (only != null) {

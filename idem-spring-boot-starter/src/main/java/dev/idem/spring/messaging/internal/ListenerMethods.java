@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.List;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -68,7 +69,7 @@ public final class ListenerMethods {
   }
 
   /** The method's {@code @IdempotentListener}, or null. */
-  public static IdempotentListener annotation(Method method) {
+  public static @Nullable IdempotentListener annotation(Method method) {
     return AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
   }
 
@@ -93,7 +94,7 @@ public final class ListenerMethods {
    * Runs the advised method, passing on what it throws; a checked exception its signature does not
    * declare comes as an {@link UndeclaredThrowableException}.
    */
-  public static Object proceed(MethodInvocation invocation) throws Exception {
+  public static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
     try {
       return invocation.proceed();
     } catch (Exception | Error e) {

@@ -1,6 +1,8 @@
 package dev.idem.spring.messaging.internal;
 
 import java.lang.reflect.Method;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -18,14 +20,14 @@ public final class MessageKey {
   private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
   private final Method method;
-  private final Expression expression;
-  private final BeanFactory beanFactory;
+  private final @Nullable Expression expression;
+  private final @Nullable BeanFactory beanFactory;
 
   /**
    * @param expression the annotation's key; empty for the broker's own message id
    * @throws org.springframework.expression.ParseException when it does not parse
    */
-  public MessageKey(Method method, String expression, BeanFactory beanFactory) {
+  public MessageKey(Method method, String expression, @Nullable BeanFactory beanFactory) {
     this.method = method;
     this.expression =
         expression.isEmpty() ? null : new SpelExpressionParser().parseExpression(expression);
@@ -47,11 +49,14 @@ public final class MessageKey {
    *
    * @throws org.springframework.expression.EvaluationException when it fails
    */
-  public String evaluate(Object root, Object[] args) {
+  public @Nullable String evaluate(Object root, @Nullable Object[] args) {
     MethodBasedEvaluationContext context =
         new MethodBasedEvaluationContext(root, method, args, NAMES);
-    context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-    Object value = expression.getValue(context);
+    if (beanFactory != null) {
+      context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+    }
+    Expression key = Objects.requireNonNull(expression, "evaluated only when the key is given");
+    Object value = key.getValue(context);
     return value == null ? null : value.toString();
   }
 }

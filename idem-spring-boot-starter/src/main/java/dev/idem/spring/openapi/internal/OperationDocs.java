@@ -18,6 +18,7 @@ import io.swagger.v3.oas.models.parameters.Parameter;
 import io.swagger.v3.oas.models.responses.ApiResponse;
 import io.swagger.v3.oas.models.responses.ApiResponses;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes into an OpenAPI operation what the filter asks of its requests and what it may answer in
@@ -49,12 +50,12 @@ public final class OperationDocs {
           + type("store-unavailable")
           + "); the request did not run.";
 
-  private final String tokenPath;
+  private final @Nullable String tokenPath;
 
   /**
    * @param tokenPath the path of the token endpoint, or null when clients get no tokens there
    */
-  public OperationDocs(String tokenPath) {
+  public OperationDocs(@Nullable String tokenPath) {
     this.tokenPath = tokenPath;
   }
 

@@ -2,6 +2,7 @@ package dev.idem.spring.web.internal;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The caller name of a request without a principal, the same on both web stacks: {@code
@@ -14,12 +15,12 @@ public final class AnonymousCaller {
   private AnonymousCaller() {}
 
   /** The caller name for a client at {@code address} (an IP literal), or at an unknown one. */
-  public static String at(String address) {
+  public static String at(@Nullable String address) {
     return "anonymous@" + (address == null || address.isBlank() ? "unknown" : address);
   }
 
   /** The caller name for a client at {@code address}, or at an unknown one when it is null. */
-  public static String at(InetSocketAddress address) {
+  public static String at(@Nullable InetSocketAddress address) {
     InetAddress ip = address == null ? null : address.getAddress();
     return at(ip == null ? null : ip.getHostAddress());
   }

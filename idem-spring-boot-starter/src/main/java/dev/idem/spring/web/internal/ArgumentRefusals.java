@@ -1,6 +1,7 @@
 package dev.idem.spring.web.internal;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.support.WebDataBinderFactory;
@@ -47,11 +48,11 @@ public final class ArgumentRefusals implements BeanPostProcessor {
     }
 
     @Override
-    public Object resolveArgument(
+    public @Nullable Object resolveArgument(
         MethodParameter parameter,
-        ModelAndViewContainer container,
+        @Nullable ModelAndViewContainer container,
         NativeWebRequest request,
-        WebDataBinderFactory binders)
+        @Nullable WebDataBinderFactory binders)
         throws Exception {
       try {
         return resolver.resolveArgument(parameter, container, request, binders);

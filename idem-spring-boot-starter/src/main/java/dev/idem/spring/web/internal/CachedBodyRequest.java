@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request whose body was read up front (to fingerprint it before the claim) and is served again
@@ -22,7 +23,7 @@ import java.util.Map;
 public final class CachedBodyRequest extends HttpServletRequestWrapper {
 
   private final byte[] body;
-  private volatile Map<String, String[]> parameters;
+  private volatile @Nullable Map<String, String[]> parameters;
 
   private CachedBodyRequest(HttpServletRequest request, byte[] body) {
     super(request);
@@ -30,7 +31,7 @@ public final class CachedBodyRequest extends HttpServletRequestWrapper {
   }
 
   /** Reads the body of {@code request}, or returns null when it is longer than {@code maxBytes}. */
-  public static CachedBodyRequest read(HttpServletRequest request, long maxBytes)
+  public static @Nullable CachedBodyRequest read(HttpServletRequest request, long maxBytes)
       throws IOException {
     long declared = request.getContentLengthLong();
     if (declared > maxBytes) {
@@ -63,7 +64,7 @@ public final class CachedBodyRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String getParameter(String name) {
+  public @Nullable String getParameter(String name) {
     String[] values = getParameterMap().get(name);
     return values == null || values.length == 0 ? null : values[0];
   }
@@ -74,7 +75,7 @@ public final class CachedBodyRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String[] getParameterValues(String name) {
+  public String @Nullable [] getParameterValues(String name) {
     String[] values = getParameterMap().get(name);
     return values == null ? null : values.clone();
   }

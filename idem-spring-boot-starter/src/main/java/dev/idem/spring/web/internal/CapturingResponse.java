@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Holds the handler's body in memory until the outcome is known, so that it can be stored before
@@ -25,9 +26,9 @@ public final class CapturingResponse extends HttpServletResponseWrapper
 
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
   private final long limit;
-  private ServletOutputStream stream;
-  private PrintWriter writer;
-  private String error;
+  private @Nullable ServletOutputStream stream;
+  private @Nullable PrintWriter writer;
+  private @Nullable String error;
   private long passed;
   private boolean passingThrough;
   private boolean async;
@@ -68,7 +69,7 @@ public final class CapturingResponse extends HttpServletResponseWrapper
   }
 
   @Override
-  public String retryAfter() {
+  public @Nullable String retryAfter() {
     return getHeader(org.springframework.http.HttpHeaders.RETRY_AFTER);
   }
 

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
 import org.springframework.http.MediaType;
@@ -29,7 +30,7 @@ public final class FormFields {
 
   /** A form body that cannot be read as fields: the request is refused with 400. */
   public static final class MalformedFormException extends IllegalArgumentException {
-    MalformedFormException(String message) {
+    MalformedFormException(@Nullable String message) {
       super(message);
     }
   }
@@ -37,7 +38,7 @@ public final class FormFields {
   private FormFields() {}
 
   /** Whether {@code contentType} is a form body's. */
-  public static boolean isForm(String contentType) {
+  public static boolean isForm(@Nullable String contentType) {
     MediaType type = RequestFingerprint.parse(contentType);
     return type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(type);
   }
@@ -72,8 +73,11 @@ public final class FormFields {
   }
 
   private static MultiValueMap<String, String> read(
-      String contentType, String encoding, byte[] body) {
+      @Nullable String contentType, @Nullable String encoding, byte[] body) {
     MediaType type = RequestFingerprint.parse(contentType);
+    if (type == null) {
+      type = MediaType.APPLICATION_FORM_URLENCODED;
+    }
     if (type.getCharset() == null && encoding != null && Charset.isSupported(encoding)) {
       type = new MediaType(type, Charset.forName(encoding));
     }

@@ -13,9 +13,11 @@ import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +39,17 @@ public final class HttpRules {
    * The key a guarded request runs under: its {@code Idempotency-Key} (parsed, quotes removed) or,
    * when it has none, its {@code X-Idempotent-Token}.
    */
-  public record GuardedKey(String key, String token) {
+  public record GuardedKey(@Nullable String key, @Nullable String token) {
+
+    public GuardedKey {
+      if (key == null && token == null) {
+        throw new IllegalArgumentException("a key or a token");
+      }
+    }
 
     /** The value the store keys the record by, which the handler reads from a request attribute. */
     public String value() {
-      return key != null ? key : token;
+      return key != null ? key : Objects.requireNonNull(token);
     }
   }
 
@@ -75,7 +83,7 @@ public final class HttpRules {
     int status();
 
     /** The answer's {@code Retry-After} header, or null. */
-    String retryAfter();
+    @Nullable String retryAfter();
 
     /** The bytes of body the handler wrote, held or passed on. */
     long bodySize();
@@ -90,7 +98,7 @@ public final class HttpRules {
   private final Idempotency idempotency;
   private final TokenService tokens;
   private final long maxBodyBytes;
-  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
+  private volatile ResultCodec<@Nullable StoredResponse> codec = StoredResponse.codec();
 
   /**
    * @param maxBodyBytes the largest request body read and response body stored
@@ -126,7 +134,7 @@ public final class HttpRules {
    * @throws InvalidKeyException when the key is malformed, sent twice with other values, or missing
    *     on a route that requires one
    */
-  public static GuardedKey keyOf(Route route, List<String> keys, String token) {
+  public static @Nullable GuardedKey keyOf(Route route, List<String> keys, @Nullable String token) {
     if (keys.isEmpty() && token == null && !route.required()) {
       return null;
     }
@@ -142,18 +150,18 @@ public final class HttpRules {
    *
    * @param deferral hands the outcome to a transaction around the filter, or null to store it now
    */
-  public Executed<StoredResponse> run(
+  public Executed<@Nullable StoredResponse> run(
       Route route,
       GuardedKey key,
       String caller,
       Fingerprint fingerprint,
-      Work<StoredResponse, Exception> work,
-      Consumer<PendingOutcome> deferral)
+      Work<@Nullable StoredResponse, Exception> work,
+      @Nullable Consumer<PendingOutcome> deferral)
       throws Exception {
     return key.key() == null
         ? tokens.executeWithStatus(
             TokenService.scopeFor(caller),
-            key.token(),
+            key.value(),
             fingerprint,
             codec,
             work,
@@ -166,17 +174,17 @@ public final class HttpRules {
   /**
    * As {@link #run}, for work that ends in a stage; the store's calls run on {@code storeCalls}.
    */
-  public CompletableFuture<Executed<StoredResponse>> runAsync(
+  public CompletableFuture<Executed<@Nullable StoredResponse>> runAsync(
       Route route,
       GuardedKey key,
       String caller,
       Fingerprint fingerprint,
-      AsyncWork<StoredResponse> work,
+      AsyncWork<@Nullable StoredResponse> work,
       Executor storeCalls) {
     return key.key() == null
         ? tokens.executeAsync(
             TokenService.scopeFor(caller),
-            key.token(),
+            key.value(),
             fingerprint,
             codec,
             work,
@@ -196,7 +204,7 @@ public final class HttpRules {
    * @param refusedBeforeHandler the stack saw the request refused before its handler ran
    * @param transactionDecides a transaction around the filter stores or frees whatever it answers
    */
-  public StoredResponse outcome(
+  public @Nullable StoredResponse outcome(
       Route route, Answer answer, boolean refusedBeforeHandler, boolean transactionDecides) {
     boolean unstored =
         refusedBeforeHandler || route.isRetryable(answer.status(), answer.retryAfter());
@@ -250,6 +258,6 @@ public final class HttpRules {
   }
 
   private static IdempotencyKey keyIn(Route route, String caller, GuardedKey key) {
-    return IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key.key());
+    return IdempotencyKey.of(IdempotencyKey.scope(route.operation(), caller), key.value());
   }
 }

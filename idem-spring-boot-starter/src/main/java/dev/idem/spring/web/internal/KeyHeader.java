@@ -3,6 +3,7 @@ package dev.idem.spring.web.internal;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code Idempotency-Key} header: a structured-field string ({@code "abc"}, RFC 8941) or
@@ -19,7 +20,7 @@ public final class KeyHeader {
    * @throws InvalidKeyException when a value is empty, too long, not visible ASCII, badly quoted,
    *     or the values disagree
    */
-  public static String parse(List<String> values) {
+  public static @Nullable String parse(List<String> values) {
     String key = null;
     for (String raw : values) {
       String value = parseOne(raw);

@@ -10,6 +10,7 @@ import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -21,7 +22,8 @@ import org.springframework.http.ResponseEntity;
  * @param detail shown unless null
  * @param retryAfter the {@code Retry-After} value in seconds, or null for none
  */
-public record Problem(int status, String name, String title, String detail, String retryAfter) {
+public record Problem(
+    int status, String name, String title, @Nullable String detail, @Nullable String retryAfter) {
 
   /** The answer's media type. */
   public static final String CONTENT_TYPE = "application/problem+json";
@@ -66,7 +68,7 @@ public record Problem(int status, String name, String title, String detail, Stri
    * application (its key expressions, classes and methods), which stays in the log; a store failure
    * does not claim the request was not run, since the handler may have done part of its work.
    */
-  public static Problem escaped(IdempotencyException e) {
+  public static @Nullable Problem escaped(IdempotencyException e) {
     Problem problem = of(e);
     if (problem == null) {
       return null;
@@ -116,7 +118,7 @@ public record Problem(int status, String name, String title, String detail, Stri
   }
 
   /** The answer for an Idem exception, or null when {@code e} has no HTTP mapping. */
-  public static Problem of(IdempotencyException e) {
+  public static @Nullable Problem of(IdempotencyException e) {
     if (e instanceof RequestInProgressException p) {
       long seconds = Math.max(1, (p.retryAfter().toMillis() + 999) / 1000);
       return new Problem(

@@ -10,6 +10,7 @@ import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.UnknownTokenException;
 import dev.idem.core.internal.LogThrottle;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -46,7 +47,8 @@ public class ProblemAdvice {
     IdempotencyStoreException.class
   })
   ResponseEntity<byte[]> answer(IdempotencyException e) {
-    Problem problem = Problem.escaped(e);
+    Problem problem =
+        Objects.requireNonNull(Problem.escaped(e), () -> "no answer for " + e.getClass());
     // the client gets a neutral detail; what the exception says of the application is logged
     if (throttle.due()) {
       log.info(

@@ -3,6 +3,7 @@ package dev.idem.spring.web.internal;
 import dev.idem.core.IdempotencyException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /** Writes {@link Problem}s (RFC 9457 {@code application/problem+json}) to a servlet response. */
 public final class Problems {
@@ -22,14 +23,18 @@ public final class Problems {
 
   /** Writes one problem; {@code detail}'s message is shown unless it is null. */
   public static void write(
-      HttpServletResponse response, int status, String name, String title, Exception detail)
+      HttpServletResponse response,
+      int status,
+      String name,
+      String title,
+      @Nullable Exception detail)
       throws IOException {
     write(response, status, name, title, detail == null ? null : detail.getMessage());
   }
 
   /** Writes one problem; {@code detail} is shown unless it is null. */
   public static void write(
-      HttpServletResponse response, int status, String name, String title, String detail)
+      HttpServletResponse response, int status, String name, String title, @Nullable String detail)
       throws IOException {
     write(response, new Problem(status, name, title, detail, null));
   }

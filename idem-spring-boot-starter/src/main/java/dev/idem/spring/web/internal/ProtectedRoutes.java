@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.RequestMethod;
@@ -102,7 +103,7 @@ final class ProtectedRoutes {
     return false;
   }
 
-  private static String asyncType(Class<?> returned) {
+  private static @Nullable String asyncType(Class<?> returned) {
     ClassLoader loader = ProtectedRoutes.class.getClassLoader();
     for (String name : ASYNC_TYPES) {
       if (ClassUtils.isPresent(name, loader)

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 
@@ -38,8 +39,8 @@ public final class RequestFingerprint {
   public static Fingerprint of(
       String method,
       String path,
-      String query,
-      String contentType,
+      @Nullable String query,
+      @Nullable String contentType,
       byte[] body,
       Set<String> ignoredFields) {
     MediaType type = parse(contentType);
@@ -66,7 +67,8 @@ public final class RequestFingerprint {
    * @param contentType the part's content type, or null
    * @param digest the SHA-256 of the part's bytes
    */
-  public record Part(String name, String filename, String contentType, byte[] digest) {}
+  public record Part(
+      String name, @Nullable String filename, @Nullable String contentType, byte[] digest) {}
 
   /**
    * The fingerprint of a multipart request: as {@link #of}, with the media type less its parameters
@@ -75,7 +77,11 @@ public final class RequestFingerprint {
    * digest of its bytes.
    */
   public static Fingerprint ofParts(
-      String method, String path, String query, String contentType, List<Part> parts) {
+      String method,
+      String path,
+      @Nullable String query,
+      @Nullable String contentType,
+      List<Part> parts) {
     MediaType type = parse(contentType);
     String prefix =
         prefix(
@@ -105,8 +111,8 @@ public final class RequestFingerprint {
   public static Fingerprint ofFields(
       String method,
       String path,
-      String query,
-      String contentType,
+      @Nullable String query,
+      @Nullable String contentType,
       Map<String, String[]> fields,
       Set<String> ignoredFields) {
     MediaType type = parse(contentType);
@@ -138,13 +144,13 @@ public final class RequestFingerprint {
   }
 
   /** Whether {@code contentType} is a multipart body's. */
-  public static boolean isMultipart(String contentType) {
+  public static boolean isMultipart(@Nullable String contentType) {
     MediaType type = parse(contentType);
     return type != null && type.getType().equalsIgnoreCase("multipart");
   }
 
   // Length-prefixed, so that no value can run into the next; null apart from empty.
-  private static void field(ByteArrayOutputStream out, String value) {
+  private static void field(ByteArrayOutputStream out, @Nullable String value) {
     if (value == null) {
       out.writeBytes("-1:".getBytes(StandardCharsets.US_ASCII));
       return;
@@ -155,7 +161,8 @@ public final class RequestFingerprint {
   }
 
   // What every fingerprint starts with: the method, the path, the raw query and the media type.
-  private static String prefix(String method, String path, String query, String mediaType) {
+  private static String prefix(
+      String method, String path, @Nullable String query, String mediaType) {
     return method
         + " "
         + path
@@ -165,7 +172,7 @@ public final class RequestFingerprint {
   }
 
   /** {@code contentType} parsed, or null when it is none or not a media type. */
-  static MediaType parse(String contentType) {
+  static @Nullable MediaType parse(@Nullable String contentType) {
     if (contentType == null || contentType.isBlank()) {
       return null;
     }
@@ -176,7 +183,7 @@ public final class RequestFingerprint {
     }
   }
 
-  private static String normalised(String contentType) {
+  private static String normalised(@Nullable String contentType) {
     return contentType == null ? "" : contentType.strip().toLowerCase(Locale.ROOT);
   }
 
@@ -186,7 +193,7 @@ public final class RequestFingerprint {
   }
 
   // The body as text in its declared charset, or null when it is not (or the charset is unknown).
-  private static String decode(byte[] body, MediaType type) {
+  private static @Nullable String decode(byte[] body, MediaType type) {
     Charset charset;
     try {
       charset = type.getCharset() != null ? type.getCharset() : StandardCharsets.UTF_8;

@@ -1,6 +1,7 @@
 package dev.idem.spring.web.internal;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -11,7 +12,7 @@ import org.springframework.beans.factory.ObjectProvider;
 public final class ResolvedBeans<T> {
 
   private final ObjectProvider<T> provider;
-  private volatile List<T> resolved;
+  private volatile @Nullable List<T> resolved;
 
   public ResolvedBeans(ObjectProvider<T> provider) {
     this.provider = provider;

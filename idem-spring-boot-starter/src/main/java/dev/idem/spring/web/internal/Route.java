@@ -2,6 +2,7 @@ package dev.idem.spring.web.internal;
 
 import dev.idem.core.IdempotencyConfig;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A protected route as the filter sees it.
@@ -30,7 +31,7 @@ public record Route(
    *
    * @param retryAfter the answer's {@code Retry-After} header, or null
    */
-  public boolean isRetryable(int status, String retryAfter) {
+  public boolean isRetryable(int status, @Nullable String retryAfter) {
     return status >= 500
         || retryableStatuses.contains(status)
         || (status >= 400 && retryAfter != null);

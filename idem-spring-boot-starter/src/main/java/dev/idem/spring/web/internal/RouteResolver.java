@@ -5,6 +5,7 @@ import dev.idem.spring.Idempotent;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
@@ -68,7 +69,7 @@ public final class RouteResolver {
   }
 
   /** The protected route of {@code request}, or null when the filter lets it through. */
-  public Route resolve(HttpServletRequest request) {
+  public @Nullable Route resolve(HttpServletRequest request) {
     String method = request.getMethod();
     if (!routes.mayProtect(method)) {
       return null;
@@ -90,11 +91,11 @@ public final class RouteResolver {
    * #resolve(HttpServletRequest)} makes for a request, made without one (to describe the API). Path
    * patterns are matched against the template.
    */
-  public Route resolve(HandlerMethod handler, String method, String template) {
+  public @Nullable Route resolve(HandlerMethod handler, String method, String template) {
     return routes.mayProtect(method) ? routes.route(handler, method, template, template) : null;
   }
 
-  private HandlerExecutionChain lookUp(HttpServletRequest request) {
+  private @Nullable HandlerExecutionChain lookUp(HttpServletRequest request) {
     boolean parsed = ServletRequestPathUtils.hasParsedRequestPath(request);
     if (!parsed) {
       ServletRequestPathUtils.parseAndCache(request);
@@ -114,7 +115,7 @@ public final class RouteResolver {
     }
   }
 
-  private static HandlerExecutionChain handler(
+  private static @Nullable HandlerExecutionChain handler(
       RequestMappingHandlerMapping mapping, HttpServletRequest request) {
     try {
       return mapping.getHandler(request);

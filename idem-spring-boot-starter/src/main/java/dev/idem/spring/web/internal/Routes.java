@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.util.pattern.PathPattern;
@@ -165,7 +166,7 @@ public final class Routes {
   }
 
   // the name a request with this method and template would run under, or null when unprotected
-  private String operationOf(HandlerMethod handler, String method, String template) {
+  private @Nullable String operationOf(HandlerMethod handler, String method, String template) {
     Idempotent idempotent = handler.getMethodAnnotation(Idempotent.class);
     if (idempotent != null) {
       return idempotent.operation().isEmpty() ? method + " " + template : idempotent.operation();
@@ -203,7 +204,8 @@ public final class Routes {
    * @param template the handler's route template, or null when the framework did not name one
    * @param path what {@code idem.http.paths} are matched against
    */
-  public Route route(HandlerMethod handler, String method, String template, String path) {
+  public @Nullable Route route(
+      @Nullable HandlerMethod handler, String method, @Nullable String template, String path) {
     Idempotent idempotent = handler == null ? null : handler.getMethodAnnotation(Idempotent.class);
     String learned = handler == null ? null : operations.get(Handler.of(handler));
     if (idempotent != null) {
@@ -238,7 +240,7 @@ public final class Routes {
   }
 
   private Route annotated(
-      Idempotent idempotent, String learned, String httpMethod, String template) {
+      Idempotent idempotent, @Nullable String learned, String httpMethod, String template) {
     String operation =
         learned != null
             ? learned

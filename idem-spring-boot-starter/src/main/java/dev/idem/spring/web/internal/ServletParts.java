@@ -10,6 +10,7 @@ import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of a multipart request on a servlet container, read through the container itself: it
@@ -22,8 +23,8 @@ public final class ServletParts {
   private ServletParts() {}
 
   /** The parts as the fingerprint sees them, or null when their bytes are over {@code maxBytes}. */
-  public static List<RequestFingerprint.Part> of(HttpServletRequest request, long maxBytes)
-      throws IOException, ServletException {
+  public static @Nullable List<RequestFingerprint.Part> of(
+      HttpServletRequest request, long maxBytes) throws IOException, ServletException {
     List<RequestFingerprint.Part> parts = new ArrayList<>();
     long total = 0;
     for (Part part : request.getParts()) {

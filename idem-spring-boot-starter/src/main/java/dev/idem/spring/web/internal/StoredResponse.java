@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP answer as stored for replay: status, the allow-listed headers, and the body byte for
@@ -24,7 +26,7 @@ public record StoredResponse(
     int status,
     List<Map.Entry<String, String>> headers,
     byte[] body,
-    String error,
+    @Nullable String error,
     long omittedBytes) {
 
   /**
@@ -80,7 +82,7 @@ public record StoredResponse(
    * answer is one the filter passes on without storing: it is kept for no time, so the engine frees
    * the key.
    */
-  public static ResultCodec<StoredResponse> codec() {
+  public static ResultCodec<@Nullable StoredResponse> codec() {
     return codec(null);
   }
 
@@ -90,10 +92,12 @@ public record StoredResponse(
    *
    * @param clientErrorRetention the most a 4xx answer is kept, or null for the operation's own
    */
-  public static ResultCodec<StoredResponse> codec(java.time.Duration clientErrorRetention) {
+  public static ResultCodec<@Nullable StoredResponse> codec(
+      java.time.@Nullable Duration clientErrorRetention) {
     return new ResultCodec<>() {
       @Override
-      public java.time.Duration retention(StoredResponse value, java.time.Duration retention) {
+      public java.time.Duration retention(
+          @Nullable StoredResponse value, java.time.Duration retention) {
         if (value == null) {
           return java.time.Duration.ZERO;
         }
@@ -106,8 +110,9 @@ public record StoredResponse(
       }
 
       @Override
-      public byte[] encode(StoredResponse value) {
-        return StoredResponse.encode(value);
+      public byte[] encode(@Nullable StoredResponse value) {
+        // a null answer is never stored: its retention is zero
+        return StoredResponse.encode(Objects.requireNonNull(value, "an answer to store"));
       }
 
       @Override

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -29,7 +30,7 @@ public final class CapturingServerResponse extends ServerHttpResponseDecorator
 
   private final long limit;
   private final AtomicLong size = new AtomicLong();
-  private volatile byte[] body;
+  private volatile byte @Nullable [] body;
   private volatile boolean passedThrough;
 
   /**
@@ -142,7 +143,7 @@ public final class CapturingServerResponse extends ServerHttpResponseDecorator
   }
 
   @Override
-  public String retryAfter() {
+  public @Nullable String retryAfter() {
     return getHeaders().getFirst(org.springframework.http.HttpHeaders.RETRY_AFTER);
   }
 

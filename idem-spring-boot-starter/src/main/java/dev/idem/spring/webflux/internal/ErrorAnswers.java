@@ -2,6 +2,7 @@ package dev.idem.spring.webflux.internal;
 
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
@@ -14,7 +15,7 @@ import reactor.core.publisher.Mono;
 public final class ErrorAnswers {
 
   private final Supplier<List<WebExceptionHandler>> lookup;
-  private volatile List<WebExceptionHandler> handlers;
+  private volatile @Nullable List<WebExceptionHandler> handlers;
 
   public ErrorAnswers(Supplier<List<WebExceptionHandler>> lookup) {
     this.lookup = lookup;

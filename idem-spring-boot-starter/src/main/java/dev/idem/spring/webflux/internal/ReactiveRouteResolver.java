@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
@@ -83,7 +84,7 @@ public final class ReactiveRouteResolver {
         .switchIfEmpty(Mono.fromSupplier(() -> routes.route(null, method, null, path)));
   }
 
-  private static String template(ServerWebExchange exchange) {
+  private static @Nullable String template(ServerWebExchange exchange) {
     Object pattern = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
     return pattern instanceof PathPattern p ? p.getPatternString() : null;
   }

@@ -1,5 +1,6 @@
 package dev.idem.spring.webflux.internal;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.multipart.Part;
@@ -55,7 +56,7 @@ public final class ReplayedExchange extends ServerWebExchangeDecorator {
     return parts;
   }
 
-  private static MediaType contentType(HttpHeaders headers) {
+  private static @Nullable MediaType contentType(HttpHeaders headers) {
     try {
       return headers.getContentType();
     } catch (org.springframework.http.InvalidMediaTypeException e) {

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.core.consumer;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.core.lock;
+
+import org.jspecify.annotations.NullMarked;

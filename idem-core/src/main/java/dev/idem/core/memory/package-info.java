@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.core.memory;
+
+import org.jspecify.annotations.NullMarked;

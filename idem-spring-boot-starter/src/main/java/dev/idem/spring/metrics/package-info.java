@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.spring.metrics;
+
+import org.jspecify.annotations.NullMarked;

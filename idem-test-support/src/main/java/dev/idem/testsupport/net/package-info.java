@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.testsupport.net;
+
+import org.jspecify.annotations.NullMarked;

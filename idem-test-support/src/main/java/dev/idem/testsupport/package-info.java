@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.testsupport;
+
+import org.jspecify.annotations.NullMarked;

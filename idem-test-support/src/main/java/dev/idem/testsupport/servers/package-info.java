@@ -1,0 +1,4 @@
+@NullMarked
+package dev.idem.testsupport.servers;
+
+import org.jspecify.annotations.NullMarked;
