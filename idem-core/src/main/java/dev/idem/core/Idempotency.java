@@ -5,6 +5,7 @@ import dev.idem.core.internal.LeaseWatchdog;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -42,7 +43,7 @@ public final class Idempotency implements AutoCloseable {
   private final IdempotencyStore store;
   private final IdempotencyConfig defaults;
   private final IdempotencyListener listener;
-  private final LeaseWatchdog watchdog = new LeaseWatchdog();
+  private final LeaseWatchdog watchdog;
   private final DuplicateWaiter waiter;
   private final Ownership ownership;
   private final ClaimLoop claims;
@@ -51,6 +52,7 @@ public final class Idempotency implements AutoCloseable {
     this.store = b.store;
     this.defaults = b.defaults;
     this.listener = b.listener;
+    this.watchdog = new LeaseWatchdog(b.threads);
     this.waiter = new DuplicateWaiter(store);
     this.ownership = new Ownership(store, watchdog, waiter, this::report);
     this.claims = new ClaimLoop(store, waiter, this::report);
@@ -344,6 +346,7 @@ public final class Idempotency implements AutoCloseable {
     private final IdempotencyStore store;
     private IdempotencyConfig defaults = IdempotencyConfig.ofDefaults();
     private IdempotencyListener listener = IdempotencyListener.NONE;
+    private ThreadFactory threads = LeaseWatchdog.PLATFORM_THREADS;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -361,6 +364,16 @@ public final class Idempotency implements AutoCloseable {
      */
     public Builder listener(IdempotencyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Makes the engine's own threads: the lease watchdog's, which keep the leases of running work.
+     * Daemon platform threads by default; a factory of virtual threads suits an application that
+     * runs on them (the starter passes one when {@code spring.threads.virtual.enabled} is on).
+     */
+    public Builder threads(ThreadFactory threads) {
+      this.threads = Objects.requireNonNull(threads, "threads");
       return this;
     }
 

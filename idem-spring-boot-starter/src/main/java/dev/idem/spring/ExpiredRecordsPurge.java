@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,7 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(ExpiredRecordsPurge.class);
 
   private final IdempotencyStore store;
+  private final ThreadFactory threads;
   private final Duration interval;
   private final int batchSize;
   private final int batches;
@@ -33,6 +35,18 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
 
   public ExpiredRecordsPurge(
       IdempotencyStore store, Duration interval, int batchSize, int batches) {
+    this(store, new Schedule(interval, batchSize, batches), IdemThreads.platform());
+  }
+
+  /** How often the purge runs and how much it deletes each time. */
+  public record Schedule(Duration interval, int batchSize, int batches) {}
+
+  /** As the other constructor, its thread made by {@code threads}. */
+  public ExpiredRecordsPurge(IdempotencyStore store, Schedule schedule, ThreadFactory threads) {
+    Duration interval = schedule.interval();
+    int batchSize = schedule.batchSize();
+    int batches = schedule.batches();
+    this.threads = Objects.requireNonNull(threads, "threads");
     this.store = Objects.requireNonNull(store, "store");
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException(
@@ -83,8 +97,8 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
     ScheduledExecutorService started =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
-              Thread thread = new Thread(task, "idem-purge");
-              thread.setDaemon(true);
+              Thread thread = threads.newThread(task);
+              thread.setName("idem-purge");
               return thread;
             });
     long millis = interval.toMillis();

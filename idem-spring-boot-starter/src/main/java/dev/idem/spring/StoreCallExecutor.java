@@ -2,11 +2,13 @@ package dev.idem.spring;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -24,6 +26,7 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
 
   private static final Logger log = LoggerFactory.getLogger(StoreCallExecutor.class);
 
+  private final ThreadFactory factory;
   private final int maxThreads;
   private final int queueCapacity;
   private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
@@ -39,6 +42,16 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
    * @param queueCapacity the calls that may wait for a thread
    */
   public StoreCallExecutor(int threads, int queueCapacity) {
+    this(threads, queueCapacity, IdemThreads.platform());
+  }
+
+  /**
+   * @param threads the most threads, started as calls come
+   * @param queueCapacity the calls that may wait for a thread
+   * @param factory makes the threads (virtual ones where the application runs on them)
+   */
+  public StoreCallExecutor(int threads, int queueCapacity, ThreadFactory factory) {
+    this.factory = Objects.requireNonNull(factory, "factory");
     if (threads < 1 || queueCapacity < 1) {
       throw new IllegalArgumentException(
           "idem.async.threads and idem.async.queue-capacity must be at least 1, not "
@@ -88,8 +101,8 @@ public final class StoreCallExecutor implements Executor, DisposableBean {
       started.decrementAndGet();
       return;
     }
-    Thread thread = new Thread(this::work, "idem-store-" + number);
-    thread.setDaemon(true);
+    Thread thread = factory.newThread(this::work);
+    thread.setName("idem-store-" + number);
     synchronized (threads) {
       threads.add(thread);
     }

@@ -2,12 +2,19 @@ package com.example.quickstart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.spring.IdemThreads;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -20,6 +27,7 @@ class QuickstartTest {
 
   @LocalServerPort int port;
   @Autowired JdbcTemplate db;
+  @Autowired IdemThreads threads;
 
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -87,8 +95,43 @@ class QuickstartTest {
         Files.readString(Path.of("src/main/java/com/example/quickstart/PaymentController.java"));
     String properties = Files.readString(Path.of("src/main/resources/application.properties"));
 
-    assertThat(readme).contains(controller.substring(controller.indexOf("@RestController")));
+    // imports included, so that a reader who copies it finds every type
+    assertThat(readme).contains(controller.substring(controller.indexOf("import ")));
     assertThat(readme).contains(properties);
+  }
+
+  @Test
+  void idemStartsItsThreadsAsTheApplicationAsks() {
+    // virtual when spring.threads.virtual.enabled is on and the JDK has them (Java 21 and later)
+    boolean asked =
+        Boolean.getBoolean("spring.threads.virtual.enabled") && Runtime.version().feature() >= 21;
+    assertThat(threads.virtual()).isEqualTo(asked);
+  }
+
+  @Test
+  void threeHundredTwentyCopiesSentAtOnceSettleEachOrderOnceAndAllGetItsAnswer() throws Exception {
+    // 32 orders, each sent 10 times at once under its own key: a burst of 320 duplicates
+    Map<String, List<CompletableFuture<HttpResponse<String>>>> sent = new LinkedHashMap<>();
+    for (int copy = 0; copy < 10; copy++) {
+      for (int order = 0; order < 32; order++) {
+        String orderNo = "burst-" + order;
+        sent.computeIfAbsent(orderNo, o -> new ArrayList<>())
+            .add(
+                http.sendAsync(
+                    request("burst-key-" + order, orderNo, 100, "11:00"),
+                    HttpResponse.BodyHandlers.ofString()));
+      }
+    }
+    for (Map.Entry<String, List<CompletableFuture<HttpResponse<String>>>> order :
+        sent.entrySet()) {
+      List<HttpResponse<String>> answers = new ArrayList<>();
+      for (CompletableFuture<HttpResponse<String>> answer : order.getValue()) {
+        answers.add(answer.get(60, TimeUnit.SECONDS));
+      }
+      assertThat(answers).extracting(HttpResponse::statusCode).containsOnly(200);
+      assertThat(answers).extracting(HttpResponse::body).containsOnly(answers.get(0).body());
+      assertThat(settlements(order.getKey())).as(order.getKey()).isEqualTo(1);
+    }
   }
 
   private HttpResponse<String> pay(String key, String order, String at) throws Exception {
@@ -97,6 +140,10 @@ class QuickstartTest {
 
   private HttpResponse<String> pay(String key, String order, long amount, String at)
       throws Exception {
+    return http.send(request(key, order, amount, at), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpRequest request(String key, String order, long amount, String at) {
     String body =
         "{\"order\":\""
             + order
@@ -105,13 +152,11 @@ class QuickstartTest {
             + ",\"requestedAt\":\""
             + at
             + "\"}";
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/payments"))
-            .header("Content-Type", "application/json")
-            .header("Idempotency-Key", key)
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/payments"))
+        .header("Content-Type", "application/json")
+        .header("Idempotency-Key", key)
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
   }
 
   private int settlements() {

@@ -3,12 +3,14 @@ package dev.idem.core.internal;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.Lease;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -77,9 +79,28 @@ public final class LeaseWatchdog implements AutoCloseable {
   private volatile boolean scanning = true;
   private volatile boolean closed;
 
+  /** Daemon platform threads, named after what they do. */
+  public static final ThreadFactory PLATFORM_THREADS =
+      task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        return t;
+      };
+
+  private final ThreadFactory threads;
+
   /** A watchdog whose renewals run on a small pool of its own, stopped by {@link #close()}. */
   public LeaseWatchdog() {
-    this.ownRenewers = renewers();
+    this(PLATFORM_THREADS);
+  }
+
+  /**
+   * As {@link #LeaseWatchdog()}, its threads (the one that keeps time and the renewals') made by
+   * {@code threads}.
+   */
+  public LeaseWatchdog(ThreadFactory threads) {
+    this.threads = Objects.requireNonNull(threads, "threads");
+    this.ownRenewers = renewers(threads);
     this.renewers = ownRenewers;
   }
 
@@ -88,8 +109,9 @@ public final class LeaseWatchdog implements AutoCloseable {
    * does not shut it down. Time is still kept on this watchdog's own thread.
    */
   public LeaseWatchdog(Executor renewers) {
+    this.threads = PLATFORM_THREADS;
     this.ownRenewers = null;
-    this.renewers = java.util.Objects.requireNonNull(renewers, "renewers");
+    this.renewers = Objects.requireNonNull(renewers, "renewers");
   }
 
   /**
@@ -129,7 +151,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     return watch;
   }
 
-  private static ThreadPoolExecutor renewers() {
+  private static ThreadPoolExecutor renewers(ThreadFactory threads) {
     AtomicInteger count = new AtomicInteger();
     ThreadPoolExecutor pool =
         new ThreadPoolExecutor(
@@ -138,13 +160,15 @@ public final class LeaseWatchdog implements AutoCloseable {
             IDLE_SECONDS,
             TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(),
-            task -> {
-              Thread t = new Thread(task, "idem-lease-renewal-" + count.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            task ->
+                named(threads.newThread(task), "idem-lease-renewal-" + count.incrementAndGet()));
     pool.allowCoreThreadTimeOut(true);
     return pool;
+  }
+
+  private static Thread named(Thread thread, String name) {
+    thread.setName(name);
+    return thread;
   }
 
   /** Wakes the thread (starting it first) unless it already wakes before {@code at}. */
@@ -158,8 +182,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   private @Nullable Thread start() {
     synchronized (startLock) {
       if (thread == null && !closed) {
-        Thread t = new Thread(this::loop, "idem-lease-watchdog");
-        t.setDaemon(true);
+        Thread t = named(threads.newThread(this::loop), "idem-lease-watchdog");
         thread = t;
         t.start();
       }

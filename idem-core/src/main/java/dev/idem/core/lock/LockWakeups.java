@@ -4,6 +4,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Lets a thread that releases a lock wake the threads of the same provider that wait for it, so
@@ -57,6 +59,8 @@ final class LockWakeups {
     private long version;
     // Fair: waiters get their turn in the order they asked for it.
     private final Semaphore turn = new Semaphore(1, true);
+    private final ReentrantLock releases = new ReentrantLock();
+    private final Condition released = releases.newCondition();
 
     /**
      * Waits up to {@code nanos} for this name's turn; pair a true answer with {@link #endTurn}.
@@ -73,26 +77,42 @@ final class LockWakeups {
     }
 
     /** The number of releases so far. */
-    synchronized long version() {
-      return version;
+    long version() {
+      releases.lock();
+      try {
+        return version;
+      } finally {
+        releases.unlock();
+      }
     }
 
-    synchronized void fire() {
-      version++;
-      notifyAll();
+    void fire() {
+      releases.lock();
+      try {
+        version++;
+        released.signalAll();
+      } finally {
+        releases.unlock();
+      }
     }
 
     /**
-     * Waits up to {@code nanos} for a release after {@code seen}.
+     * Waits up to {@code nanos} for a release after {@code seen}. A lock and its condition rather
+     * than a monitor: a virtual thread that waits here parks and leaves its carrier free.
      *
      * @return true if a release came (or had already come), false if the time ran out
      */
-    synchronized boolean await(long seen, long nanos) throws InterruptedException {
-      long end = System.nanoTime() + nanos;
-      for (long left = nanos; version == seen && left > 0; left = end - System.nanoTime()) {
-        TimeUnit.NANOSECONDS.timedWait(this, left);
+    boolean await(long seen, long nanos) throws InterruptedException {
+      releases.lock();
+      try {
+        long left = nanos;
+        while (version == seen && left > 0) {
+          left = released.awaitNanos(left);
+        }
+        return version != seen;
+      } finally {
+        releases.unlock();
       }
-      return version != seen;
     }
   }
 }

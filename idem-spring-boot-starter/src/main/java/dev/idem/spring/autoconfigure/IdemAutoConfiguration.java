@@ -2,18 +2,19 @@ package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.ClaimRequest;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.TokenService;
 import dev.idem.spring.IdemAsyncProperties;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdemThreads;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.ReactiveIdempotency;
 import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.autoconfigure.internal.Engines;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -60,12 +61,15 @@ public class IdemAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public Idempotency idempotency(
-      IdempotencyStore store,
-      IdemPolicies policies,
-      ObjectProvider<IdempotencyListener> listeners,
-      ObjectProvider<IdempotencyStoreDecorator> decorators) {
-    return Engines.build(
-        store, policies, listeners.orderedStream().toList(), decorators.orderedStream().toList());
+      IdempotencyStore store, IdemPolicies policies, ListableBeanFactory beans) {
+    return Engines.build(store, policies, beans);
+  }
+
+  /** Virtual threads for Idem's own work when {@code spring.threads.virtual.enabled} is on. */
+  @Bean
+  @ConditionalOnMissingBean
+  public IdemThreads idemThreads(Environment environment) {
+    return IdemThreads.of(environment);
   }
 
   @Bean
@@ -77,8 +81,8 @@ public class IdemAutoConfiguration {
   /** The threads of the store's calls for futures and reactive results, from {@code idem.async}. */
   @Bean
   @ConditionalOnMissingBean
-  public StoreCallExecutor idemStoreCallExecutor(IdemAsyncProperties async) {
-    return new StoreCallExecutor(async.getThreads(), async.getQueueCapacity());
+  public StoreCallExecutor idemStoreCallExecutor(IdemAsyncProperties async, IdemThreads threads) {
+    return new StoreCallExecutor(async.getThreads(), async.getQueueCapacity(), threads);
   }
 
   @Bean

@@ -4,6 +4,7 @@ import dev.idem.core.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdemJdbcProperties;
 import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdemThreads;
 import dev.idem.spring.autoconfigure.internal.StoreChoice;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -54,10 +55,14 @@ final class IdemStoreConfigurations {
 
     @Bean
     @ConditionalOnProperty(name = "idem.jdbc.cleanup.enabled", matchIfMissing = true)
-    ExpiredRecordsPurge idemExpiredRecordsPurge(IdempotencyStore store, IdemProperties properties) {
+    ExpiredRecordsPurge idemExpiredRecordsPurge(
+        IdempotencyStore store, IdemProperties properties, IdemThreads threads) {
       IdemJdbcProperties.Cleanup cleanup = properties.getJdbc().getCleanup();
       return new ExpiredRecordsPurge(
-          store, cleanup.getInterval(), cleanup.getBatchSize(), cleanup.getMaxBatches());
+          store,
+          new ExpiredRecordsPurge.Schedule(
+              cleanup.getInterval(), cleanup.getBatchSize(), cleanup.getMaxBatches()),
+          threads);
     }
   }
 

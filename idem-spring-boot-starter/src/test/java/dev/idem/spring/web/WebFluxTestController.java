@@ -152,7 +152,6 @@ public class WebFluxTestController extends ConformanceHandlers {
         Mono.fromFuture(released(run)).then(Mono.fromSupplier(() -> "b".repeat(4096))));
   }
 
-  /** Reads its amount from the query: a key reused with another amount is key reuse. */
   /** One handler reached on two paths and two methods: one operation whatever the route. */
   @Idempotent
   @org.springframework.web.bind.annotation.RequestMapping(

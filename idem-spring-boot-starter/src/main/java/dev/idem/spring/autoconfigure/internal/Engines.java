@@ -4,8 +4,10 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.IdemThreads;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import java.util.List;
+import org.springframework.beans.factory.ListableBeanFactory;
 
 /** Builds an engine the way the starter builds its own: decorated store, policies, listeners. */
 public final class Engines {
@@ -13,21 +15,23 @@ public final class Engines {
   private Engines() {}
 
   /**
-   * An engine over {@code store}, wrapped by {@code decorators} in order, with the policies'
-   * defaults and every listener.
+   * An engine over {@code store}, wrapped by the application's {@link IdempotencyStoreDecorator}s
+   * in order, with the policies' defaults, every {@link IdempotencyListener} and {@link
+   * IdemThreads}.
    */
   public static Idempotency build(
-      IdempotencyStore store,
-      IdemPolicies policies,
-      List<IdempotencyListener> listeners,
-      List<IdempotencyStoreDecorator> decorators) {
+      IdempotencyStore store, IdemPolicies policies, ListableBeanFactory beans) {
     IdempotencyStore used = store;
-    for (IdempotencyStoreDecorator decorator : decorators) {
+    for (IdempotencyStoreDecorator decorator :
+        beans.getBeanProvider(IdempotencyStoreDecorator.class).orderedStream().toList()) {
       used = decorator.decorate(used);
     }
+    List<IdempotencyListener> listeners =
+        beans.getBeanProvider(IdempotencyListener.class).orderedStream().toList();
     return Idempotency.builder(used)
         .defaults(policies.defaults())
         .listener(IdempotencyListener.all(listeners))
+        .threads(beans.getBeanProvider(IdemThreads.class).getIfAvailable(IdemThreads::platform))
         .build();
   }
 }

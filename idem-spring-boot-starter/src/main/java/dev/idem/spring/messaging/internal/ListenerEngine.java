@@ -2,14 +2,12 @@ package dev.idem.spring.messaging.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyListener;
 import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.StoreCapability;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
-import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.autoconfigure.internal.Engines;
 import dev.idem.spring.autoconfigure.internal.StoreFactory;
@@ -166,13 +164,7 @@ public final class ListenerEngine {
         && !joinsTransactions(idempotency.store())) {
       idempotency =
           Engines.build(
-              StoreFactory.jdbc(properties, beanFactory, broker + ".store"),
-              policies,
-              beanFactory.getBeanProvider(IdempotencyListener.class).orderedStream().toList(),
-              beanFactory
-                  .getBeanProvider(IdempotencyStoreDecorator.class)
-                  .orderedStream()
-                  .toList());
+              StoreFactory.jdbc(properties, beanFactory, broker + ".store"), policies, beanFactory);
       own = true;
     }
     TransactionTemplate transactions = null;
