@@ -51,10 +51,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Under REPEATABLE READ the caller's snapshot may be older than the first transaction's commit.
  * On MySQL and MariaDB the claim still replays: the upsert sees the latest committed row, and so
- * does its read-back (a locking read, {@code SELECT ... FOR UPDATE}). PostgreSQL refuses such
- * an upsert with a serialization failure and aborts the transaction; that, and a deadlock (which
- * rolls back the whole transaction), end the claim with an {@link IdempotencyStoreException} whose
- * cause carries SQLState 40001, never with a second attempt: roll back and run it again.
+ * does its read-back (a locking read, {@code SELECT ... FOR UPDATE}). PostgreSQL refuses such an
+ * upsert with a serialization failure and aborts the transaction; that, and a deadlock (which rolls
+ * back the whole transaction), end the claim with an {@link IdempotencyStoreException} whose cause
+ * carries SQLState 40001, never with a second attempt: roll back and run it again.
  *
  * <p>Every call on a pooled connection is bounded ({@link JdbcStoreConfig.Builder#callTimeout}).
  * Keys, fingerprints and outcomes are bound as parameters; the table name is validated by {@link
