@@ -298,13 +298,13 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     private String accounts;
     private String id;
     private String balance;
-    private String version;
+    private @Nullable String version;
     private String ledger;
     private String ledgerAccount;
     private String ledgerRequest;
     private String ledgerAmount;
 
-    @SuppressWarnings("NullAway.Init") // build() checks that every name was given
+    @SuppressWarnings("NullAway.Init") // the names are checked when the store is built
     private Builder(DataSource dataSource, JdbcDialect dialect) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -319,7 +319,7 @@ public final class JdbcHotAccountStore<K> implements HotAccountStore<K> {
     }
 
     /** A version column of the balance table to bump with every debit; none by default. */
-    public Builder version(String versionColumn) {
+    public Builder version(@Nullable String versionColumn) {
       this.version = versionColumn;
       return this;
     }

@@ -40,12 +40,13 @@ class DocSnippetsTest {
 
   private static final Path ROOT = Path.of("..");
   private static final Pattern SNIPPET =
-      Pattern.compile("(?:<!-- given:\\n(.*?)-->\\n)?```java\\n(.*?)```", Pattern.DOTALL);
+      Pattern.compile("(?:<!-- given:\\n((?:(?!-->).)*)-->\\n)?```java\\n(.*?)```", Pattern.DOTALL);
   private static final Pattern TYPE_START =
       Pattern.compile(
           "^(?:(?:public|final|abstract|sealed)\\s+)*(?:class|interface|record|enum|@interface)\\s",
           Pattern.MULTILINE);
 
+  private static final Pattern GIVEN = Pattern.compile("^<!-- given:$", Pattern.MULTILINE);
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile(
           "^public\\s+(?:(?:final|abstract|sealed)\\s+)*(?:class|interface|record|enum)\\s+(\\w+)",
@@ -59,13 +60,19 @@ class DocSnippetsTest {
     for (Path doc : docs()) {
       String text = Files.readString(doc);
       Matcher m = SNIPPET.matcher(text);
+      int givens = 0;
       while (m.find()) {
+        givens += m.group(1) == null ? 0 : 1;
         int line = text.substring(0, m.start(2)).split("\n", -1).length;
         String name = ROOT.relativize(doc) + ":" + line;
         String given = m.group(1) == null ? "" : m.group(1);
         String code = m.group(2);
         tests.add(DynamicTest.dynamicTest(name, () -> compiles(name, given, code)));
       }
+      // a given-comment that no snippet follows at once would be ignored
+      assertThat(givens)
+          .as(ROOT.relativize(doc) + ": given-comments right above a snippet")
+          .isEqualTo((int) GIVEN.matcher(text).results().count());
     }
     assertThat(tests).as("snippets found").hasSizeGreaterThan(20);
     return tests.stream();
@@ -104,10 +111,11 @@ class DocSnippetsTest {
     String pkg = "snippets." + name.replaceAll("[^A-Za-z0-9]", "_").toLowerCase(Locale.ROOT);
     Source snippet = Source.split(code);
     Source context = Source.split(given);
-    String imports = context.imports() + snippet.imports();
+    // the snippet sees only its own imports: a hidden import must not cover a missing one
+    String imports = snippet.imports();
     List<JavaFileObject> files = new ArrayList<>();
     if (!given.isBlank()) {
-      files.add(file(pkg, "Given", imports + context.body()));
+      files.add(file(pkg, "Given", context.imports() + context.body()));
     }
     String extendsGiven = given.contains("class Given") ? " extends Given" : "";
     if (TYPE_START.matcher(snippet.body()).find() && !snippet.hasStatementsOutsideTypes()) {

@@ -166,8 +166,12 @@ public final class LeaseWatchdog implements AutoCloseable {
     return pool;
   }
 
-  private static Thread named(Thread thread, String name) {
-    thread.setName(name);
+  // a factory may answer null: the pool then has no thread for the task, the leases are not
+  // renewed and are told lost when they run out, and the time-keeping thread is a platform one
+  private static @Nullable Thread named(@Nullable Thread thread, String name) {
+    if (thread != null) {
+      thread.setName(name);
+    }
     return thread;
   }
 
@@ -182,7 +186,9 @@ public final class LeaseWatchdog implements AutoCloseable {
   private @Nullable Thread start() {
     synchronized (startLock) {
       if (thread == null && !closed) {
-        Thread t = named(threads.newThread(this::loop), "idem-lease-watchdog");
+        Thread made = named(threads.newThread(this::loop), "idem-lease-watchdog");
+        Thread t = made != null ? made : PLATFORM_THREADS.newThread(this::loop);
+        t.setName("idem-lease-watchdog");
         thread = t;
         t.start();
       }

@@ -111,6 +111,29 @@ class HotAccountExecutorTest {
   }
 
   @Test
+  void aStoreThatAnswersANullResultFailsTheBatchInsteadOfHavingItAppliedAgain() {
+    // a null result used to read as a closed lane: the caller queued the same deduction again
+    InMemoryHotAccountStore<String> memory = new InMemoryHotAccountStore<>();
+    memory.open(ACCOUNT, BigDecimal.TEN);
+    List<List<Deduction>> batches = new ArrayList<>();
+    HotAccountStore<String> store =
+        (account, batch) -> {
+          batches.add(batch);
+          List<DeductionResult> answered = new ArrayList<>(memory.apply(account, batch));
+          answered.set(0, null);
+          return answered;
+        };
+    HotAccountExecutor<String> executor =
+        new HotAccountExecutor<>(store, HotAccountConfig.ofDefaults());
+
+    assertThatThrownBy(() -> executor.deduct(ACCOUNT, "order-1", BigDecimal.ONE))
+        .isInstanceOf(DeductionFailedException.class)
+        .cause()
+        .hasMessageContaining("null result");
+    assertThat(batches).hasSize(1);
+  }
+
+  @Test
   void aFullQueueRefusesAtOnceAndQueuesNothing() throws Exception {
     GatedStore store = new GatedStore(true);
     store.memory.open(ACCOUNT, BigDecimal.TEN);

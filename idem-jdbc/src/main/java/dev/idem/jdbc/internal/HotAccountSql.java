@@ -1,6 +1,7 @@
 package dev.idem.jdbc.internal;
 
 import java.util.Collections;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of a hot-account store, built once from validated names: debit a total, lock the
@@ -36,7 +37,7 @@ public final class HotAccountSql {
       String accounts,
       String id,
       String balance,
-      String version,
+      @Nullable String version,
       String ledger,
       String ledgerAccount,
       String ledgerRequest,

@@ -49,14 +49,27 @@ class IdemThreadsTest {
   }
 
   @Test
-  void withoutTheSettingIdemStartsDaemonPlatformThreads() {
+  void theBuildsJava25LegRunsTheseSuitesOnVirtualThreads() {
+    // scripts/test-java25 sets SPRING_THREADS_VIRTUAL_ENABLED for the starter's test JVM
+    boolean asked = "true".equals(System.getenv("SPRING_THREADS_VIRTUAL_ENABLED"));
     runner.run(
-        context -> {
-          assertThat(context.getBean(IdemThreads.class).virtual()).isFalse();
-          Thread used = threadOf(context.getBean(StoreCallExecutor.class));
-          assertThat(isVirtual(used)).isFalse();
-          assertThat(used.isDaemon()).isTrue();
-        });
+        context ->
+            assertThat(context.getBean(IdemThreads.class).virtual())
+                .isEqualTo(asked && VIRTUAL_THREADS_EXIST));
+  }
+
+  @Test
+  void withTheSettingOffIdemStartsDaemonPlatformThreads() {
+    // off explicitly: the build's Java 25 leg turns it on for the whole JVM
+    runner
+        .withPropertyValues("spring.threads.virtual.enabled=false")
+        .run(
+            context -> {
+              assertThat(context.getBean(IdemThreads.class).virtual()).isFalse();
+              Thread used = threadOf(context.getBean(StoreCallExecutor.class));
+              assertThat(isVirtual(used)).isFalse();
+              assertThat(used.isDaemon()).isTrue();
+            });
   }
 
   @Test

@@ -179,6 +179,10 @@ public final class Lane<K> {
                 + " for a batch of "
                 + deductions.size());
       }
+      // a null result would read as a closed lane, and the caller would apply its deduction again
+      if (results.stream().anyMatch(Objects::isNull)) {
+        throw new IllegalStateException("store answered a null result in a batch");
+      }
     } catch (RuntimeException | Error e) {
       failure = e;
     } finally {

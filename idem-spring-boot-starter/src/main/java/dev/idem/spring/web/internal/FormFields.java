@@ -48,7 +48,10 @@ public final class FormFields {
    * form body, in {@code encoding} when its content type names no charset.
    */
   static Map<String, String[]> merge(
-      Map<String, String[]> known, String contentType, String encoding, byte[] body) {
+      Map<String, String[]> known,
+      @Nullable String contentType,
+      @Nullable String encoding,
+      byte[] body) {
     if (!isForm(contentType) || body.length == 0) {
       return known;
     }
