@@ -1,7 +1,7 @@
 package dev.idem.bench;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.spring.web.IdempotencyFilter;

@@ -3,12 +3,12 @@ package dev.idem.bench;
 import static dev.idem.testsupport.Stages.now;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Outcome;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;

@@ -1,12 +1,12 @@
 package dev.idem.bench;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Outcome;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.internal.RedisKeys;
 import dev.idem.testsupport.servers.PrivateRedis;

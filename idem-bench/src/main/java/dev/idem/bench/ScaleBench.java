@@ -2,13 +2,13 @@ package dev.idem.bench;
 
 import static dev.idem.testsupport.Stages.now;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Outcome;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
 import dev.idem.testsupport.Machine;
 import java.nio.file.Path;
 import java.time.Duration;

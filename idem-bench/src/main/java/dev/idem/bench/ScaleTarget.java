@@ -1,7 +1,7 @@
 package dev.idem.bench;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 
 /**
  * A store of the scale benchmark, with the bulk operations that grow it fast: copies of one record

@@ -2,14 +2,14 @@ package dev.idem.bench;
 
 import static dev.idem.testsupport.Stages.now;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.Outcome;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Outcome;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;

@@ -2,6 +2,9 @@ package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LogThrottle;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import dev.idem.core.store.ClaimResult;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;

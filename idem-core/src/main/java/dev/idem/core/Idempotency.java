@@ -2,6 +2,10 @@ package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

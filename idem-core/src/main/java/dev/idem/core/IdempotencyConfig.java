@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import dev.idem.core.store.ClaimRequest;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Predicate;

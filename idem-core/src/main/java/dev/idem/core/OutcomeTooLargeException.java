@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import dev.idem.core.store.Outcome;
+
 /**
  * The work's encoded result is larger than the store accepts. Thrown by the store before anything
  * is written, or by a codec that will not encode a result that large. The work did run, so the

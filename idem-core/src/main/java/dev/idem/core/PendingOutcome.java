@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import dev.idem.core.store.Outcome;
+
 /**
  * The outcome of work that ran under a claimed key, held back from the store until the caller
  * settles it: {@link #complete()} once the work's effects are durable (the caller's transaction

@@ -2,6 +2,9 @@ package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LiveLease;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.IssueBudget;
+import dev.idem.core.store.ClaimRequest;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;

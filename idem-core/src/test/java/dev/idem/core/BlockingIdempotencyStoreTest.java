@@ -2,6 +2,13 @@ package dev.idem.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.core.store.BlockingIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

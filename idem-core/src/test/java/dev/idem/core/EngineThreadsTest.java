@@ -3,6 +3,9 @@ package dev.idem.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

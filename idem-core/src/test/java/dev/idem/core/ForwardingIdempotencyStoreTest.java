@@ -3,6 +3,12 @@ package dev.idem.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

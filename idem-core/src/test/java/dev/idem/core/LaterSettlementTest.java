@@ -3,6 +3,8 @@ package dev.idem.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -1,6 +1,13 @@
 package dev.idem.core;
 
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

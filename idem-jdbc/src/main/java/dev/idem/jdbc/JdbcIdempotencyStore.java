@@ -1,17 +1,17 @@
 package dev.idem.jdbc;
 
-import dev.idem.core.BlockingIdempotencyStore;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.RecordState;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
+import dev.idem.core.store.BlockingIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
+import dev.idem.core.store.StoreCapability;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Params;
 import dev.idem.jdbc.internal.RecordRow;

@@ -2,7 +2,7 @@ package dev.idem.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;

@@ -1,9 +1,9 @@
 package dev.idem.jdbc;
 
-import dev.idem.core.ForwardingIdempotencyStore;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.lock.LockProvider;
 import dev.idem.core.state.StateStore;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;

@@ -4,10 +4,10 @@ import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.ClaimRequest;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.store.ClaimRequest;
 import java.time.Duration;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;

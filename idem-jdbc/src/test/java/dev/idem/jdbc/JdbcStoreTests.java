@@ -4,15 +4,15 @@ import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

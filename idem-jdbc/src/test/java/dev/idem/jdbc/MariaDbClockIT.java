@@ -4,10 +4,10 @@ import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.idem.jdbc;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Supplier;
 
 /**

@@ -3,11 +3,11 @@ package dev.idem.jdbc;
 import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.lock.LockHandle;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;

@@ -1,17 +1,17 @@
 package dev.idem.redis;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.RecordState;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordChangeNotifier;
+import dev.idem.core.store.RecordState;
+import dev.idem.core.store.StoreCapability;
 import dev.idem.redis.internal.CompletedReplays;
 import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;

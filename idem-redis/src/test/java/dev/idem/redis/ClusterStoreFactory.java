@@ -1,6 +1,6 @@
 package dev.idem.redis;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.servers.PrivateRedisCluster;
 import java.util.function.Supplier;
 

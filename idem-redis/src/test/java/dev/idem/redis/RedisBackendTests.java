@@ -1,7 +1,7 @@
 package dev.idem.redis;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;

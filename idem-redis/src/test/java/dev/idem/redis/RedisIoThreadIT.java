@@ -3,14 +3,14 @@ package dev.idem.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.idem.redis;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Supplier;
 
 /** Builds, in a crash test's child JVM, a store on the same standalone Redis as the tests. */

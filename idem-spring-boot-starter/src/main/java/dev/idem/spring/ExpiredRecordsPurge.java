@@ -1,6 +1,6 @@
 package dev.idem.spring;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;

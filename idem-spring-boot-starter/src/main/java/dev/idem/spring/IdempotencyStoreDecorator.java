@@ -1,7 +1,7 @@
 package dev.idem.spring;
 
-import dev.idem.core.ForwardingIdempotencyStore;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 
 /**
  * Wraps the store that the auto-configured {@link dev.idem.core.Idempotency} engine uses, such as

@@ -5,21 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.AsyncWork;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
-import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import dev.idem.testsupport.FaultInjectingStore.Operation;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -345,7 +345,7 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
   private static final class ThreadRecordingStore extends ForwardingIdempotencyStore {
     private final List<String> callers;
 
-    ThreadRecordingStore(dev.idem.core.IdempotencyStore delegate, List<String> callers) {
+    ThreadRecordingStore(dev.idem.core.store.IdempotencyStore delegate, List<String> callers) {
       super(delegate);
       this.callers = callers;
     }

@@ -2,12 +2,12 @@ package dev.idem.testsupport;
 
 import static dev.idem.testsupport.Stages.now;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Outcome;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,11 +2,11 @@ package dev.idem.testsupport;
 
 import static dev.idem.testsupport.Stages.now;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;

@@ -1,7 +1,7 @@
 package dev.idem.testsupport;
 
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;

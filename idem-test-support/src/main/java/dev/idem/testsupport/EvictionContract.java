@@ -3,16 +3,16 @@ package dev.idem.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.RecordState;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordChangeNotifier;
+import dev.idem.core.store.RecordState;
+import dev.idem.core.store.StoreCapability;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -24,10 +24,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * An operator's {@link dev.idem.core.IdempotencyStore#evict}: a stuck IN_PROGRESS record released
- * whoever owns it, a COMPLETED or ISSUED one removed, and nothing touched unless state and fence
- * are still the ones the operator read. {@link IdempotencyStoreContract} extends it, so every store
- * runs it.
+ * An operator's {@link dev.idem.core.store.IdempotencyStore#evict}: a stuck IN_PROGRESS record
+ * released whoever owns it, a COMPLETED or ISSUED one removed, and nothing touched unless state and
+ * fence are still the ones the operator read. {@link IdempotencyStoreContract} extends it, so every
+ * store runs it.
  */
 public abstract class EvictionContract extends ClaimRulesContract {
 

@@ -3,18 +3,18 @@ package dev.idem.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.RecordState;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
+import dev.idem.core.store.StoreCapability;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,8 +23,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules of {@link dev.idem.core.IdempotencyStore}, checked one transition at a time, after the
- * claim rules of {@link ClaimRulesContract} and the operator's evictions of {@link
+ * The rules of {@link dev.idem.core.store.IdempotencyStore}, checked one transition at a time,
+ * after the claim rules of {@link ClaimRulesContract} and the operator's evictions of {@link
  * EvictionContract}. Every backend extends this class (directly or through {@code @Nested}
  * variants) and supplies its store.
  *

@@ -1,7 +1,7 @@
 package dev.idem.testsupport;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import java.time.Instant;
 import org.junit.jupiter.api.Nested;
 

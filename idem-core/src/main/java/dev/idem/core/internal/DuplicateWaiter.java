@@ -1,9 +1,9 @@
 package dev.idem.core.internal;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.StoreCapability;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.RecordChangeNotifier;
+import dev.idem.core.store.StoreCapability;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;

@@ -1,7 +1,7 @@
 package dev.idem.core.internal;
 
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Lease;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -2,7 +2,7 @@ package dev.idem.core.internal;
 
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.Lease;
+import dev.idem.core.store.Lease;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;

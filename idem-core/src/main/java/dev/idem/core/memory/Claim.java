@@ -1,10 +1,10 @@
 package dev.idem.core.memory;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ClaimVerdict;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Lease;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ClaimVerdict;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.UUID;

@@ -1,18 +1,18 @@
 package dev.idem.core.memory;
 
-import dev.idem.core.BlockingIdempotencyStore;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.RecordChangeNotifier;
-import dev.idem.core.RecordState;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.internal.OneShotListeners;
+import dev.idem.core.store.BlockingIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordChangeNotifier;
+import dev.idem.core.store.RecordState;
+import dev.idem.core.store.StoreCapability;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,10 +2,10 @@ package dev.idem.core.memory;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,7 @@
 package dev.idem.redis.internal;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;

@@ -90,8 +90,8 @@ public final class LuaScripts {
    * caller already gave the claim back (it comes late: sent again after NOSCRIPT), {@code {'C',
    * fence, leaseUntil}} when claimed, {@code {'U'}} for an unknown token, else {@code {code, value,
    * leaseUntil, expiresAt}} with code I (in progress), D (done), M (mismatch), by the rules of
-   * {@link dev.idem.core.ClaimVerdict}, which the store contract checks it against. The fence is
-   * the greater of the record's fence + 1 and the server's clock in microseconds.
+   * {@link dev.idem.core.store.ClaimVerdict}, which the store contract checks it against. The fence
+   * is the greater of the record's fence + 1 and the server's clock in microseconds.
    */
   public static final Script CLAIM =
       new Script(
@@ -206,10 +206,10 @@ public final class LuaScripts {
           """);
 
   /**
-   * {@link #COMPLETE} for the unstored mark ({@link dev.idem.core.Outcome.Kind#UNSTORED}), allowed
-   * to write when Redis is out of memory ({@code allow-oom}): the mark is a few bytes in place of
-   * the in-progress record, and without it a completion refused for memory would leave the key to
-   * be taken over, and the work run again, once its lease ends.
+   * {@link #COMPLETE} for the unstored mark ({@link dev.idem.core.store.Outcome.Kind#UNSTORED}),
+   * allowed to write when Redis is out of memory ({@code allow-oom}): the mark is a few bytes in
+   * place of the in-progress record, and without it a completion refused for memory would leave the
+   * key to be taken over, and the work run again, once its lease ends.
    */
   public static final Script COMPLETE_MARK =
       new Script("#!lua flags=allow-oom\n" + COMPLETE.source());

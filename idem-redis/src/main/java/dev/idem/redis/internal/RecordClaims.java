@@ -1,12 +1,12 @@
 package dev.idem.redis.internal;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
 import dev.idem.core.StoreFullException;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Lease;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;

@@ -1,9 +1,9 @@
 package dev.idem.redis.internal;
 
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.internal.LogThrottle;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

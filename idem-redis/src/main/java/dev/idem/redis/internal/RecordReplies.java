@@ -1,15 +1,15 @@
 package dev.idem.redis.internal;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ClaimVerdict;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ClaimVerdict;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -3,11 +3,11 @@ package dev.idem.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,11 +1,11 @@
 package dev.idem.spring.actuate;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.RecordState;
 import java.security.Principal;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;

@@ -1,9 +1,9 @@
 package dev.idem.spring.actuate;
 
 import dev.idem.core.Fingerprint;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;

@@ -1,9 +1,9 @@
 package dev.idem.spring.autoconfigure;
 
-import dev.idem.core.ClaimRequest;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.TokenService;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemAsyncProperties;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;

@@ -3,7 +3,7 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;

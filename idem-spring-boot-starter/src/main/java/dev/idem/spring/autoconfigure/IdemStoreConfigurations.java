@@ -1,6 +1,6 @@
 package dev.idem.spring.autoconfigure;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdemJdbcProperties;
 import dev.idem.spring.IdemProperties;

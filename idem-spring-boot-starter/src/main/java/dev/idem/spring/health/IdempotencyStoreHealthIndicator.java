@@ -1,7 +1,7 @@
 package dev.idem.spring.health;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 

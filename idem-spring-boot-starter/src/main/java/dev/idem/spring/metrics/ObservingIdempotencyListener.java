@@ -3,7 +3,7 @@ package dev.idem.spring.metrics;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyListener;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;

@@ -1,14 +1,14 @@
 package dev.idem.spring.metrics;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;

@@ -1,6 +1,5 @@
 package dev.idem.spring.web;
 
-import dev.idem.core.ClaimRequest;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -9,6 +8,7 @@ import dev.idem.core.LeaseLostException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
+import dev.idem.core.store.ClaimRequest;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.web.internal.CachedBodyRequest;

@@ -2,16 +2,16 @@ package dev.idem.spring.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
 import dev.idem.core.Fingerprint;
-import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
-import dev.idem.core.RecordState;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
 import dev.idem.testsupport.FaultInjectingStore;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;

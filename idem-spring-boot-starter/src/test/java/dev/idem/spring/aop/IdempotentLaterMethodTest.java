@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.RecordState;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.StartFailures;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.spring.aop.Orders.Placed;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;

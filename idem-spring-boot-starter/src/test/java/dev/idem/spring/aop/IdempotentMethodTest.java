@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.KeyReuseException;
 import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.Idempotent;

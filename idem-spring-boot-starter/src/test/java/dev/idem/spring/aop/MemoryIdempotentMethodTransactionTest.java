@@ -1,7 +1,7 @@
 package dev.idem.spring.aop;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Bean-method outcomes and the caller's transaction, on the in-memory store. */

@@ -1,6 +1,6 @@
 package dev.idem.spring.aop;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;

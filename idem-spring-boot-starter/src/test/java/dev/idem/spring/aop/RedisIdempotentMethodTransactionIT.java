@@ -1,6 +1,6 @@
 package dev.idem.spring.aop;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import io.lettuce.core.RedisClient;
 import java.util.UUID;

@@ -3,10 +3,10 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.InProgressPolicy;
 import dev.idem.core.TokenService;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdempotencyPolicyCustomizer;

@@ -2,8 +2,8 @@ package dev.idem.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.FaultInjectingStore;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -3,12 +3,12 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.Fingerprint;
-import dev.idem.core.ForwardingIdempotencyStore;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.Lease;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.Lease;
 import dev.idem.spring.IdemThreads;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.StoreCallExecutor;

@@ -2,7 +2,7 @@ package dev.idem.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.spring.autoconfigure.internal.StoreUnavailableFailureAnalyzer;
 import java.util.UUID;

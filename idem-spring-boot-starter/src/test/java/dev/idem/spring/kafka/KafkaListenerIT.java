@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ExecutionOutcome;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
 import java.time.Duration;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

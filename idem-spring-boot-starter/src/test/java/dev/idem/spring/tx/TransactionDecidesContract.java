@@ -3,8 +3,8 @@ package dev.idem.spring.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.idem.spring.web;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 
 /**
  * The HTTP conformance suite on the in-memory store (picked when no DataSource or Redis exists).

@@ -1,6 +1,6 @@
 package dev.idem.spring.web;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import org.springframework.test.context.TestPropertySource;
 

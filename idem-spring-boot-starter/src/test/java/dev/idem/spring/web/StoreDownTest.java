@@ -3,8 +3,8 @@ package dev.idem.spring.web;
 import static dev.idem.spring.web.HttpConformanceTests.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.FaultInjectingStore;
 import java.net.http.HttpResponse;
 import java.util.UUID;

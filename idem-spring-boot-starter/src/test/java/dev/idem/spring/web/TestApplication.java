@@ -2,9 +2,9 @@ package dev.idem.spring.web;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ForwardingIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import io.lettuce.core.RedisClient;
 import jakarta.servlet.FilterChain;

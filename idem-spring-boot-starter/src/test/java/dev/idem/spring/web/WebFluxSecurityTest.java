@@ -3,8 +3,8 @@ package dev.idem.spring.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.IdempotencyStore;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.RecordState;
 import dev.idem.spring.Idempotent;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package dev.idem.core.memory;
 
 import static dev.idem.testsupport.Stages.now;
 
-import dev.idem.core.ClaimResult;
-import dev.idem.core.ClaimVerdict;
-import dev.idem.core.Lease;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ClaimVerdict;
+import dev.idem.core.store.Lease;
 import dev.idem.testsupport.ModelChecks;
 import dev.idem.testsupport.MutableClock;
 import org.jetbrains.lincheck.datastructures.IntGen;

@@ -1,10 +1,10 @@
 package dev.idem.core.memory;
 
-import dev.idem.core.ClaimRequest;
-import dev.idem.core.ClaimVerdict;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.Lease;
-import dev.idem.core.RecordState;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimVerdict;
+import dev.idem.core.store.IdempotencyRecord;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.RecordState;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package dev.idem.core.memory;
 
-import dev.idem.core.ClaimRequest;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.Lease;
-import dev.idem.core.Outcome;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.idem.spring.aop.internal;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
+import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;

@@ -2,7 +2,7 @@ package dev.idem.spring.autoconfigure.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyListener;
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemThreads;
 import dev.idem.spring.IdempotencyStoreDecorator;

@@ -1,7 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.jdbc.JdbcSchema;

@@ -1,6 +1,6 @@
 package dev.idem.spring.autoconfigure.internal;
 
-import dev.idem.core.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.ReplicaAcks;
 import dev.idem.spring.IdemProperties;

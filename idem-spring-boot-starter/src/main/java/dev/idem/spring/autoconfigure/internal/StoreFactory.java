@@ -1,7 +1,7 @@
 package dev.idem.spring.autoconfigure.internal;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.IdemProperties.StoreType;
 import org.slf4j.Logger;

@@ -2,10 +2,10 @@ package dev.idem.spring.messaging.internal;
 
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.PendingOutcome;
-import dev.idem.core.StoreCapability;
 import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.StoreCapability;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.aop.internal.TransactionOutcomes;

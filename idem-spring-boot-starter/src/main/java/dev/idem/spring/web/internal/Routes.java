@@ -1,7 +1,7 @@
 package dev.idem.spring.web.internal;
 
-import dev.idem.core.ClaimRequest;
 import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.store.ClaimRequest;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import java.lang.reflect.Method;

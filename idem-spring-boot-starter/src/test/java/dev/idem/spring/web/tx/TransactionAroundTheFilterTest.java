@@ -2,8 +2,8 @@ package dev.idem.spring.web.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.IdempotencyStore;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.web.IdempotencyFilter;

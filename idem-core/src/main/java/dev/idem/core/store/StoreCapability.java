@@ -1,4 +1,4 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
 /** Optional abilities of an {@link IdempotencyStore}, as reported by its {@code capabilities()}. */
 public enum StoreCapability {

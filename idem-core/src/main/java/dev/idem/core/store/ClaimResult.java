@@ -1,4 +1,4 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
 /** The answer of {@link IdempotencyStore#claim}: normal outcomes are values, not exceptions. */
 public sealed interface ClaimResult {

@@ -1,4 +1,4 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
 /** The states of a stored record; an absent record has no state. See docs/core.md, "The record". */
 public enum RecordState {

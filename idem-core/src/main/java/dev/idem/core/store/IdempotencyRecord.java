@@ -1,5 +1,7 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

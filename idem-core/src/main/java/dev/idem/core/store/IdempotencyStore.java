@@ -1,5 +1,9 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.StoreFullException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
 import java.time.Instant;
 import java.util.Objects;

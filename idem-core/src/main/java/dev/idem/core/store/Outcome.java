@@ -1,5 +1,8 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.ResultCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,5 +1,6 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
+import dev.idem.core.IdempotencyKey;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

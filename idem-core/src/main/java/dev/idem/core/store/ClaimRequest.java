@@ -1,5 +1,8 @@
-package dev.idem.core;
+package dev.idem.core.store;
 
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.StoreFullException;
 import java.time.Duration;
 import java.util.Objects;
 

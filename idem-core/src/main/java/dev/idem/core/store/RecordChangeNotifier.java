@@ -1,4 +1,6 @@
-package dev.idem.core;
+package dev.idem.core.store;
+
+import dev.idem.core.IdempotencyKey;
 
 /**
  * Implemented by stores that can tell a waiter when the record of a key is completed, released or
