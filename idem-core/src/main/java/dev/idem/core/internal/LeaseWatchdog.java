@@ -186,7 +186,7 @@ public final class LeaseWatchdog implements AutoCloseable {
   private @Nullable Thread start() {
     synchronized (startLock) {
       if (thread == null && !closed) {
-        Thread made = named(threads.newThread(this::loop), "idem-lease-watchdog");
+        Thread made = threads.newThread(this::loop);
         Thread t = made != null ? made : PLATFORM_THREADS.newThread(this::loop);
         t.setName("idem-lease-watchdog");
         thread = t;
