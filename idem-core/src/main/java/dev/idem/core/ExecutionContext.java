@@ -1,10 +1,20 @@
 package dev.idem.core;
 
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /** What the engine tells the work while it runs under a lease. */
 public interface ExecutionContext {
+
+  /**
+   * The context of the guarded work running on this thread: code the work calls without handing it
+   * the context (a service method, an HTTP client) finds it here. Inside a step, the step's. Work
+   * that ends later ({@code executeAsync}) is found here only while its stage is being started.
+   */
+  static Optional<ExecutionContext> current() {
+    return Optional.ofNullable(EngineContext.current());
+  }
 
   /** The key being executed. */
   IdempotencyKey key();
@@ -21,4 +31,50 @@ public interface ExecutionContext {
 
   /** Completes when the lease is lost; never completes if the work finishes with its lease. */
   CompletionStage<@Nullable Void> leaseLost();
+
+  /**
+   * Runs {@code work} as the step {@code name} of this work: at most once per key and name, however
+   * often the work itself runs under the key (a retry after a failure, a takeover after a crash).
+   * The step's result, or the failure the config classifies as terminal, is stored as soon as the
+   * step ends, outside any transaction this work runs in, and every later run gets it back instead
+   * of running the step again. A retryable failure stores nothing: the next run runs the step
+   * again. The step has a lease and a fence of its own ({@code work}'s context), and may have steps
+   * of its own. Blocks the calling thread while the store answers.
+   *
+   * @param input what the step depends on: a run that reaches the step with other input than the
+   *     run that stored it fails with {@link StepInputChangedException}; {@link Fingerprint#NONE}
+   *     checks nothing
+   * @throws StepInputChangedException the step stored a result for other input
+   * @throws LeaseLostException this work's lease was lost before the step began
+   * @throws RequestInProgressException another run holds the step past this config's lease
+   * @throws IdempotencyStoreException the store failed, and the config fails closed
+   * @throws IllegalStateException this context was not made by the engine (a test's own)
+   * @throws E what the step throws, or the terminal failure it stored
+   */
+  default <T extends @Nullable Object, E extends Exception> T step(
+      String name, Fingerprint input, ResultCodec<T> codec, Work<T, E> work) throws E {
+    throw new IllegalStateException("steps run only in a context the engine made, not " + this);
+  }
+
+  /** As {@link #step(String, Fingerprint, ResultCodec, Work)}, checking no input. */
+  default <T extends @Nullable Object, E extends Exception> T step(
+      String name, ResultCodec<T> codec, Work<T, E> work) throws E {
+    return step(name, Fingerprint.NONE, codec, work);
+  }
+
+  /** As {@link #step(String, Fingerprint, ResultCodec, Work)}, for text, checking no input. */
+  default <E extends Exception> String step(String name, Work<String, E> work) throws E {
+    return step(name, Fingerprint.NONE, ResultCodec.utf8(), work);
+  }
+
+  /**
+   * The key to send a downstream service for the step {@code name}, in place of a key of one's own:
+   * the same on every run of this work, so that the service deduplicates a call repeated by a rerun
+   * (64 lowercase hex characters, derived from this work's key, which it does not reveal).
+   *
+   * @throws IllegalArgumentException when {@code name} is no valid step name
+   */
+  default String stepKey(String name) {
+    return key().step(name).digest();
+  }
 }

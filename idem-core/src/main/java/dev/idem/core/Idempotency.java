@@ -229,10 +229,12 @@ public final class Idempotency implements AutoCloseable {
       boolean replayUsed,
       @Nullable Consumer<PendingOutcome> deferral) {
     if (result == null) {
-      return WorkRun.unguarded(request.key());
+      return WorkRun.unguarded(
+          new EngineContext(new UnguardedContext(request.key()), this, config));
     }
     if (result instanceof ClaimResult.Claimed claimed) {
-      return WorkRun.owned(ownership.start(claimed.lease(), codec, config, deferral));
+      Ownership.Owned<T> owned = ownership.start(claimed.lease(), codec, config, deferral);
+      return WorkRun.owned(owned, new EngineContext(owned.context(), this, config));
     }
     return WorkRun.answered(answer(result, request, codec, config, replayUsed));
   }
@@ -273,6 +275,31 @@ public final class Idempotency implements AutoCloseable {
     } finally {
       ended(end, request.key());
     }
+  }
+
+  /**
+   * Runs the step {@code key} of running work ({@link ExecutionContext#step}): claimed and settled
+   * as any call, its outcome stored at once, never in the caller's transaction. A step another run
+   * holds is waited for up to two of the work's leases: a run that died in the step leaves it held
+   * until its lease ends, and then this run takes it over.
+   */
+  <T extends @Nullable Object, E extends Exception> T step(
+      IdempotencyKey key,
+      Fingerprint input,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config)
+      throws E {
+    IdempotencyConfig steps =
+        IdempotencyConfig.from(config).waitInProgress(config.lease().multipliedBy(2)).build();
+    return run(
+            new ClaimRequest(key, input, config.lease(), false, config.scopeCap()),
+            codec,
+            work,
+            steps,
+            true,
+            null)
+        .value();
   }
 
   private static void ended(Runnable end, IdempotencyKey key) {
@@ -322,7 +349,7 @@ public final class Idempotency implements AutoCloseable {
     }
     if (result instanceof ClaimResult.Mismatch) {
       report(key, ExecutionOutcome.MISMATCH);
-      throw new KeyReuseException(key);
+      throw key.isStep() ? new StepInputChangedException(key) : new KeyReuseException(key);
     }
     if (result instanceof ClaimResult.UnknownToken) {
       report(key, ExecutionOutcome.UNKNOWN_TOKEN);

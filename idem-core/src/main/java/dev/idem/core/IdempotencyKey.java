@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A value object: two keys are equal when scope and value are. The scope is 1..512 characters of
  * any content but control characters; the value is 1..255 visible ASCII characters ({@code '!'} to
  * {@code '~'}). A class rather than a record only so that it can keep its digest.
+ *
+ * <p>A key may name a <em>step</em> of another: {@link #step(String)} gives the key under which
+ * work running for this key keeps the result of one of its steps. A step key has its root's scope
+ * and value, so it belongs to the same caller and operation, and a {@link #digest()} no key made
+ * from a scope and a value can have.
  */
 public final class IdempotencyKey {
 
@@ -27,8 +33,16 @@ public final class IdempotencyKey {
   /** The longest scope accepted. */
   public static final int MAX_SCOPE_LENGTH = 512;
 
+  /** The longest step name accepted. */
+  public static final int MAX_STEP_NAME_LENGTH = 100;
+
+  /** The deepest steps nest. */
+  public static final int MAX_STEP_DEPTH = 8;
+
   private final String scope;
   private final String value;
+  // the names of the steps from the root, joined by '/'; null for a root key
+  private final @Nullable String step;
   // Computed on first use; a race only computes the same string twice.
   private @Nullable String digest;
 
@@ -42,6 +56,13 @@ public final class IdempotencyKey {
     checkValue(value);
     this.scope = scope;
     this.value = value;
+    this.step = null;
+  }
+
+  private IdempotencyKey(String scope, String value, String step) {
+    this.scope = scope;
+    this.value = value;
+    this.step = step;
   }
 
   /** Same as the constructor; reads better at call sites. */
@@ -65,6 +86,47 @@ public final class IdempotencyKey {
   /** What the client sent, or the issued token. */
   public String value() {
     return value;
+  }
+
+  /**
+   * The key of the step {@code name} of work running for this key: the same on every run, so that a
+   * rerun finds what the step stored. Steps nest: a step key's own steps have longer paths.
+   *
+   * @param name 1 to {@value #MAX_STEP_NAME_LENGTH} visible ASCII characters other than {@code
+   *     '/'}; chosen by the application, not by a client
+   * @throws IllegalArgumentException for another name, or past {@value #MAX_STEP_DEPTH} levels
+   */
+  public IdempotencyKey step(String name) {
+    if (name == null
+        || name.length() > MAX_STEP_NAME_LENGTH
+        || !isValidValue(name)
+        || name.indexOf('/') >= 0) {
+      throw new IllegalArgumentException(
+          "a step name is 1 to "
+              + MAX_STEP_NAME_LENGTH
+              + " visible ASCII characters other than '/': "
+              + name);
+    }
+    if (step != null && step.chars().filter(c -> c == '/').count() + 1 >= MAX_STEP_DEPTH) {
+      throw new IllegalArgumentException(
+          "steps nest at most " + MAX_STEP_DEPTH + " deep: " + step + "/" + name);
+    }
+    return new IdempotencyKey(scope, value, step == null ? name : step + "/" + name);
+  }
+
+  /** True for the key of a step ({@link #step(String)}). */
+  public boolean isStep() {
+    return step != null;
+  }
+
+  /** The names of the steps from the root key, joined by {@code '/'}; null for a root key. */
+  public @Nullable String stepPath() {
+    return step;
+  }
+
+  /** The key this key is a step of, through every level; the key itself when it is no step. */
+  public IdempotencyKey root() {
+    return step == null ? this : new IdempotencyKey(scope, value);
   }
 
   /** True when {@code value} would be accepted as a key value. */
@@ -96,6 +158,12 @@ public final class IdempotencyKey {
 
   private String computeDigest() {
     MessageDigest sha = sha256();
+    if (step != null) {
+      // starts with a letter where a root key's input starts with a digit: no root shares it
+      sha.update(("step:" + step.length() + ":" + step + ":").getBytes(StandardCharsets.US_ASCII));
+      sha.update(root().digest().getBytes(StandardCharsets.US_ASCII));
+      return HexFormat.of().formatHex(sha.digest());
+    }
     byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
     sha.update(Integer.toString(scopeBytes.length).getBytes(StandardCharsets.US_ASCII));
     sha.update((byte) ':');
@@ -109,17 +177,18 @@ public final class IdempotencyKey {
   public boolean equals(Object o) {
     return o instanceof IdempotencyKey other
         && scope.equals(other.scope)
-        && value.equals(other.value);
+        && value.equals(other.value)
+        && Objects.equals(step, other.step);
   }
 
   @Override
   public int hashCode() {
-    return 31 * scope.hashCode() + value.hashCode();
+    return 31 * (31 * scope.hashCode() + value.hashCode()) + Objects.hashCode(step);
   }
 
   @Override
   public String toString() {
-    return scope + "/" + value;
+    return step == null ? scope + "/" + value : scope + "/" + value + "#" + step;
   }
 
   static MessageDigest sha256() {

@@ -57,7 +57,8 @@ final class Ownership {
       IdempotencyConfig config,
       @Nullable Consumer<PendingOutcome> deferral) {
     LiveLease running = new LiveLease(lease);
-    boolean joined = deferral == null && store.joinsCurrentTransaction();
+    // a step's outcome is stored at once, whatever the transaction around it does
+    boolean joined = deferral == null && !lease.key().isStep() && store.joinsCurrentTransaction();
     return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
   }
 

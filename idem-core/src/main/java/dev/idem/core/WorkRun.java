@@ -31,12 +31,15 @@ final class WorkRun<T extends @Nullable Object> {
     return new WorkRun<>(answer, null, null);
   }
 
-  static <T extends @Nullable Object> WorkRun<T> owned(Ownership.Owned<T> owned) {
-    return new WorkRun<>(null, owned, owned.context());
+  /** Work that owns its key; {@code context} is what the work is told, the lease's own or more. */
+  static <T extends @Nullable Object> WorkRun<T> owned(
+      Ownership.Owned<T> owned, ExecutionContext context) {
+    return new WorkRun<>(null, owned, context);
   }
 
-  static <T extends @Nullable Object> WorkRun<T> unguarded(IdempotencyKey key) {
-    return new WorkRun<>(null, null, new UnguardedContext(key));
+  /** Work run without a lease, since the store failed and the config fails open. */
+  static <T extends @Nullable Object> WorkRun<T> unguarded(ExecutionContext context) {
+    return new WorkRun<>(null, null, context);
   }
 
   /**
@@ -51,7 +54,8 @@ final class WorkRun<T extends @Nullable Object> {
     ExecutionContext context =
         Objects.requireNonNull(this.context, "a run that starts has a context");
     CompletionStage<T> stage;
-    try (MDC.MDCCloseable mdc = MDC.putCloseable(Ownership.MDC_KEY, context.key().toString())) {
+    try (MDC.MDCCloseable mdc = MDC.putCloseable(Ownership.MDC_KEY, context.key().toString());
+        EngineContext.Scope current = EngineContext.enter(context)) {
       stage = work.start(context);
       if (stage == null) {
         throw new NullPointerException("the work for " + context.key() + " returned no stage");

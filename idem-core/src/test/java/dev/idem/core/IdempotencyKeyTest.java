@@ -70,6 +70,56 @@ class IdempotencyKeyTest {
         .isNotEqualTo(IdempotencyKey.of("orders:bob", "k1").digest());
   }
 
+  @Property
+  void noRootKeyHasTheDigestOfAStep(@ForAll("visibleAscii") @StringLength(max = 240) String value) {
+    IdempotencyKey root = IdempotencyKey.of("orders|alice", value);
+    IdempotencyKey step = root.step("charge");
+    assertThat(step.digest())
+        .isNotEqualTo(root.digest())
+        .isNotEqualTo(IdempotencyKey.of(root.scope(), root.value() + "#charge").digest())
+        .isNotEqualTo(IdempotencyKey.of("step:" + root.digest(), "charge").digest());
+    assertThat(step).isNotEqualTo(IdempotencyKey.of(root.scope(), root.value()));
+  }
+
+  @Test
+  void aStepKeepsItsRootsScopeAndValueAndNamesItsPath() {
+    IdempotencyKey root = IdempotencyKey.of("orders|alice", "k1");
+    IdempotencyKey hold = root.step("pay").step("hold");
+
+    assertThat(hold.scope()).isEqualTo("orders|alice");
+    assertThat(hold.value()).isEqualTo("k1");
+    assertThat(hold.stepPath()).isEqualTo("pay/hold");
+    assertThat(hold.isStep()).isTrue();
+    assertThat(hold.root()).isEqualTo(root);
+    assertThat(root.isStep()).isFalse();
+    assertThat(root.root()).isSameAs(root);
+    assertThat(hold)
+        .isEqualTo(root.step("pay").step("hold"))
+        .hasToString("orders|alice/k1#pay/hold");
+    assertThat(hold.digest()).isEqualTo(root.step("pay").step("hold").digest());
+    assertThat(hold.digest()).isNotEqualTo(root.step("pay/hold".replace('/', '-')).digest());
+    assertThat(IdempotencyKey.of("orders|bob", "k1").step("pay").digest())
+        .isNotEqualTo(root.step("pay").digest());
+  }
+
+  @Test
+  void refusesAStepNameAClientCouldNotHaveChosenEither() {
+    IdempotencyKey root = IdempotencyKey.of("orders|alice", "k1");
+    assertThatThrownBy(() -> root.step("")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> root.step("a/b")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> root.step("a b")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> root.step("x".repeat(101)))
+        .isInstanceOf(IllegalArgumentException.class);
+    IdempotencyKey deep = root;
+    for (int i = 0; i < IdempotencyKey.MAX_STEP_DEPTH; i++) {
+      deep = deep.step("s" + i);
+    }
+    IdempotencyKey deepest = deep;
+    assertThatThrownBy(() -> deepest.step("one-more"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("deep");
+  }
+
   @Provide
   Arbitrary<String> visibleAscii() {
     return Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(255);

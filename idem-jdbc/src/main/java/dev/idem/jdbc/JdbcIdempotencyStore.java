@@ -71,6 +71,8 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   private static final String JOINED = "tx:";
 
   private final Jdbc jdbc;
+  // a step's record is never written in the caller's transaction: it must outlive a rollback
+  private final Jdbc alone;
   private final JdbcDialect dialect;
   private final StoreSql sql;
   private final Set<StoreCapability> capabilities;
@@ -80,6 +82,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
     this.jdbc = new Jdbc(dataSource, config.transactions(), config.callTimeout());
+    this.alone = new Jdbc(dataSource, null, config.callTimeout());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect.sql(), config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
@@ -104,12 +107,17 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     return jdbc.joined();
   }
 
+  private Jdbc jdbc(IdempotencyKey key) {
+    return key.isStep() ? alone : jdbc;
+  }
+
   @Override
   protected ClaimResult claimNow(ClaimRequest request) {
-    return jdbc.run(
+    Jdbc db = jdbc(request.key());
+    return db.run(
         "claim",
         c -> {
-          boolean joined = jdbc.joined();
+          boolean joined = db.joined();
           if (readCommitted != null && !joined) {
             // Only before the first attempt: without auto-commit a transaction is running after
             // it, and the few later attempts may as well run under the session's own level.
@@ -241,29 +249,31 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     if (outcome.payload().length > maxOutcomeBytes && outcome.kind() != Outcome.Kind.UNSTORED) {
       throw new OutcomeTooLargeException(outcome.payload().length, maxOutcomeBytes);
     }
-    return jdbc.run(
-        "complete",
-        c ->
-            Params.update(
-                    c,
-                    sql.complete(),
-                    outcome.kind().name(),
-                    outcome.payload(),
-                    Math.max(1, retention.toMillis()),
-                    lease.key().digest(),
-                    lease.fence(),
-                    lease.owner())
-                == 1);
+    return jdbc(lease.key())
+        .run(
+            "complete",
+            c ->
+                Params.update(
+                        c,
+                        sql.complete(),
+                        outcome.kind().name(),
+                        outcome.payload(),
+                        Math.max(1, retention.toMillis()),
+                        lease.key().digest(),
+                        lease.fence(),
+                        lease.owner())
+                    == 1);
   }
 
   @Override
   protected boolean releaseNow(Lease lease) {
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
-    return jdbc.run(
-        "release",
-        c ->
-            Params.update(c, sql.releaseToIssued(), owned) == 1
-                || Params.update(c, sql.deleteOwned(), owned) == 1);
+    return jdbc(lease.key())
+        .run(
+            "release",
+            c ->
+                Params.update(c, sql.releaseToIssued(), owned) == 1
+                    || Params.update(c, sql.deleteOwned(), owned) == 1);
   }
 
   @Override
@@ -273,21 +283,22 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     }
     long ms = Math.max(1, leaseDuration.toMillis());
     Object[] owned = {lease.key().digest(), lease.fence(), lease.owner()};
-    return jdbc.run(
-        "renew",
-        c -> {
-          if (Params.update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
-            return Optional.empty();
-          }
-          try (PreparedStatement ps = c.prepareStatement(sql.selectLeaseUntil())) {
-            Params.bind(ps, owned);
-            try (ResultSet rs = ps.executeQuery()) {
-              return rs.next()
-                  ? Optional.of(lease.withUntil(Instant.ofEpochMilli(rs.getLong(1))))
-                  : Optional.<Lease>empty();
-            }
-          }
-        });
+    return jdbc(lease.key())
+        .run(
+            "renew",
+            c -> {
+              if (Params.update(c, sql.renew(), ms, ms, owned[0], owned[1], owned[2]) != 1) {
+                return Optional.empty();
+              }
+              try (PreparedStatement ps = c.prepareStatement(sql.selectLeaseUntil())) {
+                Params.bind(ps, owned);
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next()
+                      ? Optional.of(lease.withUntil(Instant.ofEpochMilli(rs.getLong(1))))
+                      : Optional.<Lease>empty();
+                }
+              }
+            });
   }
 
   @Override
@@ -305,10 +316,16 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     Object[] matching = {key.digest(), state.name(), fence};
     return jdbc.run(
         "evict",
-        c ->
-            (state == RecordState.IN_PROGRESS
-                    && Params.update(c, sql.evictToIssued(), matching) == 1)
-                || Params.update(c, sql.evict(), matching) == 1);
+        c -> {
+          boolean evicted =
+              (state == RecordState.IN_PROGRESS
+                      && Params.update(c, sql.evictToIssued(), matching) == 1)
+                  || Params.update(c, sql.evict(), matching) == 1;
+          if (evicted && !key.isStep()) {
+            Params.update(c, sql.evictSteps(), key.scope(), key.value(), key.digest());
+          }
+          return evicted;
+        });
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
 import dev.idem.testsupport.StateStoreContract;
+import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,6 +91,14 @@ abstract class JdbcBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+  }
+
+  @Nested
+  class Steps extends StepContract {
     @Override
     protected IdempotencyStore store() {
       return plain();

@@ -123,6 +123,46 @@ abstract class JoinModeTests {
   }
 
   @Test
+  void aStepsResultOutlivesTheTransactionThatRolledBackAndTheRetryDoesNotRunItAgain()
+      throws SQLException {
+    IdempotencyKey key = IdempotencyKey.of(scope, "k-step");
+    AtomicInteger charges = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                tx.inTransaction(
+                    c ->
+                        engine.execute(
+                            key,
+                            Fingerprint.NONE,
+                            ResultCodec.utf8(),
+                            ctx -> {
+                              insertOrder(c, key, "first");
+                              ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                              throw new IllegalStateException("crash after the charge");
+                            })))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(orders(key)).isZero();
+    assertThat(store.find(key)).isEmpty();
+    assertThat(store.find(key.step("charge"))).isPresent();
+
+    String receipt =
+        tx.inTransaction(
+            c ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      insertOrder(c, key, "second");
+                      return ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                    }));
+
+    assertThat(receipt).isEqualTo("charge-1");
+    assertThat(charges).as("one charge for two runs, the first rolled back").hasValue(1);
+    assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
   void aFailureInATransactionThatCommitsIsStoredWithTheRowAndReplayed() throws Exception {
     IdempotencyKey key = IdempotencyKey.of(scope, "k-committed-failure");
     for (int call = 0; call < 3; call++) {

@@ -28,9 +28,11 @@ import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -267,7 +269,7 @@ public final class RedisIdempotencyStore
     long evicted =
         scripts.number(
             LuaScripts.EVICT,
-            keys.record(digest),
+            keys.record(key),
             RedisKeys.bytes(RecordReplies.stateCode(state)),
             RedisKeys.bytes(fence),
             changeChannel,
@@ -275,7 +277,28 @@ public final class RedisIdempotencyStore
     if (evicted == 1) {
       stopCounting(key);
     }
+    if (evicted != 0 && !key.isStep()) {
+      evictSteps(key);
+    }
     return evicted != 0;
+  }
+
+  // Rare (an operator's word), so a SCAN of the key space serves: steps keep no index of their own
+  // that every step's claim would have to write.
+  private void evictSteps(IdempotencyKey root) {
+    List<byte[]> found = backend.keysMatching(keys.stepsOf(root));
+    backend.delete(found);
+    for (byte[] name : found) {
+      String text = new String(name, StandardCharsets.UTF_8);
+      String digest = text.substring(text.lastIndexOf(":step:") + ":step:".length());
+      if (digest.indexOf(':') < 0) {
+        try {
+          RecordClaims.await(tally.remove(root, digest), backend.timeout());
+        } catch (RuntimeException e) {
+          log.warn("could not stop counting an evicted step of {}: {}", root, e.toString());
+        }
+      }
+    }
   }
 
   private void stopCounting(IdempotencyKey key) {
@@ -291,7 +314,7 @@ public final class RedisIdempotencyStore
     long until =
         scripts.number(
             LuaScripts.RENEW,
-            keys.record(lease.key().digest()),
+            keys.record(lease.key()),
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
             RedisKeys.bytes(RedisKeys.millis(leaseDuration)));
@@ -302,7 +325,7 @@ public final class RedisIdempotencyStore
 
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-    return RecordReplies.found(scripts.list(LuaScripts.FIND, keys.record(key.digest())), key);
+    return RecordReplies.found(scripts.list(LuaScripts.FIND, keys.record(key)), key);
   }
 
   @Override
@@ -310,7 +333,7 @@ public final class RedisIdempotencyStore
     long ttlMillis = RedisKeys.millis(ttl);
     CompletableFuture<Long> counted =
         scopeCap == ClaimRequest.NO_CAP ? null : tally.count(key, ttlMillis, scopeCap);
-    byte[] recordKey = keys.record(key.digest());
+    byte[] recordKey = keys.record(key);
     boolean issued =
         scripts.number(
                 LuaScripts.ISSUE,

@@ -7,6 +7,7 @@ import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
 import java.time.Clock;
 import java.util.function.Supplier;
@@ -60,6 +61,14 @@ abstract class RedisBackendTests {
 
   @Nested
   class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class Steps extends StepContract {
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();

@@ -89,7 +89,7 @@ class RedisStandaloneIT extends RedisBackendTests {
     String owner = "owner-" + UUID.randomUUID();
     RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
     byte[][] both = {
-      keys.record(key.digest()), RedisKeys.bytes("idem:{" + key.digest() + "}:given-back:" + owner)
+      keys.record(key), RedisKeys.bytes("idem:{" + key.digest() + "}:given-back:" + owner)
     };
     try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
       Long given =
@@ -118,7 +118,7 @@ class RedisStandaloneIT extends RedisBackendTests {
                   RedisKeys.bytes("0"));
       assertThat(new String((byte[]) late.get(0), java.nio.charset.StandardCharsets.UTF_8))
           .isEqualTo("G");
-      assertThat(raw.sync().exists(keys.record(key.digest()))).isZero();
+      assertThat(raw.sync().exists(keys.record(key))).isZero();
     }
     assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)))))
         .isInstanceOf(ClaimResult.Claimed.class);

@@ -24,14 +24,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules of {@link dev.idem.core.store.IdempotencyStore}, checked one transition at a time,
- * after the claim rules of {@link ClaimRulesContract} and the operator's evictions of {@link
- * EvictionContract}. Every backend extends this class (directly or through {@code @Nested}
- * variants) and supplies its store.
+ * after the claim rules of {@link ClaimRulesContract}, the operator's evictions of {@link
+ * EvictionContract} and the step records of {@link StepRecordsContract}. Every backend extends this
+ * class (directly or through {@code @Nested} variants) and supplies its store.
  *
  * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
  * short and stands alone.
  */
-public abstract class IdempotencyStoreContract extends EvictionContract {
+public abstract class IdempotencyStoreContract extends StepRecordsContract {
 
   private static final Duration RETENTION = Duration.ofHours(1);
 

@@ -53,6 +53,16 @@ class InMemoryIdempotencyStoreTest {
   }
 
   @Nested
+  class Steps extends StepContract {
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
   class AsyncEngine extends AsyncEngineContract {
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
 

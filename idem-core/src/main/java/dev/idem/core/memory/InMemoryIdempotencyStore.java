@@ -188,8 +188,28 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
         });
     if (evicted[0]) {
       listeners.fire(key);
+      evictSteps(key);
     }
     return evicted[0];
+  }
+
+  // the steps of an evicted key go with it, whatever their state; a test store may scan
+  private void evictSteps(IdempotencyKey key) {
+    for (IdempotencyKey k : records.keySet()) {
+      if (k.isStep() && !key.isStep() && k.root().equals(key)) {
+        StoredRecord[] gone = new StoredRecord[1];
+        records.computeIfPresent(
+            k,
+            (step, stored) -> {
+              gone[0] = stored;
+              tally.changed(stored, null);
+              return null;
+            });
+        if (gone[0] != null) {
+          listeners.fire(k);
+        }
+      }
+    }
   }
 
   @Override

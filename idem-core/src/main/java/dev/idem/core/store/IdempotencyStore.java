@@ -29,6 +29,12 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Only the holder of a {@link Lease} calls {@link #complete}, {@link #release} and {@link
  * #renew}; they succeed only while the record's fence and owner both match the lease.
+ *
+ * <p>A step key ({@link IdempotencyKey#isStep()}) names a record like any other, with its own
+ * digest, and counts against its scope's cap like any other; a store keeps it beside its root where
+ * that helps (Redis Cluster: in the root's slot). Two rules are its own: a store never writes a
+ * step's record in the caller's transaction, since a step's result must outlive a transaction that
+ * rolls back; and {@link #evict} of a root key removes the records of its steps too.
  */
 public interface IdempotencyStore extends RecordChangeNotifier {
 
@@ -88,6 +94,9 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * waiters are told as after a release, the record stops counting against its scope's cap, and the
    * next claim of the key is taken with a greater fence, as after any release.
    *
+   * <p>When the record was given up and {@code key} is no step, the records of all its steps are
+   * removed too, whatever their state, so that the next claim of the key runs every step again.
+   *
    * <p>Not for the engine: nothing in the normal life of a record calls it.
    *
    * @return true when the record was given up; false, changing nothing, when the key has no live
@@ -127,7 +136,8 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * record commits or rolls back with the caller's own writes (the JDBC store's join mode). The
    * engine then lets that transaction decide the record's fate: every outcome of the work, a thrown
    * exception included, is stored in it. Only a store with {@link
-   * StoreCapability#JOINS_TRANSACTIONS} ever answers true.
+   * StoreCapability#JOINS_TRANSACTIONS} ever answers true. The answer is for root keys: a step's
+   * record is never written in the caller's transaction.
    */
   default boolean joinsCurrentTransaction() {
     return false;

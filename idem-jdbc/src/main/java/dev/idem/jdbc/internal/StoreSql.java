@@ -12,7 +12,8 @@ package dev.idem.jdbc.internal;
  * a capped claim checks, reading at most the cap's number of index entries.
  *
  * <p>{@code evictToIssued} and {@code evict} are an operator's release and removal: they match the
- * live row by its state and fence instead of its owner.
+ * live row by its state and fence instead of its owner; {@code evictSteps} then removes the rows of
+ * the evicted key's steps, which share its scope and value under other ids.
  *
  * <p>{@code insertCompleted} writes a completed record where none is, in one statement: the inbox's
  * claim, whose transaction shows the row only together with the message's effect.
@@ -28,6 +29,7 @@ public record StoreSql(
     String deleteOwned,
     String evictToIssued,
     String evict,
+    String evictSteps,
     String renew,
     String selectLeaseUntil,
     String deleteExpired,
@@ -92,6 +94,7 @@ public record StoreSql(
         "DELETE FROM " + table + OWNED,
         toIssued + evicted + tokenLive,
         "DELETE FROM " + table + evicted,
+        "DELETE FROM " + table + " WHERE scope = ? AND key_value = ? AND id <> ?",
         "UPDATE "
             + table
             + " SET lease_until = "

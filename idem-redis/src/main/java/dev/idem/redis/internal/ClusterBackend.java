@@ -1,5 +1,7 @@
 package dev.idem.redis.internal;
 
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
@@ -70,6 +72,19 @@ public final class ClusterBackend implements RedisBackend {
       policies.add(String.valueOf(config.get("maxmemory-policy")));
     }
     return policies;
+  }
+
+  @Override
+  public List<byte[]> keysMatching(byte[] pattern) {
+    List<byte[]> found = new ArrayList<>();
+    ScanIterator.scan(connection.sync(), new ScanArgs().match(pattern).limit(1000))
+        .forEachRemaining(found::add);
+    return found;
+  }
+
+  @Override
+  public long delete(List<byte[]> keys) {
+    return keys.isEmpty() ? 0 : connection.sync().del(keys.toArray(byte[][]::new));
   }
 
   @Override

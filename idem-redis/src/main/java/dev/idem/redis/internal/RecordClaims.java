@@ -149,7 +149,7 @@ public final class RecordClaims {
    * when the scope is full.
    */
   public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
-    byte[] recordKey = keys.record(request.key().digest());
+    byte[] recordKey = keys.record(request.key());
     return followUp(
         replays.replay(recordKey, request),
         replayed -> replayed == null,
@@ -209,7 +209,7 @@ public final class RecordClaims {
     return scripts
         .listAsync(
             LuaScripts.CLAIM,
-            new byte[][] {recordKey, keys.givenBack(key.digest(), owner)},
+            new byte[][] {recordKey, keys.givenBack(key, owner)},
             RedisKeys.bytes(key.scope()),
             RedisKeys.bytes(key.value()),
             RedisKeys.bytes(request.fingerprint().value()),
@@ -249,7 +249,7 @@ public final class RecordClaims {
     scripts
         .numberAsyncWithSource(
             LuaScripts.GIVE_BACK,
-            new byte[][] {keys.record(digest), keys.givenBack(digest, owner)},
+            new byte[][] {keys.record(key), keys.givenBack(key, owner)},
             RedisKeys.bytes(owner),
             RedisKeys.bytes(mark),
             changeChannel,
@@ -273,7 +273,7 @@ public final class RecordClaims {
     return followUp(
         scripts.numberAsync(
             LuaScripts.RELEASE,
-            keys.record(digest),
+            keys.record(lease.key()),
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
             changeChannel,

@@ -77,7 +77,7 @@ public final class RecordCompletions {
         scripts
             .numberAsync(
                 mark ? LuaScripts.COMPLETE_MARK : LuaScripts.COMPLETE,
-                keys.record(digest),
+                keys.record(lease.key()),
                 head,
                 fields,
                 RedisKeys.bytes(retentionMillis),

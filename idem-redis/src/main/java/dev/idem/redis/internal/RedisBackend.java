@@ -60,6 +60,15 @@ public interface RedisBackend extends AutoCloseable {
    */
   long waitForReplicas(int replicas, long timeoutMillis);
 
+  /**
+   * The keys that match {@code pattern}, found by {@code SCAN} over the whole key space (every
+   * primary of a cluster): for an operator's rare call, never for a request's.
+   */
+  List<byte[]> keysMatching(byte[] pattern);
+
+  /** Deletes {@code keys}; answers how many there were. */
+  long delete(List<byte[]> keys);
+
   /** The {@code maxmemory-policy} of each primary. */
   List<String> evictionPolicies();
 

@@ -1,5 +1,6 @@
 package dev.idem.redis.internal;
 
+import dev.idem.core.IdempotencyKey;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -34,17 +35,41 @@ public final class RedisKeys {
     this.prefix = prefix;
   }
 
-  /** The string value of one record, by the key's digest. */
-  public byte[] record(String digest) {
-    return bytes(prefix + "{" + digest + "}");
+  /**
+   * The string value of one record. A step's record sits beside its root's, under the root's digest
+   * as the hash tag: a key and its steps share one Cluster slot.
+   */
+  public byte[] record(IdempotencyKey key) {
+    return bytes(recordName(key));
+  }
+
+  private String recordName(IdempotencyKey key) {
+    return key.isStep()
+        ? prefix + "{" + key.root().digest() + "}:step:" + key.digest()
+        : prefix + "{" + key.digest() + "}";
   }
 
   /**
-   * The mark that the claim of {@code owner} on the record of {@code digest} was given back, in the
+   * The mark that the claim of {@code owner} on the record of {@code key} was given back, in the
    * record's Cluster slot.
    */
-  public byte[] givenBack(String digest, String owner) {
-    return bytes(prefix + "{" + digest + "}:given-back:" + owner);
+  public byte[] givenBack(IdempotencyKey key, String owner) {
+    return bytes(recordName(key) + ":given-back:" + owner);
+  }
+
+  /**
+   * A {@code SCAN} pattern that matches the records of every step of {@code root} (and their
+   * given-back marks), and nothing else: the prefix's glob characters are escaped.
+   */
+  public byte[] stepsOf(IdempotencyKey root) {
+    StringBuilder glob = new StringBuilder();
+    for (char c : prefix.toCharArray()) {
+      if ("*?[]\\".indexOf(c) >= 0) {
+        glob.append('\\');
+      }
+      glob.append(c);
+    }
+    return bytes(glob + "{" + root.digest() + "}:step:*");
   }
 
   /** The tally of one scope's live records (see {@link LuaScripts#TALLY_ADD}), by its digest. */

@@ -1,6 +1,8 @@
 package dev.idem.redis.internal;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
@@ -9,6 +11,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.netty.util.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /** A {@link RedisBackend} on one Redis server (or a primary behind a proxy). */
@@ -61,6 +64,19 @@ public final class StandaloneBackend implements RedisBackend {
   public List<String> evictionPolicies() {
     String policy = connection.sync().configGet("maxmemory-policy").get("maxmemory-policy");
     return List.of(String.valueOf(policy));
+  }
+
+  @Override
+  public List<byte[]> keysMatching(byte[] pattern) {
+    List<byte[]> found = new ArrayList<>();
+    ScanIterator.scan(connection.sync(), new ScanArgs().match(pattern).limit(1000))
+        .forEachRemaining(found::add);
+    return found;
+  }
+
+  @Override
+  public long delete(List<byte[]> keys) {
+    return keys.isEmpty() ? 0 : connection.sync().del(keys.toArray(byte[][]::new));
   }
 
   @Override

@@ -77,6 +77,16 @@ class EvictionCheckTest {
       }
 
       @Override
+      public List<byte[]> keysMatching(byte[] pattern) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public long delete(List<byte[]> keys) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
       public List<String> evictionPolicies() {
         return policies.get();
       }

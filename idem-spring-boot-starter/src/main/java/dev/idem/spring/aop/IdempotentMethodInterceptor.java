@@ -1,5 +1,6 @@
 package dev.idem.spring.aop;
 
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
@@ -9,6 +10,7 @@ import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.NotInGuardedCallException;
 import dev.idem.spring.aop.internal.ComparedArguments;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
@@ -16,6 +18,7 @@ import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
+import dev.idem.spring.aop.internal.StepNames;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -67,6 +70,13 @@ import tools.jackson.databind.ObjectMapper;
  * when it returns, outside that transaction (in join mode too), and this is logged once per method
  * at WARN.
  *
+ * <p>A method that names no key (and is not {@code @Scheduled}) is a step of the guarded call that
+ * runs it ({@link ExecutionContext#step}): an HTTP request with a key, a keyed method, a listener.
+ * Its first call in a run is the step named by its operation, its second {@code operation#2}, and
+ * so on; its arguments are the step's input. Called outside a guarded call it fails with {@link
+ * NotInGuardedCallException}; declaring a transaction that joins its caller's, it fails with {@link
+ * IllegalStateException}, since a step's result outlives a rollback.
+ *
  * <p>A method returning a {@code CompletableFuture}, a {@code Mono} or a {@code Flux} is called
  * only once its key is claimed, and its outcome is settled when its result ends ({@link
  * LaterResults}); for those a bad key is the result's failure, not a throw.
@@ -91,6 +101,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
   private final ScheduledRuns scheduled = new ScheduledRuns();
+  private final StepNames steps = new StepNames();
   private volatile Clock clock = Clock.systemUTC();
 
   /**
@@ -129,6 +140,9 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
             k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
     @Nullable Object[] arguments = invocation.getArguments();
     EvaluationContext context = context(plan, target, arguments);
+    if (plan.isStep()) {
+      return step(plan, context, arguments, invocation);
+    }
     String followed = plan.slot() != null ? ScheduledRuns.takeFollowedSlot() : null;
     Guarded guarded;
     try {
@@ -224,6 +238,38 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     return idempotency
         .executeWithStatus(key, fingerprint, plan.codec(), work, plan.config(), deferral)
         .value();
+  }
+
+  // A method that names no key: a step of the guarded call running on this thread.
+  private @Nullable Object step(
+      MethodPlan plan,
+      EvaluationContext context,
+      @Nullable Object[] arguments,
+      MethodInvocation invocation)
+      throws Exception {
+    ExecutionContext run =
+        ExecutionContext.current()
+            .orElseThrow(() -> new NotInGuardedCallException(plan.operation()));
+    if (SPRING_TX && TransactionOutcomes.active()) {
+      if (plan.joinsCallerTransaction()) {
+        throw new IllegalStateException(
+            "@Idempotent "
+                + plan.operation()
+                + " is a step of "
+                + run.key()
+                + " and joins its caller's transaction: a step's result is stored when it returns,"
+                + " while a rollback of that transaction would take its effects back. Give it a"
+                + " transaction of its own (REQUIRES_NEW), or leave @Idempotent off: the"
+                + " transaction already makes its writes happen once with the call's");
+      }
+      warnOnce(plan);
+    }
+    Fingerprint input = fingerprint(plan, context, arguments);
+    return run.step(
+        steps.next(run, plan.operation()),
+        input,
+        plan.codec(),
+        inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation)));
   }
 
   private void warnOnce(MethodPlan plan) {

@@ -23,7 +23,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * The client side of a retry, for a {@code RestClient} ({@code
  * RestClient.builder().requestInterceptor(IdempotentRetries.ofDefaults())}): each POST or PATCH
  * call gets one {@code Idempotency-Key} (the caller's, when the request has one already, such as an
- * order form's; else a fresh random one) and keeps it across its retries, so the server runs the
+ * order form's; else, made inside a step of guarded work, the step's key, the same on every run of
+ * that work; else a fresh random one) and keeps it across its retries, so the server runs the
  * effect once and every attempt gets its first answer.
  *
  * <p>It retries what a retry can mend, and never what could run the effect twice. A refusal says

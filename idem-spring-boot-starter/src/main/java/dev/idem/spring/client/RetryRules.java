@@ -1,8 +1,11 @@
 package dev.idem.spring.client;
 
+import dev.idem.core.ExecutionContext;
+import dev.idem.core.IdempotencyKey;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -95,11 +98,22 @@ final class RetryRules {
     return GUARDED.contains(method);
   }
 
-  /** Keeps the caller's key when the request has one, else gives it a fresh one. */
+  /**
+   * Keeps the caller's key when the request has one; else, made inside a step of guarded work, the
+   * step's key (the same on every run of the work, so a rerun's call is deduplicated downstream
+   * too); else a fresh one.
+   */
   void key(HttpHeaders headers) {
     if (!headers.containsHeader(IdempotentRetries.HEADER)) {
-      headers.set(IdempotentRetries.HEADER, keys.get());
+      headers.set(IdempotentRetries.HEADER, stepKey().orElseGet(keys));
     }
+  }
+
+  private static Optional<String> stepKey() {
+    return ExecutionContext.current()
+        .map(ExecutionContext::key)
+        .filter(IdempotencyKey::isStep)
+        .map(IdempotencyKey::digest);
   }
 
   /**

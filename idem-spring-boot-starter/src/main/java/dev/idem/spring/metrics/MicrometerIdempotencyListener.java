@@ -13,7 +13,9 @@ import java.util.function.Function;
 /**
  * Counts every call through the engine as {@code idem.executions{operation, outcome}}, where
  * outcome is one of executed, replayed, in_progress, mismatch, invalid_key, unknown_token,
- * lease_lost, store_error.
+ * lease_lost, store_error; and the runs of steps ({@link IdempotencyKey#isStep()}) the same way as
+ * {@code idem.steps{operation, outcome}}, where executed means the step ran and replayed that a
+ * rerun got its stored result.
  *
  * <p>The operation tag comes from the key's scope through {@code operationOf}; it must not carry
  * the caller's identity (a user name in a tag makes one time series per user). The default takes
@@ -24,6 +26,9 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
   /** The meter's name. */
   public static final String METER = "idem.executions";
+
+  /** The meter of steps' runs. */
+  public static final String STEP_METER = "idem.steps";
 
   private final MeterRegistry registry;
   private final Function<IdempotencyKey, String> operationOf;
@@ -44,12 +49,16 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   public void onOutcome(IdempotencyKey key, ExecutionOutcome outcome) {
     String operation = operationOf.apply(key);
     String tag = outcome.name().toLowerCase(Locale.ROOT);
+    boolean step = key.isStep();
     counters
         .computeIfAbsent(
-            operation + '\n' + tag,
+            (step ? "s\n" : "c\n") + operation + '\n' + tag,
             k ->
-                Counter.builder(METER)
-                    .description("Calls through the idempotency engine, by how they ended")
+                Counter.builder(step ? STEP_METER : METER)
+                    .description(
+                        step
+                            ? "Steps of calls through the idempotency engine, by how they ended"
+                            : "Calls through the idempotency engine, by how they ended")
                     .tag("operation", operation)
                     .tag("outcome", tag)
                     .register(registry))

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * Low-cardinality keys: {@code operation} (the scope up to its first {@code '|'}, never the
  * caller), {@code store} and {@code outcome} (as {@code idem.executions} names it, {@code none}
  * when the call ended before one); high-cardinality: {@code idem.key.digest}, the key's digest,
- * never the key itself.
+ * never the key itself. A step of a call ({@link IdempotencyKey#isStep()}) is an {@value #STEP}
+ * observation inside the call's, with the same keys and {@code idem.step}, the step's name.
  *
  * <p>The registry is asked for at the first call; without one, or with a no-op one, nothing is
  * observed.
@@ -26,6 +27,9 @@ public final class ObservingIdempotencyListener implements IdempotencyListener {
 
   /** The observation's name. */
   public static final String OBSERVATION = "idem.execution";
+
+  /** The name of a step's observation. */
+  public static final String STEP = "idem.step";
 
   private static final Runnable NOTHING = () -> {};
 
@@ -53,13 +57,20 @@ public final class ObservingIdempotencyListener implements IdempotencyListener {
     }
     String operation = MicrometerIdempotencyListener.operationBeforeBar(key);
     Observation observation =
-        Observation.createNotStarted(OBSERVATION, () -> new Execution(key), observations)
-            .contextualName("idem " + operation)
+        Observation.createNotStarted(
+                key.isStep() ? STEP : OBSERVATION, () -> new Execution(key), observations)
+            .contextualName(
+                key.isStep()
+                    ? "idem " + operation + " step " + key.stepPath()
+                    : "idem " + operation)
             .lowCardinalityKeyValue("operation", operation)
             .lowCardinalityKeyValue("store", store())
             .lowCardinalityKeyValue("outcome", "none")
-            .highCardinalityKeyValue("idem.key.digest", key.digest())
-            .start();
+            .highCardinalityKeyValue("idem.key.digest", key.digest());
+    if (key.isStep()) {
+      observation.highCardinalityKeyValue("idem.step", String.valueOf(key.stepPath()));
+    }
+    observation.start();
     Observation.Scope scope = observation.openScope();
     return () -> {
       scope.close();

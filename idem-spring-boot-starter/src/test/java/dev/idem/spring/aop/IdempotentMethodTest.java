@@ -327,19 +327,20 @@ class IdempotentMethodTest {
   }
 
   @Test
-  void anAnnotationWithoutAKeyExpressionFailsTheStartup() {
+  void aMethodWithoutAKeyWhoseResultEndsLaterFailsTheStartup() {
     runner
         .withBean(KeylessJobs.class)
         .run(
             context ->
-                StartFailures.stoppedTheStart(context, "KeylessJobs.noKey needs a key expression"));
+                StartFailures.stoppedTheStart(
+                    context, "KeylessJobs.later names no key", "CompletableFuture"));
   }
 
-  /** A bean whose annotated method names no key. */
+  /** A bean whose annotated method names no key and answers later: it can be no step. */
   static class KeylessJobs {
     @Idempotent(key = "")
-    public String noKey(String key) {
-      return key;
+    public java.util.concurrent.CompletableFuture<String> later(String key) {
+      return java.util.concurrent.CompletableFuture.completedFuture(key);
     }
   }
 

@@ -27,7 +27,8 @@ import tools.jackson.databind.ObjectMapper;
  * @param method the method of the target class, whose parameter names the expressions use
  * @param operation the operation name (scope and policy)
  * @param required false when a null or blank key runs the method unguarded
- * @param key the parsed key expression, or null for a scheduled method keyed by its slot
+ * @param key the parsed key expression, or null for a scheduled method keyed by its slot and for a
+ *     step
  * @param fingerprint the parsed fingerprint expression, or null when none is named
  * @param comparedArguments the parameter names whose arguments make the fingerprint when no
  *     expression is named: every parameter, or none when arguments are not compared
@@ -36,6 +37,8 @@ import tools.jackson.databind.ObjectMapper;
  * @param declaresTransaction whether the method's own declaration puts its effects in a transaction
  *     ({@code @Transactional} on it or its class, not with {@code NOT_SUPPORTED} or {@code NEVER}):
  *     only then does its outcome follow a transaction it runs in
+ * @param joinsCallerTransaction whether its declared transaction joins one its caller runs (a
+ *     step's effects then roll back with the caller's, and cannot be stored at once)
  * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
  * @param codec stores and reads back the result
  * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
@@ -50,6 +53,7 @@ public record MethodPlan(
     Set<String> ignoredFields,
     IdempotencyConfig config,
     boolean declaresTransaction,
+    boolean joinsCallerTransaction,
     ResultShape shape,
     ResultCodec<@Nullable Object> codec,
     @Nullable ScheduledSlot slot) {
@@ -73,8 +77,9 @@ public record MethodPlan(
     Idempotent idempotent = annotation(method, specific);
     String operation = operation(method, userClass, idempotent);
     requireKey(operation, idempotent, specific);
+    boolean keyless = idempotent.key().isBlank();
     ScheduledSlot slot =
-        idempotent.key().isBlank()
+        keyless && ScheduledSlot.isScheduled(specific)
             ? ScheduledSlot.of(operation, specific, policies::resolvePlaceholders)
             : null;
     Expression fingerprint =
@@ -88,7 +93,7 @@ public record MethodPlan(
         specific,
         operation,
         idempotent.required(),
-        slot != null ? null : parser.parseExpression(idempotent.key()),
+        keyless ? null : parser.parseExpression(idempotent.key()),
         fingerprint,
         fingerprint == null && idempotent.compareArguments()
             ? ComparedArguments.names(specific)
@@ -96,6 +101,7 @@ public record MethodPlan(
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
         DeclaredTransaction.of(specific, userClass),
+        DeclaredTransaction.joinsCaller(specific, userClass),
         shape,
         codec(shape.storedType(specific, userClass), mapper),
         slot);
@@ -118,7 +124,7 @@ public record MethodPlan(
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
         requireKey(operation, idempotent, specific);
-        if (idempotent.key().isBlank()) {
+        if (idempotent.key().isBlank() && ScheduledSlot.isScheduled(specific)) {
           ScheduledSlot.of(operation, specific, placeholders);
         }
         ComparedArguments.check(operation, specific, idempotent);
@@ -145,15 +151,27 @@ public record MethodPlan(
         : idempotent.operation();
   }
 
-  // A scheduled method may name none: its slot is its key, for a run that ends when it returns
-  // (one that ends later could not be followed to another instance's end).
+  /** True for a method that names no key and has no slot: a step of the guarded call it runs in. */
+  public boolean isStep() {
+    return key == null && slot == null;
+  }
+
+  // A method may name none: a scheduled one's slot is its key, and any other is a step of the
+  // guarded call it runs in; either for a run that ends when it returns (one that ends later could
+  // not be followed to another instance's end, nor be a step, which blocks).
   private static void requireKey(String operation, Idempotent idempotent, Method method) {
     if (!idempotent.key().isBlank()) {
       return;
     }
-    if (!ScheduledSlot.isScheduled(method)) {
+    if (!ScheduledSlot.isScheduled(method)
+        && ResultShape.of(operation, method) != ResultShape.NOW) {
       throw new IllegalStateException(
-          "@Idempotent on " + operation + " needs a key expression, such as key = \"#orderNo\"");
+          "@Idempotent on "
+              + operation
+              + " names no key, so it is a step of the guarded call it runs in, which must end"
+              + " when it returns, not later ("
+              + method.getReturnType().getSimpleName()
+              + "); return the value itself, or name a key expression such as key = \"#orderNo\"");
     }
     if (ResultShape.of(operation, method) != ResultShape.NOW) {
       throw new IllegalStateException(

@@ -1,0 +1,90 @@
+package dev.idem.core;
+
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The context the engine hands the work: the lease's (or, failing open, none), and steps run
+ * through the same engine under keys derived from the work's own.
+ */
+final class EngineContext implements ExecutionContext {
+
+  // the context of the work running on this thread, for code the work calls that was not handed it
+  private static final ThreadLocal<@Nullable ExecutionContext> CURRENT = new ThreadLocal<>();
+
+  private final ExecutionContext lease;
+  private final Idempotency engine;
+  private final IdempotencyConfig config;
+
+  EngineContext(ExecutionContext lease, Idempotency engine, IdempotencyConfig config) {
+    this.lease = lease;
+    this.engine = engine;
+    this.config = config;
+  }
+
+  @Override
+  public IdempotencyKey key() {
+    return lease.key();
+  }
+
+  @Override
+  public long fence() {
+    return lease.fence();
+  }
+
+  @Override
+  public boolean isLeaseLost() {
+    return lease.isLeaseLost();
+  }
+
+  @Override
+  public CompletionStage<@Nullable Void> leaseLost() {
+    return lease.leaseLost();
+  }
+
+  @Override
+  public <T extends @Nullable Object, E extends Exception> T step(
+      String name, Fingerprint input, ResultCodec<T> codec, Work<T, E> work) throws E {
+    IdempotencyKey step = key().step(name);
+    Objects.requireNonNull(input, "input");
+    if (isLeaseLost()) {
+      // another run may own the key now and be at this very step
+      throw new LeaseLostException(
+          "the lease of " + key() + " was lost before its step '" + name + "' began");
+    }
+    return engine.step(step, input, codec, work, config);
+  }
+
+  /** The context of the work running on this thread, or null outside of guarded work. */
+  static @Nullable ExecutionContext current() {
+    return CURRENT.get();
+  }
+
+  /**
+   * Makes {@code context} the current one until the returned scope closes, which puts back the one
+   * before it (a step runs inside its work).
+   */
+  static Scope enter(ExecutionContext context) {
+    ExecutionContext before = CURRENT.get();
+    CURRENT.set(context);
+    return () -> {
+      if (before == null) {
+        CURRENT.remove();
+      } else {
+        CURRENT.set(before);
+      }
+    };
+  }
+
+  /** The span of {@link #enter}. */
+  interface Scope extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  @Override
+  public String toString() {
+    return "the context of " + key();
+  }
+}

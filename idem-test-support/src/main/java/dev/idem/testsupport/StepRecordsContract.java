@@ -1,0 +1,111 @@
+package dev.idem.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The records of steps ({@link IdempotencyKey#step(String)}): records of their own beside their
+ * root's, kept when the root is released, and removed when an operator evicts the root. {@link
+ * IdempotencyStoreContract} extends it, so every store runs it.
+ */
+public abstract class StepRecordsContract extends EvictionContract {
+
+  private static final Duration RETENTION = Duration.ofHours(1);
+
+  @Test
+  void aStepIsARecordOfItsOwnThatOutlivesTheReleaseOfItsRoot() {
+    IdempotencyKey root = newKey();
+    Lease running = claimOrFail(root, fingerprint("order"), longLease());
+    Lease charge = claimOrFail(root.step("charge"), fingerprint("card"), longLease());
+    assertThat(complete(charge, Outcome.success(bytes("charged")), RETENTION)).isTrue();
+
+    assertThat(release(running)).isTrue();
+
+    assertThat(store().find(root)).isEmpty();
+    assertThat(outcomeOf(store().find(root.step("charge")).orElseThrow()).payload())
+        .isEqualTo(bytes("charged"));
+    ClaimResult again = claim(root.step("charge"), fingerprint("card"), longLease());
+    assertThat(again).isInstanceOf(ClaimResult.Completed.class);
+    claimOrFail(root, fingerprint("order"), longLease());
+  }
+
+  @Test
+  void aStepNeverSharesARecordWithAKeyWhoseTextLooksLikeIt() {
+    IdempotencyKey root = newKey();
+    IdempotencyKey lookalike = IdempotencyKey.of(root.scope(), root.value() + "#charge");
+    IdempotencyKey other = IdempotencyKey.of(root.scope(), root.value() + "/charge");
+    Lease step = claimOrFail(root.step("charge"), fingerprint("a"), longLease());
+    assertThat(complete(step, Outcome.success(bytes("step")), RETENTION)).isTrue();
+
+    claimOrFail(lookalike, fingerprint("b"), longLease());
+    claimOrFail(other, fingerprint("c"), longLease());
+    claimOrFail(root, fingerprint("d"), longLease());
+    claimOrFail(root.step("charge").step("x"), fingerprint("e"), longLease());
+    assertThat(store().find(root.step("charge")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
+  }
+
+  @Test
+  void evictingARootRemovesEveryStepOfItWhateverItsStateAndNothingElse() {
+    IdempotencyKey root = newKey();
+    IdempotencyKey neighbour = newKey();
+    Lease running = claimOrFail(root, fingerprint("order"), longLease());
+    assertThat(complete(running, Outcome.success(bytes("done")), RETENTION)).isTrue();
+    Lease stock = claimOrFail(root.step("stock"), fingerprint("a"), longLease());
+    assertThat(complete(stock, Outcome.success(bytes("reserved")), RETENTION)).isTrue();
+    Lease nested = claimOrFail(root.step("stock").step("row"), fingerprint("a"), longLease());
+    assertThat(complete(nested, Outcome.success(bytes("row")), RETENTION)).isTrue();
+    Lease charge = claimOrFail(root.step("charge"), fingerprint("a"), longLease());
+    Lease theirs = claimOrFail(neighbour.step("stock"), fingerprint("a"), longLease());
+    assertThat(complete(theirs, Outcome.success(bytes("theirs")), RETENTION)).isTrue();
+    long fence = store().find(root).orElseThrow().fence();
+
+    assertThat(store().evict(root, RecordState.COMPLETED, fence)).isTrue();
+
+    assertThat(store().find(root)).isEmpty();
+    assertThat(store().find(root.step("stock"))).isEmpty();
+    assertThat(store().find(root.step("stock").step("row"))).isEmpty();
+    assertThat(store().find(root.step("charge"))).isEmpty();
+    assertThat(complete(charge, Outcome.success(bytes("late")), RETENTION))
+        .as("the evicted step's owner can no longer store its result")
+        .isFalse();
+    assertThat(store().find(neighbour.step("stock"))).isPresent();
+    Lease rerun = claimOrFail(root.step("charge"), fingerprint("a"), longLease());
+    assertThat(rerun.fence()).isGreaterThan(charge.fence());
+  }
+
+  @Test
+  void anEvictionThatMissesItsRecordLeavesTheStepsAlone() {
+    IdempotencyKey root = newKey();
+    Lease running = claimOrFail(root, fingerprint("order"), longLease());
+    Lease stock = claimOrFail(root.step("stock"), fingerprint("a"), longLease());
+    assertThat(complete(stock, Outcome.success(bytes("reserved")), RETENTION)).isTrue();
+
+    assertThat(store().evict(root, RecordState.COMPLETED, running.fence())).isFalse();
+
+    assertThat(store().find(root.step("stock"))).isPresent();
+  }
+
+  @Test
+  void evictingAStepLeavesItsRootAndItsSiblings() {
+    IdempotencyKey root = newKey();
+    claimOrFail(root, fingerprint("order"), longLease());
+    Lease stock = claimOrFail(root.step("stock"), fingerprint("a"), longLease());
+    assertThat(complete(stock, Outcome.success(bytes("reserved")), RETENTION)).isTrue();
+    Lease charge = claimOrFail(root.step("charge"), fingerprint("a"), longLease());
+    assertThat(complete(charge, Outcome.success(bytes("charged")), RETENTION)).isTrue();
+
+    assertThat(store().evict(root.step("charge"), RecordState.COMPLETED, charge.fence())).isTrue();
+
+    assertThat(store().find(root.step("charge"))).isEmpty();
+    assertThat(store().find(root.step("stock"))).isPresent();
+    assertThat(store().find(root).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+  }
+}
