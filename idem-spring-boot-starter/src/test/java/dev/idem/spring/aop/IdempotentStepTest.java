@@ -8,6 +8,7 @@ import dev.idem.core.StepInputChangedException;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.NotInGuardedCallException;
+import dev.idem.spring.ResourcelessTransactions;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemMetricsAutoConfiguration;
@@ -21,6 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@code @Idempotent} methods that name no key: steps of the guarded call that runs them, so a
@@ -112,6 +116,60 @@ class IdempotentStepTest {
               .hasMessageContaining("Gateway.charge names no key");
           assertThat(gateway.charges(order)).isZero();
         });
+  }
+
+  @Test
+  void aStepThatWouldJoinItsCallersTransactionIsRefusedBeforeItRuns() {
+    runner
+        .withBean(Ledger.class)
+        .run(
+            context -> {
+              Ledger ledger = context.getBean(Ledger.class);
+              TransactionTemplate transactions =
+                  new TransactionTemplate(new ResourcelessTransactions());
+
+              assertThatThrownBy(
+                      () -> transactions.executeWithoutResult(status -> ledger.book(order, false)))
+                  .isInstanceOf(IllegalStateException.class)
+                  .hasMessageContaining("Ledger.write")
+                  .hasMessageContaining("joins its caller's transaction");
+              assertThat(ledger.writes()).isZero();
+
+              transactions.executeWithoutResult(status -> ledger.book(order + "-own", true));
+              assertThat(ledger.writes()).isEqualTo(1);
+            });
+  }
+
+  /** Steps with transactions of their own declaring: one joins its caller's, one does not. */
+  public static class Ledger {
+    private final AtomicInteger writes = new AtomicInteger();
+    private Ledger self;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void self(@org.springframework.context.annotation.Lazy Ledger self) {
+      this.self = self;
+    }
+
+    @Idempotent(key = "#orderNo", operation = "book")
+    public String book(String orderNo, boolean own) {
+      return own ? self.writeOwn(orderNo) : self.write(orderNo);
+    }
+
+    @Transactional
+    @Idempotent
+    public String write(String orderNo) {
+      return "entry " + writes.incrementAndGet();
+    }
+
+    @Transactional(propagation = Propagation.REQUIRES_NEW)
+    @Idempotent
+    public String writeOwn(String orderNo) {
+      return "entry " + writes.incrementAndGet();
+    }
+
+    public int writes() {
+      return writes.get();
+    }
   }
 
   /** The third party: counts charges per order, as a real gateway would by the key it got. */

@@ -3,6 +3,11 @@ package dev.idem.spring.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +76,60 @@ class IdempotentRetriesTest {
     assertThat(post(client)).isEqualTo("answer 201 #4");
     assertThat(server.keysSeen()).hasSize(4).doesNotContain("none");
     assertThat(server.keysSeen()).containsOnly(server.keysSeen().get(0));
+  }
+
+  @Test
+  void aCallMadeInsideAStepSendsTheStepsKeyOnEveryRunOfTheWork() {
+    Idempotency engine = Idempotency.builder(new InMemoryIdempotencyStore()).build();
+    IdempotencyKey call = IdempotencyKey.of("checkout|alice", "order-7");
+    for (int run = 0; run < 2; run++) {
+      server.then(503, 0);
+      server.then(201);
+      try {
+        engine.execute(
+            call,
+            Fingerprint.NONE,
+            ResultCodec.utf8(),
+            ctx -> {
+              // a step that stores nothing (its answer is kept for no time) runs on every run
+              ctx.step("charge", Fingerprint.NONE, forgotten(), step -> post(client));
+              post(client);
+              throw new IllegalStateException("the reply to the client was lost");
+            });
+      } catch (IllegalStateException expected) {
+        // run the work again
+      }
+    }
+    engine.close();
+
+    String stepKey = call.step("charge").digest();
+    assertThat(server.keysSeen()).hasSize(6);
+    assertThat(server.keysSeen().subList(0, 2)).containsOnly(stepKey);
+    assertThat(server.keysSeen().subList(3, 5)).containsOnly(stepKey);
+    assertThat(server.keysSeen().get(2))
+        .as("a call outside the step gets a key of its own")
+        .isNotEqualTo(stepKey)
+        .isNotEqualTo(server.keysSeen().get(5));
+  }
+
+  private static ResultCodec<String> forgotten() {
+    ResultCodec<String> text = ResultCodec.utf8();
+    return new ResultCodec<>() {
+      @Override
+      public byte[] encode(String value) {
+        return text.encode(value);
+      }
+
+      @Override
+      public String decode(byte[] stored) {
+        return text.decode(stored);
+      }
+
+      @Override
+      public Duration retention(String value, Duration configured) {
+        return Duration.ZERO;
+      }
+    };
   }
 
   @Test
