@@ -14,11 +14,15 @@ final class EngineContext implements ExecutionContext {
   private static final ThreadLocal<@Nullable ExecutionContext> CURRENT = new ThreadLocal<>();
 
   private final ExecutionContext lease;
+  private final Fingerprint request;
   private final Idempotency engine;
   private final IdempotencyConfig config;
 
-  EngineContext(ExecutionContext lease, Idempotency engine, IdempotencyConfig config) {
+  /** The context of work run for {@code request} under {@code lease} (or unguarded). */
+  EngineContext(
+      ExecutionContext lease, Fingerprint request, Idempotency engine, IdempotencyConfig config) {
     this.lease = lease;
+    this.request = request;
     this.engine = engine;
     this.config = config;
   }
@@ -46,7 +50,7 @@ final class EngineContext implements ExecutionContext {
   @Override
   public <T extends @Nullable Object, E extends Exception> T step(
       String name, Fingerprint input, ResultCodec<T> codec, Work<T, E> work) throws E {
-    IdempotencyKey step = key().step(name);
+    IdempotencyKey step = keyOfStep(name);
     Objects.requireNonNull(input, "input");
     if (isLeaseLost()) {
       // another run may own the key now and be at this very step
@@ -54,6 +58,11 @@ final class EngineContext implements ExecutionContext {
           "the lease of " + key() + " was lost before its step '" + name + "' began");
     }
     return engine.step(step, input, codec, work, config);
+  }
+
+  @Override
+  public IdempotencyKey keyOfStep(String name) {
+    return key().step(name, request);
   }
 
   /** The context of the work running on this thread, or null outside of guarded work. */

@@ -75,6 +75,16 @@ public interface ExecutionContext {
    * @throws IllegalArgumentException when {@code name} is no valid step name
    */
   default String stepKey(String name) {
-    return key().step(name).digest();
+    return keyOfStep(name).digest();
+  }
+
+  /**
+   * The key under which the step {@code name} of this work keeps its result: derived from this
+   * work's key and bound to its request ({@link IdempotencyKey#step(String, Fingerprint)}).
+   *
+   * @throws IllegalArgumentException when {@code name} is no valid step name
+   */
+  default IdempotencyKey keyOfStep(String name) {
+    return key().step(name);
   }
 }

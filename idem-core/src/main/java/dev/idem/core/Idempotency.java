@@ -230,11 +230,13 @@ public final class Idempotency implements AutoCloseable {
       @Nullable Consumer<PendingOutcome> deferral) {
     if (result == null) {
       return WorkRun.unguarded(
-          new EngineContext(new UnguardedContext(request.key()), this, config));
+          new EngineContext(
+              new UnguardedContext(request.key()), request.fingerprint(), this, config));
     }
     if (result instanceof ClaimResult.Claimed claimed) {
       Ownership.Owned<T> owned = ownership.start(claimed.lease(), codec, config, deferral);
-      return WorkRun.owned(owned, new EngineContext(owned.context(), this, config));
+      return WorkRun.owned(
+          owned, new EngineContext(owned.context(), request.fingerprint(), this, config));
     }
     return WorkRun.answered(answer(result, request, codec, config, replayUsed));
   }
@@ -279,9 +281,8 @@ public final class Idempotency implements AutoCloseable {
 
   /**
    * Runs the step {@code key} of running work ({@link ExecutionContext#step}): claimed and settled
-   * as any call, its outcome stored at once, never in the caller's transaction. A step another run
-   * holds is waited for up to two of the work's leases: a run that died in the step leaves it held
-   * until its lease ends, and then this run takes it over.
+   * as any call under {@link IdempotencyConfig#forSteps()}, its outcome stored at once, never in
+   * the caller's transaction.
    */
   <T extends @Nullable Object, E extends Exception> T step(
       IdempotencyKey key,
@@ -290,10 +291,9 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    IdempotencyConfig steps =
-        IdempotencyConfig.from(config).waitInProgress(config.lease().multipliedBy(2)).build();
+    IdempotencyConfig steps = config.forSteps();
     return run(
-            new ClaimRequest(key, input, config.lease(), false, config.scopeCap()),
+            new ClaimRequest(key, input, steps.lease(), false, steps.scopeCap()),
             codec,
             work,
             steps,

@@ -70,6 +70,16 @@ public final class IdempotencyConfig {
     return new Builder(base);
   }
 
+  /**
+   * This config as a step of work under it runs ({@link ExecutionContext#step}): a step another run
+   * holds is waited for up to two leases (a run that died in the step leaves it held until its
+   * lease ends, and then the waiting run takes it over), and no cap refuses a step, since a step
+   * refused midway would leave the steps before it done and the work stuck.
+   */
+  public IdempotencyConfig forSteps() {
+    return from(this).waitInProgress(lease.multipliedBy(2)).scopeCap(ClaimRequest.NO_CAP).build();
+  }
+
   /** How long a claim holds unless renewed. */
   public Duration lease() {
     return lease;

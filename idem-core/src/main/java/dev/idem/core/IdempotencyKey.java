@@ -43,6 +43,9 @@ public final class IdempotencyKey {
   private final String value;
   // the names of the steps from the root, joined by '/'; null for a root key
   private final @Nullable String step;
+  // for a step: the key it is a step of, and the request (fingerprint) of the work it is a step of
+  private final @Nullable IdempotencyKey parent;
+  private final String binding;
   // Computed on first use; a race only computes the same string twice.
   private @Nullable String digest;
 
@@ -57,12 +60,16 @@ public final class IdempotencyKey {
     this.scope = scope;
     this.value = value;
     this.step = null;
+    this.parent = null;
+    this.binding = "";
   }
 
-  private IdempotencyKey(String scope, String value, String step) {
-    this.scope = scope;
-    this.value = value;
-    this.step = step;
+  private IdempotencyKey(IdempotencyKey parent, String name, String binding) {
+    this.scope = parent.scope;
+    this.value = parent.value;
+    this.step = parent.step == null ? name : parent.step + "/" + name;
+    this.parent = parent;
+    this.binding = binding;
   }
 
   /** Same as the constructor; reads better at call sites. */
@@ -97,6 +104,17 @@ public final class IdempotencyKey {
    * @throws IllegalArgumentException for another name, or past {@value #MAX_STEP_DEPTH} levels
    */
   public IdempotencyKey step(String name) {
+    return step(name, Fingerprint.NONE);
+  }
+
+  /**
+   * The key of the step {@code name} of work running for this key on the request {@code request}:
+   * work for another request under the same key (a client that reused a released key with another
+   * payload) has steps of its own, and never gets this request's. The engine's steps are bound so.
+   *
+   * @throws IllegalArgumentException as {@link #step(String)}
+   */
+  public IdempotencyKey step(String name, Fingerprint request) {
     if (name == null
         || name.length() > MAX_STEP_NAME_LENGTH
         || !isValidValue(name)
@@ -111,7 +129,7 @@ public final class IdempotencyKey {
       throw new IllegalArgumentException(
           "steps nest at most " + MAX_STEP_DEPTH + " deep: " + step + "/" + name);
     }
-    return new IdempotencyKey(scope, value, step == null ? name : step + "/" + name);
+    return new IdempotencyKey(this, name, request.value());
   }
 
   /** True for the key of a step ({@link #step(String)}). */
@@ -126,7 +144,11 @@ public final class IdempotencyKey {
 
   /** The key this key is a step of, through every level; the key itself when it is no step. */
   public IdempotencyKey root() {
-    return step == null ? this : new IdempotencyKey(scope, value);
+    IdempotencyKey k = this;
+    while (k.parent != null) {
+      k = k.parent;
+    }
+    return k;
   }
 
   /** True when {@code value} would be accepted as a key value. */
@@ -158,10 +180,13 @@ public final class IdempotencyKey {
 
   private String computeDigest() {
     MessageDigest sha = sha256();
-    if (step != null) {
+    if (parent != null) {
       // starts with a letter where a root key's input starts with a digit: no root shares it
-      sha.update(("step:" + step.length() + ":" + step + ":").getBytes(StandardCharsets.US_ASCII));
-      sha.update(root().digest().getBytes(StandardCharsets.US_ASCII));
+      String name = Objects.requireNonNull(step).substring(step.lastIndexOf('/') + 1);
+      String input =
+          "step:" + name.length() + ":" + name + ":" + binding.length() + ":" + binding + ":";
+      sha.update(input.getBytes(StandardCharsets.US_ASCII));
+      sha.update(parent.digest().getBytes(StandardCharsets.US_ASCII));
       return HexFormat.of().formatHex(sha.digest());
     }
     byte[] scopeBytes = scope.getBytes(StandardCharsets.UTF_8);
@@ -178,7 +203,8 @@ public final class IdempotencyKey {
     return o instanceof IdempotencyKey other
         && scope.equals(other.scope)
         && value.equals(other.value)
-        && Objects.equals(step, other.step);
+        && Objects.equals(step, other.step)
+        && (parent == null || digest().equals(other.digest()));
   }
 
   @Override

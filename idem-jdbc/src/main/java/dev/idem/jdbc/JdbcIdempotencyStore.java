@@ -314,17 +314,26 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   @Override
   public boolean evict(IdempotencyKey key, RecordState state, long fence) {
     Object[] matching = {key.digest(), state.name(), fence};
+    boolean answer = state != RecordState.IN_PROGRESS && !key.isStep();
     return jdbc.run(
         "evict",
         c -> {
-          boolean evicted =
-              (state == RecordState.IN_PROGRESS
-                      && Params.update(c, sql.evictToIssued(), matching) == 1)
-                  || Params.update(c, sql.evict(), matching) == 1;
-          if (evicted && !key.isStep()) {
-            Params.update(c, sql.evictSteps(), key.scope(), key.value(), key.digest());
+          if (!answer) {
+            return (state == RecordState.IN_PROGRESS
+                    && Params.update(c, sql.evictToIssued(), matching) == 1)
+                || Params.update(c, sql.evict(), matching) == 1;
           }
-          return evicted;
+          // one transaction: a claim of the key waits on the deleted row until the steps are gone
+          // with it, so no new run's step is taken for an old one
+          return Jdbc.inOneTransaction(
+              c,
+              () ->
+                  Params.update(c, sql.evict(), matching) == 1
+                      && Params.update(
+                              c,
+                              sql.evictSteps(),
+                              dialect.sql().stepsOfParams(key.scope(), key.value(), key.digest()))
+                          >= 0);
         });
   }
 

@@ -28,7 +28,6 @@ import dev.idem.redis.internal.ScriptRunner;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -266,10 +265,21 @@ public final class RedisIdempotencyStore
   @Override
   public boolean evict(IdempotencyKey key, RecordState state, long fence) {
     String digest = key.digest();
+    // the steps of an answer are found before it goes and deleted in its script: while the answer
+    // stands no run makes new steps, so none of a next run's is taken for an old one
+    List<byte[]> steps =
+        state == RecordState.IN_PROGRESS || key.isStep()
+            ? List.of()
+            : backend.keysMatching(keys.stepsOf(key));
+    byte[][] deleted = new byte[steps.size() + 1][];
+    deleted[0] = keys.record(key);
+    for (int i = 0; i < steps.size(); i++) {
+      deleted[i + 1] = steps.get(i);
+    }
     long evicted =
         scripts.number(
             LuaScripts.EVICT,
-            keys.record(key),
+            deleted,
             RedisKeys.bytes(RecordReplies.stateCode(state)),
             RedisKeys.bytes(fence),
             changeChannel,
@@ -277,28 +287,7 @@ public final class RedisIdempotencyStore
     if (evicted == 1) {
       stopCounting(key);
     }
-    if (evicted != 0 && !key.isStep()) {
-      evictSteps(key);
-    }
     return evicted != 0;
-  }
-
-  // Rare (an operator's word), so a SCAN of the key space serves: steps keep no index of their own
-  // that every step's claim would have to write.
-  private void evictSteps(IdempotencyKey root) {
-    List<byte[]> found = backend.keysMatching(keys.stepsOf(root));
-    backend.delete(found);
-    for (byte[] name : found) {
-      String text = new String(name, StandardCharsets.UTF_8);
-      String digest = text.substring(text.lastIndexOf(":step:") + ":step:".length());
-      if (digest.indexOf(':') < 0) {
-        try {
-          RecordClaims.await(tally.remove(root, digest), backend.timeout());
-        } catch (RuntimeException e) {
-          log.warn("could not stop counting an evicted step of {}: {}", root, e.toString());
-        }
-      }
-    }
   }
 
   private void stopCounting(IdempotencyKey key) {

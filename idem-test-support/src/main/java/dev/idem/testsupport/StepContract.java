@@ -8,6 +8,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.KeyReuseException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
@@ -124,6 +125,63 @@ public abstract class StepContract extends EngineContractSupport {
   }
 
   @Test
+  void anotherRequestUnderAReleasedKeyRunsItsOwnStepsAndNeverGetsTheFirstOnes() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    AtomicInteger charges = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.of("POST /pay", "100"),
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      ctx.step("charge", step -> "charged 100 as " + charges.incrementAndGet());
+                      throw new Unpaid();
+                    },
+                    config()))
+        .isInstanceOf(Unpaid.class);
+
+    String other =
+        engine.execute(
+            key,
+            Fingerprint.of("POST /pay", "50"),
+            ResultCodec.utf8(),
+            ctx -> ctx.step("charge", step -> "charged 50 as " + charges.incrementAndGet()),
+            config());
+
+    assertThat(other).isEqualTo("charged 50 as 2");
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key, Fingerprint.of("POST /pay", "100"), ResultCodec.utf8(), ctx -> "never"))
+        .as("the key now answers the second request")
+        .isInstanceOf(KeyReuseException.class);
+  }
+
+  @Test
+  void stepsDoNotCountAgainstTheCallersCap() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    IdempotencyConfig capped = IdempotencyConfig.from(config()).scopeCap(1).build();
+
+    String receipt =
+        engine.execute(
+            key,
+            ORDER,
+            ResultCodec.utf8(),
+            ctx ->
+                ctx.step("stock", s -> "reserved")
+                    + " "
+                    + ctx.step("charge", s -> "charged")
+                    + " "
+                    + ctx.step("ship", s -> "shipped"),
+            capped);
+
+    assertThat(receipt).isEqualTo("reserved charged shipped");
+  }
+
+  @Test
   void aStepsTerminalFailureIsStoredAndReplayedToTheNextRun() {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();
@@ -225,7 +283,7 @@ public abstract class StepContract extends EngineContractSupport {
     // a run that died in the middle of its step: the step's record held, nobody to finish it
     Lease dead =
         ((dev.idem.core.store.ClaimResult.Claimed)
-                claim(ClaimRequest.of(key.step("charge"), Fingerprint.NONE, shortLease())))
+                claim(ClaimRequest.of(key.step("charge", ORDER), Fingerprint.NONE, shortLease())))
             .lease();
 
     String receipt =
@@ -295,7 +353,7 @@ public abstract class StepContract extends EngineContractSupport {
     }
     assertThat(inner).hasValue(1);
     assertThat(outer).hasValue(2);
-    assertThat(store().find(key.step("pay").step("hold"))).isPresent();
+    assertThat(store().find(key.step("pay", ORDER).step("hold", Fingerprint.NONE))).isPresent();
   }
 
   @Test
@@ -319,7 +377,10 @@ public abstract class StepContract extends EngineContractSupport {
         // run again
       }
     }
-    assertThat(seen.get(0)).isEqualTo(seen.get(2)).matches("[0-9a-f]{64}");
+    assertThat(seen.get(0))
+        .isEqualTo(seen.get(2))
+        .isEqualTo(key.step("charge", ORDER).digest())
+        .matches("[0-9a-f]{64}");
     assertThat(seen.get(1)).isEqualTo(seen.get(3)).isNotEqualTo(seen.get(0));
     assertThat(seen.get(0)).doesNotContain(key.value());
     IdempotencyKey otherCaller = IdempotencyKey.of(key.scope() + "-bob", key.value());

@@ -82,6 +82,25 @@ public abstract class StepRecordsContract extends EvictionContract {
   }
 
   @Test
+  void anOperatorsReleaseOfAStuckRootKeepsItsStepsForTheRunThatTakesItOver() {
+    IdempotencyKey root = newKey();
+    Lease stuck = claimOrFail(root, fingerprint("order"), longLease());
+    Lease charge = claimOrFail(root.step("charge"), fingerprint("card"), longLease());
+    assertThat(complete(charge, Outcome.success(bytes("charged")), RETENTION)).isTrue();
+    Lease ship = claimOrFail(root.step("ship"), fingerprint("parcel"), longLease());
+
+    assertThat(store().evict(root, RecordState.IN_PROGRESS, stuck.fence())).isTrue();
+
+    assertThat(store().find(root.step("charge")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
+    assertThat(store().find(root.step("ship")).orElseThrow().state())
+        .isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(claim(root.step("charge"), fingerprint("card"), longLease()))
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(ship.owner()).isNotEmpty();
+  }
+
+  @Test
   void anEvictionThatMissesItsRecordLeavesTheStepsAlone() {
     IdempotencyKey root = newKey();
     Lease running = claimOrFail(root, fingerprint("order"), longLease());

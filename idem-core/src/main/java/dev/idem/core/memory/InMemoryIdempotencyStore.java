@@ -188,7 +188,9 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
         });
     if (evicted[0]) {
       listeners.fire(key);
-      evictSteps(key);
+      if (state != RecordState.IN_PROGRESS) {
+        evictSteps(key);
+      }
     }
     return evicted[0];
   }

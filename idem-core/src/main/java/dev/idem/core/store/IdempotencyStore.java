@@ -34,7 +34,7 @@ import java.util.concurrent.CompletableFuture;
  * digest, and counts against its scope's cap like any other; a store keeps it beside its root where
  * that helps (Redis Cluster: in the root's slot). Two rules are its own: a store never writes a
  * step's record in the caller's transaction, since a step's result must outlive a transaction that
- * rolls back; and {@link #evict} of a root key removes the records of its steps too.
+ * rolls back; and {@link #evict} of a root key's answer removes the records of its steps too.
  */
 public interface IdempotencyStore extends RecordChangeNotifier {
 
@@ -94,8 +94,10 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * waiters are told as after a release, the record stops counting against its scope's cap, and the
    * next claim of the key is taken with a greater fence, as after any release.
    *
-   * <p>When the record was given up and {@code key} is no step, the records of all its steps are
-   * removed too, whatever their state, so that the next claim of the key runs every step again.
+   * <p>When a COMPLETED or ISSUED record was given up and {@code key} is no step, the records of
+   * all its steps are removed too, whatever their state, so that the next claim of the key runs
+   * every step again; an IN_PROGRESS record given up keeps its steps, as a release does, so that
+   * the run that takes the key over resumes after the steps that ended.
    *
    * <p>Not for the engine: nothing in the normal life of a record calls it.
    *

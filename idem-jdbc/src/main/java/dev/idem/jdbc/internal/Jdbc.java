@@ -122,6 +122,33 @@ public final class Jdbc {
         "idempotency store failed at " + what + ": " + e.getMessage(), e);
   }
 
+  /** Work that answers true or false on a connection it was handed. */
+  @FunctionalInterface
+  public interface Check {
+    boolean run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on {@code c} in one transaction: its own, committed (or rolled back on a
+   * failure) here when {@code c} auto-commits, else the one {@code c} is in.
+   */
+  public static boolean inOneTransaction(Connection c, Check work) throws SQLException {
+    if (!c.getAutoCommit()) {
+      return work.run();
+    }
+    c.setAutoCommit(false);
+    try {
+      boolean result = work.run();
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
   /**
    * The failure of a joined claim of {@code key} that met a deadlock or a row committed after its
    * transaction's snapshot: the database aborted the caller's transaction, which must be rolled

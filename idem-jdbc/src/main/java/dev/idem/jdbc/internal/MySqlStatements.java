@@ -61,6 +61,17 @@ public final class MySqlStatements extends Statements {
   }
 
   @Override
+  public String stepsOf() {
+    return "scope = ? AND CAST(scope AS BINARY) = CAST(? AS BINARY)"
+        + " AND key_value = ? AND CAST(key_value AS BINARY) = CAST(? AS BINARY) AND id <> ?";
+  }
+
+  @Override
+  public Object[] stepsOfParams(String scope, String value, String id) {
+    return new Object[] {scope, scope, value, value, id};
+  }
+
+  @Override
   public Object[] countScopeParams(String scope, String id, int cap) {
     return new Object[] {scope, scope, id, cap};
   }

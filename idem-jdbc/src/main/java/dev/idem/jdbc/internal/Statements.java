@@ -176,6 +176,20 @@ public abstract class Statements {
     return "scope = ?";
   }
 
+  /**
+   * The condition that a row is a step of the key of {@code scope} and {@code value}: its scope and
+   * value, byte for byte (as {@link #sameScope()}: under a collation that ignores case another
+   * caller's key would match), and another id.
+   */
+  public String stepsOf() {
+    return "scope = ? AND key_value = ? AND id <> ?";
+  }
+
+  /** The parameters of {@link #stepsOf()}. */
+  public Object[] stepsOfParams(String scope, String value, String id) {
+    return new Object[] {scope, value, id};
+  }
+
   /** The parameters of a count of the live records of {@code scope} besides {@code id}'s. */
   public Object[] countScopeParams(String scope, String id, int cap) {
     return new Object[] {scope, id, cap};

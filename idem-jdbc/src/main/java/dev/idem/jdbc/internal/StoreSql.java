@@ -94,7 +94,7 @@ public record StoreSql(
         "DELETE FROM " + table + OWNED,
         toIssued + evicted + tokenLive,
         "DELETE FROM " + table + evicted,
-        "DELETE FROM " + table + " WHERE scope = ? AND key_value = ? AND id <> ?",
+        "DELETE FROM " + table + " WHERE " + dialect.stepsOf(),
         "UPDATE "
             + table
             + " SET lease_until = "

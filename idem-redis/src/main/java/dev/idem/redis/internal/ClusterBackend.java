@@ -83,11 +83,6 @@ public final class ClusterBackend implements RedisBackend {
   }
 
   @Override
-  public long delete(List<byte[]> keys) {
-    return keys.isEmpty() ? 0 : connection.sync().del(keys.toArray(byte[][]::new));
-  }
-
-  @Override
   public void close() {
     connection.close();
   }

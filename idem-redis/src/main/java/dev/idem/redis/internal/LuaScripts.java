@@ -265,9 +265,11 @@ public final class LuaScripts {
               + "return giveUp()\n");
 
   /**
-   * KEYS: record. ARGV: state letter (I, P or C), fence, channel, digest. An operator's release or
-   * removal: gives the record up as {@link #RELEASE} does, whoever owns it, while it is live in
-   * that state with that fence. Answers as {@link #RELEASE}: 2, 1, or 0 when no such record.
+   * KEYS: record, then the records of its steps to delete with it. ARGV: state letter (I, P or C),
+   * fence, channel, digest. An operator's release or removal: gives the record up as {@link
+   * #RELEASE} does, whoever owns it, while it is live in that state with that fence, and then
+   * deletes the other keys. Answers as {@link #RELEASE}: 2, 1, or 0 when no such record (and
+   * nothing deleted).
    */
   public static final Script EVICT =
       new Script(
@@ -278,7 +280,9 @@ public final class LuaScripts {
               + GIVE_UP
               + """
               if not live or r.S ~= ARGV[1] or tonumber(r.F) ~= tonumber(ARGV[2]) then return 0 end
-              return giveUp()
+              local given = giveUp()
+              for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+              return given
               """);
 
   /** KEYS: record. ARGV: fence, owner, lease ms. Answers the new lease end, or 0 when not owned. */

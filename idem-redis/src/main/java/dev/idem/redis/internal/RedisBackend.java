@@ -66,9 +66,6 @@ public interface RedisBackend extends AutoCloseable {
    */
   List<byte[]> keysMatching(byte[] pattern);
 
-  /** Deletes {@code keys}; answers how many there were. */
-  long delete(List<byte[]> keys);
-
   /** The {@code maxmemory-policy} of each primary. */
   List<String> evictionPolicies();
 

@@ -44,11 +44,6 @@ public final class ScopeTally {
     return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
   }
 
-  /** Stops counting the record of digest {@code digest} in {@code key}'s scope. */
-  public CompletableFuture<Long> remove(IdempotencyKey key, String digest) {
-    return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(digest));
-  }
-
   private byte[] tally(IdempotencyKey key) {
     return keys.tally(RedisKeys.digest(key.scope()));
   }

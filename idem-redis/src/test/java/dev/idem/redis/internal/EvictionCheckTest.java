@@ -82,11 +82,6 @@ class EvictionCheckTest {
       }
 
       @Override
-      public long delete(List<byte[]> keys) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
       public List<String> evictionPolicies() {
         return policies.get();
       }

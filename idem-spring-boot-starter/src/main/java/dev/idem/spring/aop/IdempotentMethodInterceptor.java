@@ -3,8 +3,10 @@ package dev.idem.spring.aop;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.LeaseLostException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.Work;
 import dev.idem.spring.IdemPolicies;
@@ -73,9 +75,10 @@ import tools.jackson.databind.ObjectMapper;
  * <p>A method that names no key (and is not {@code @Scheduled}) is a step of the guarded call that
  * runs it ({@link ExecutionContext#step}): an HTTP request with a key, a keyed method, a listener.
  * Its first call in a run is the step named by its operation, its second {@code operation#2}, and
- * so on; its arguments are the step's input. Called outside a guarded call it fails with {@link
- * NotInGuardedCallException}; declaring a transaction that joins its caller's, it fails with {@link
- * IllegalStateException}, since a step's result outlives a rollback.
+ * so on (a call right after a failed one with the same arguments is its retry, under its name); its
+ * arguments are the step's input, and its operation's policy its config. Called outside a guarded
+ * call it fails with {@link NotInGuardedCallException} (or runs unguarded, with {@code required =
+ * false}). Declaring a transaction, its outcome is held until that transaction ends.
  *
  * <p>A method returning a {@code CompletableFuture}, a {@code Mono} or a {@code Flux} is called
  * only once its key is claimed, and its outcome is settled when its result ends ({@link
@@ -240,36 +243,49 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
         .value();
   }
 
-  // A method that names no key: a step of the guarded call running on this thread.
+  // A method that names no key: a step of the guarded call running on this thread. Its outcome is
+  // stored when it returns, outside any transaction, unless its own declaration puts its effects
+  // in the thread's transaction (its own, since this advice runs inside @Transactional, or its
+  // caller's, joined): then it is held until that transaction ends, stored after a commit and
+  // freed after a rollback, so that a step never says "done" for writes that did not commit.
   private @Nullable Object step(
       MethodPlan plan,
       EvaluationContext context,
       @Nullable Object[] arguments,
       MethodInvocation invocation)
       throws Exception {
-    ExecutionContext run =
-        ExecutionContext.current()
-            .orElseThrow(() -> new NotInGuardedCallException(plan.operation()));
-    if (SPRING_TX && TransactionOutcomes.active()) {
-      if (plan.joinsCallerTransaction()) {
-        throw new IllegalStateException(
-            "@Idempotent "
-                + plan.operation()
-                + " is a step of "
-                + run.key()
-                + " and joins its caller's transaction: a step's result is stored when it returns,"
-                + " while a rollback of that transaction would take its effects back. Give it a"
-                + " transaction of its own (REQUIRES_NEW), or leave @Idempotent off: the"
-                + " transaction already makes its writes happen once with the call's");
+    ExecutionContext run = ExecutionContext.current().orElse(null);
+    if (run == null) {
+      if (!plan.required()) {
+        return proceed(invocation);
       }
-      warnOnce(plan);
+      throw new NotInGuardedCallException(plan.operation());
+    }
+    if (run.isLeaseLost()) {
+      throw new LeaseLostException(
+          "the lease of " + run.key() + " was lost before its step " + plan.operation() + " began");
     }
     Fingerprint input = fingerprint(plan, context, arguments);
-    return run.step(
-        steps.next(run, plan.operation()),
-        input,
-        plan.codec(),
-        inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation)));
+    String name = steps.next(run, plan.operation(), input);
+    Work<@Nullable Object, Exception> work =
+        inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation));
+    IdempotencyConfig config = plan.config().forSteps();
+    Consumer<PendingOutcome> deferral =
+        SPRING_TX && plan.declaresTransaction() ? TransactionOutcomes.stepDeferral() : null;
+    if (SPRING_TX && deferral == null && TransactionOutcomes.active()) {
+      warnOnce(plan);
+    }
+    boolean ended = false;
+    try {
+      Object value =
+          idempotency
+              .executeWithStatus(run.keyOfStep(name), input, plan.codec(), work, config, deferral)
+              .value();
+      ended = true;
+      return value;
+    } finally {
+      steps.ended(run, plan.operation(), input, ended);
+    }
   }
 
   private void warnOnce(MethodPlan plan) {

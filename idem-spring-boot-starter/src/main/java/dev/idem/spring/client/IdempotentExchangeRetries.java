@@ -19,14 +19,15 @@ import reactor.util.retry.Retry;
 /**
  * The client side of a retry for a {@code WebClient} ({@code
  * WebClient.builder().filter(IdempotentExchangeRetries.ofDefaults())}), by the same rules as {@link
- * IdempotentRetries}: each POST or PATCH call gets one {@code Idempotency-Key} (the caller's or a
- * fresh one) and keeps it across its retries; a refusal (429; a 409 or a 503 with {@code
- * Retry-After}, a 409 so being a request still running) is retried on any server, and a request
- * whose outcome is unknown (an I/O failure, {@link WebClientRequestException}: reset, timed out, a
- * reply lost; a 502, 504 or other 5xx; a 500 only where {@code retryServerErrors} says) only on a
- * server known to honour the key, waiting as {@code Retry-After} says (capped) or with jittered
- * backoff, within the same budget of attempts and time; any other 4xx, 422 included, is the
- * caller's at once, and when the budget runs out the caller gets the last answer or the last
+ * IdempotentRetries}: each POST or PATCH call gets one {@code Idempotency-Key} (the caller's, one
+ * derived from the step's when the call is made inside a step of guarded work on the subscribing
+ * thread, or a fresh one) and keeps it across its retries; a refusal (429; a 409 or a 503 with
+ * {@code Retry-After}, a 409 so being a request still running) is retried on any server, and a
+ * request whose outcome is unknown (an I/O failure, {@link WebClientRequestException}: reset, timed
+ * out, a reply lost; a 502, 504 or other 5xx; a 500 only where {@code retryServerErrors} says) only
+ * on a server known to honour the key, waiting as {@code Retry-After} says (capped) or with
+ * jittered backoff, within the same budget of attempts and time; any other 4xx, 422 included, is
+ * the caller's at once, and when the budget runs out the caller gets the last answer or the last
  * failure. Other methods pass through.
  *
  * <p>It never blocks: the waits are Reactor delays, on Reactor's parallel scheduler. The body of an
@@ -60,7 +61,10 @@ public final class IdempotentExchangeRetries implements ExchangeFilterFunction {
     if (!rules.guards(request.method())) {
       return next.exchange(request);
     }
-    ClientRequest keyed = ClientRequest.from(request).headers(rules::key).build();
+    ClientRequest keyed =
+        ClientRequest.from(request)
+            .headers(headers -> rules.key(headers, request.method(), request.url()))
+            .build();
     return Mono.defer(
         () -> {
           AtomicReference<@Nullable Duration> retryAfter = new AtomicReference<>();

@@ -23,9 +23,10 @@ import org.springframework.http.client.ClientHttpResponse;
  * The client side of a retry, for a {@code RestClient} ({@code
  * RestClient.builder().requestInterceptor(IdempotentRetries.ofDefaults())}): each POST or PATCH
  * call gets one {@code Idempotency-Key} (the caller's, when the request has one already, such as an
- * order form's; else, made inside a step of guarded work, the step's key, the same on every run of
- * that work; else a fresh random one) and keeps it across its retries, so the server runs the
- * effect once and every attempt gets its first answer.
+ * order form's; else, made inside a step of guarded work, one derived from the step's key and the
+ * request's method and address, the same on every run of that work; else a fresh random one) and
+ * keeps it across its retries, so the server runs the effect once and every attempt gets its first
+ * answer.
  *
  * <p>It retries what a retry can mend, and never what could run the effect twice. A refusal says
  * the request did not run, so it is retried on any server: 429 (too many at once), a 503 with
@@ -74,7 +75,7 @@ public final class IdempotentRetries implements ClientHttpRequestInterceptor {
     if (!rules.guards(request.getMethod())) {
       return execution.execute(request, body);
     }
-    rules.key(request.getHeaders());
+    rules.key(request.getHeaders(), request.getMethod(), request.getURI());
     AtomicReference<@Nullable Duration> retryAfter = new AtomicReference<>();
     AtomicReference<@Nullable ClientHttpResponse> previous = new AtomicReference<>();
     RetryTemplate retries =

@@ -1,6 +1,7 @@
 package dev.idem.spring.client;
 
 import dev.idem.core.ExecutionContext;
+import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import java.net.URI;
 import java.time.Duration;
@@ -99,21 +100,22 @@ final class RetryRules {
   }
 
   /**
-   * Keeps the caller's key when the request has one; else, made inside a step of guarded work, the
-   * step's key (the same on every run of the work, so a rerun's call is deduplicated downstream
-   * too); else a fresh one.
+   * Keeps the caller's key when the request has one; else, made inside a step of guarded work, a
+   * key derived from the step's and the request's method and address (the same on every run of the
+   * work, so a rerun's call is deduplicated downstream too, while two calls to two addresses get
+   * two keys); else a fresh one.
    */
-  void key(HttpHeaders headers) {
+  void key(HttpHeaders headers, HttpMethod method, URI uri) {
     if (!headers.containsHeader(IdempotentRetries.HEADER)) {
-      headers.set(IdempotentRetries.HEADER, stepKey().orElseGet(keys));
+      headers.set(IdempotentRetries.HEADER, stepKey(method, uri).orElseGet(keys));
     }
   }
 
-  private static Optional<String> stepKey() {
+  private static Optional<String> stepKey(HttpMethod method, URI uri) {
     return ExecutionContext.current()
         .map(ExecutionContext::key)
         .filter(IdempotencyKey::isStep)
-        .map(IdempotencyKey::digest);
+        .map(step -> step.step("http", Fingerprint.of(method.name(), uri.toString())).digest());
   }
 
   /**

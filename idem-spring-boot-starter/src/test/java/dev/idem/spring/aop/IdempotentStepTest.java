@@ -3,9 +3,7 @@ package dev.idem.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.idem.core.IdempotencyKey;
 import dev.idem.core.StepInputChangedException;
-import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.NotInGuardedCallException;
 import dev.idem.spring.ResourcelessTransactions;
@@ -22,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -83,10 +80,6 @@ class IdempotentStepTest {
 
           assertThat(charges).containsExactly("charge-1", "charge-2");
           assertThat(gateway.charges(order)).isEqualTo(2);
-          IdempotencyStore store = context.getBean(IdempotencyStore.class);
-          IdempotencyKey call = IdempotencyKey.of("split", order);
-          assertThat(store.find(call.step("Gateway.charge"))).isPresent();
-          assertThat(store.find(call.step("Gateway.charge#2"))).isPresent();
         });
   }
 
@@ -119,7 +112,7 @@ class IdempotentStepTest {
   }
 
   @Test
-  void aStepThatWouldJoinItsCallersTransactionIsRefusedBeforeItRuns() {
+  void aStepWhoseWritesAreInTheTransactionIsStoredOnlyWhenItCommits() {
     runner
         .withBean(Ledger.class)
         .run(
@@ -128,19 +121,44 @@ class IdempotentStepTest {
               TransactionTemplate transactions =
                   new TransactionTemplate(new ResourcelessTransactions());
 
-              assertThatThrownBy(
-                      () -> transactions.executeWithoutResult(status -> ledger.book(order, false)))
-                  .isInstanceOf(IllegalStateException.class)
-                  .hasMessageContaining("Ledger.write")
-                  .hasMessageContaining("joins its caller's transaction");
-              assertThat(ledger.writes()).isZero();
+              transactions.executeWithoutResult(
+                  status -> {
+                    ledger.book(order);
+                    status.setRollbackOnly();
+                  });
+              String booked = transactions.execute(status -> ledger.book(order));
 
-              transactions.executeWithoutResult(status -> ledger.book(order + "-own", true));
-              assertThat(ledger.writes()).isEqualTo(1);
+              assertThat(ledger.writes())
+                  .as("the write rolled back, so its step was freed and ran again")
+                  .isEqualTo(2);
+              assertThat(booked).isEqualTo("entry 2");
+              assertThat(ledger.book(order)).isEqualTo("entry 2");
+              assertThat(ledger.writes()).isEqualTo(2);
             });
   }
 
-  /** Steps with transactions of their own declaring: one joins its caller's, one does not. */
+  @Test
+  void aCallRetriedAfterItFailedIsTheSameStepAndTheNextCallWithOtherInputIsAnother() {
+    runner.run(
+        context -> {
+          Checkout checkout = context.getBean(Checkout.class);
+          Gateway gateway = context.getBean(Gateway.class);
+          gateway.timeOutNext(1);
+          checkout.failAfterCharging(1);
+
+          assertThatThrownBy(() -> checkout.payWithRetry(order, 500))
+              .isInstanceOf(IllegalStateException.class)
+              .hasMessageContaining("lost");
+          String paid = checkout.payWithRetry(order, 500);
+
+          assertThat(paid).isEqualTo("charge-2 then charge-3");
+          assertThat(gateway.charges(order))
+              .as("the rerun found the retried charge under its name and ran nothing again")
+              .isEqualTo(3);
+        });
+  }
+
+  /** A step whose writes are in the transaction it runs in. */
   public static class Ledger {
     private final AtomicInteger writes = new AtomicInteger();
     private Ledger self;
@@ -150,20 +168,15 @@ class IdempotentStepTest {
       this.self = self;
     }
 
+    @Transactional
     @Idempotent(key = "#orderNo", operation = "book")
-    public String book(String orderNo, boolean own) {
-      return own ? self.writeOwn(orderNo) : self.write(orderNo);
+    public String book(String orderNo) {
+      return self.write(orderNo);
     }
 
     @Transactional
     @Idempotent
     public String write(String orderNo) {
-      return "entry " + writes.incrementAndGet();
-    }
-
-    @Transactional(propagation = Propagation.REQUIRES_NEW)
-    @Idempotent
-    public String writeOwn(String orderNo) {
       return "entry " + writes.incrementAndGet();
     }
 
@@ -176,10 +189,19 @@ class IdempotentStepTest {
   public static class Gateway {
     private final Map<String, AtomicInteger> charges = new ConcurrentHashMap<>();
 
+    private final AtomicInteger timeOuts = new AtomicInteger();
+
     @Idempotent
     public String charge(String orderNo, long amount) {
-      return "charge-"
-          + charges.computeIfAbsent(orderNo, o -> new AtomicInteger()).incrementAndGet();
+      int n = charges.computeIfAbsent(orderNo, o -> new AtomicInteger()).incrementAndGet();
+      if (timeOuts.getAndDecrement() > 0) {
+        throw new IllegalArgumentException("the charge timed out; it may have happened");
+      }
+      return "charge-" + n;
+    }
+
+    public void timeOutNext(int times) {
+      timeOuts.set(times);
     }
 
     int charges(String orderNo) {
@@ -228,6 +250,19 @@ class IdempotentStepTest {
       String b = gateway.charge(orderNo, second);
       lostNowAndThen();
       return List.of(a, b);
+    }
+
+    @Idempotent(key = "#orderNo", operation = "payWithRetry")
+    public String payWithRetry(String orderNo, long amount) {
+      String charge;
+      try {
+        charge = gateway.charge(orderNo, amount);
+      } catch (IllegalArgumentException timedOut) {
+        charge = gateway.charge(orderNo, amount); // what @Retryable around it would do
+      }
+      String tip = gateway.charge(orderNo, 1);
+      lostNowAndThen();
+      return charge + " then " + tip;
     }
 
     private void lostNowAndThen() {

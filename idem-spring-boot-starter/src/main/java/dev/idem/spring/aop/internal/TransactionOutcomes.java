@@ -38,6 +38,20 @@ public final class TransactionOutcomes {
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
   }
 
+  /**
+   * Where to hand the outcome of a step whose effects are in the thread's transaction: a deferral
+   * bound to it, or null when none runs. A step's record never joins a transaction, so unlike a
+   * call's it is held whatever the store does.
+   */
+  public static @Nullable Consumer<PendingOutcome> stepDeferral() {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()
+        || !TransactionSynchronizationManager.isActualTransactionActive()) {
+      return null;
+    }
+    return pending ->
+        TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
+  }
+
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
     @Override
     public void afterCompletion(int status) {
