@@ -101,6 +101,25 @@ public abstract class StepRecordsContract extends EvictionContract {
   }
 
   @Test
+  void evictingARootLeavesTheStepsOfKeysThatDifferOnlyInCase() {
+    IdempotencyKey root = IdempotencyKey.of(scope, "order-abc");
+    IdempotencyKey otherValue = IdempotencyKey.of(scope, "ORDER-ABC");
+    IdempotencyKey otherScope =
+        IdempotencyKey.of(scope.toUpperCase(java.util.Locale.ROOT), "order-abc");
+    for (IdempotencyKey other : new IdempotencyKey[] {otherValue, otherScope}) {
+      Lease step = claimOrFail(other.step("charge"), fingerprint("a"), longLease());
+      assertThat(complete(step, Outcome.success(bytes("theirs")), RETENTION)).isTrue();
+    }
+    Lease lease = claimOrFail(root, fingerprint("a"), longLease());
+    assertThat(complete(lease, Outcome.success(bytes("done")), RETENTION)).isTrue();
+
+    assertThat(store().evict(root, RecordState.COMPLETED, lease.fence())).isTrue();
+
+    assertThat(store().find(otherValue.step("charge"))).isPresent();
+    assertThat(store().find(otherScope.step("charge"))).isPresent();
+  }
+
+  @Test
   void anEvictionThatMissesItsRecordLeavesTheStepsAlone() {
     IdempotencyKey root = newKey();
     Lease running = claimOrFail(root, fingerprint("order"), longLease());
