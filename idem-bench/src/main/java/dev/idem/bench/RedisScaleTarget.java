@@ -133,7 +133,7 @@ final class RedisScaleTarget implements ScaleTarget {
   }
 
   private static byte[] recordKey(String prefix, IdempotencyKey key) {
-    return new RedisKeys(prefix).record(key.digest());
+    return new RedisKeys(prefix).record(key);
   }
 
   private void deleteKeys(String prefix) {

@@ -49,7 +49,8 @@ public interface ExecutionContext {
    * @throws RequestInProgressException another run holds the step past this config's lease
    * @throws IdempotencyStoreException the store failed, and the config fails closed
    * @throws IllegalStateException this context was not made by the engine (a test's own)
-   * @throws E what the step throws, or the terminal failure it stored
+   * @throws E what the step throws on the run that runs it
+   * @throws ReplayedFailureException on a later run, the terminal failure it stored
    */
   default <T extends @Nullable Object, E extends Exception> T step(
       String name, Fingerprint input, ResultCodec<T> codec, Work<T, E> work) throws E {
@@ -70,7 +71,8 @@ public interface ExecutionContext {
   /**
    * The key to send a downstream service for the step {@code name}, in place of a key of one's own:
    * the same on every run of this work, so that the service deduplicates a call repeated by a rerun
-   * (64 lowercase hex characters, derived from this work's key, which it does not reveal).
+   * (64 lowercase hex characters, derived from this work's key and request, which it does not
+   * reveal; the digest of {@link #keyOfStep}).
    *
    * @throws IllegalArgumentException when {@code name} is no valid step name
    */

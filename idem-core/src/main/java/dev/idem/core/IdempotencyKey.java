@@ -20,10 +20,11 @@ import org.jspecify.annotations.Nullable;
  * any content but control characters; the value is 1..255 visible ASCII characters ({@code '!'} to
  * {@code '~'}). A class rather than a record only so that it can keep its digest.
  *
- * <p>A key may name a <em>step</em> of another: {@link #step(String)} gives the key under which
- * work running for this key keeps the result of one of its steps. A step key has its root's scope
- * and value, so it belongs to the same caller and operation, and a {@link #digest()} no key made
- * from a scope and a value can have.
+ * <p>A key may name a <em>step</em> of another: {@link #step(String, Fingerprint)} gives the key
+ * under which work running for this key and request keeps the result of one of its steps (the
+ * engine's steps are keyed so; {@link #step(String)} is the same for no request). A step key has
+ * its root's scope and value, so it belongs to the same caller and operation, and a {@link
+ * #digest()} no key made from a scope and a value can have.
  */
 public final class IdempotencyKey {
 

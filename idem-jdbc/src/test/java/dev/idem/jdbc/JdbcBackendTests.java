@@ -103,6 +103,11 @@ abstract class JdbcBackendTests {
     protected IdempotencyStore store() {
       return plain();
     }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return JdbcBackendTests.this.crashStoreFactory();
+    }
   }
 
   @Nested

@@ -73,6 +73,11 @@ abstract class RedisBackendTests {
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();
     }
+
+    @Override
+    protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return RedisBackendTests.this.crashStoreFactory();
+    }
   }
 
   @Nested

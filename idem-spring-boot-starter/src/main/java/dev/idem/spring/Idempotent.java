@@ -28,7 +28,10 @@ public @interface Idempotent {
    * A SpEL expression for the key on bean methods, evaluated over the arguments by name ({@code
    * #orderNo}, {@code #cmd.id}) or position ({@code #p0}, {@code #a0}); its value (converted with
    * {@code toString()}) must be 1 to 255 visible ASCII characters. Ignored (left empty) for web
-   * handlers, whose key comes from the request.
+   * handlers, whose key comes from the request. Left empty on a {@code @Scheduled} method, the key
+   * is the schedule's slot; on any other bean method, the method is a step of the guarded call that
+   * runs it ({@link dev.idem.core.ExecutionContext#step}): its result is stored once per call key,
+   * and a step another run holds is waited for up to two leases, whatever {@link #waitFor()} says.
    */
   String key() default "";
 
@@ -67,8 +70,9 @@ public @interface Idempotent {
 
   /**
    * False to let calls without a key through unprotected instead of refusing them: requests without
-   * a key header (400 otherwise), or bean calls whose key expression gives null or blank ({@link
-   * dev.idem.core.InvalidKeyException} otherwise).
+   * a key header (400 otherwise), bean calls whose key expression gives null or blank ({@link
+   * dev.idem.core.InvalidKeyException} otherwise), or calls of a keyless method with no guarded
+   * call to be a step of ({@link dev.idem.spring.NotInGuardedCallException} otherwise).
    */
   boolean required() default true;
 

@@ -86,6 +86,11 @@ public final class ChildJvm implements AutoCloseable {
     throw new AssertionError("child never printed '" + prefix + "'; it printed " + seen);
   }
 
+  /** The lines the child printed up to the last one {@link #awaitLine} returned. */
+  public List<String> seen() {
+    return List.copyOf(seen);
+  }
+
   /** Sends SIGKILL and waits for the process to end; returns its exit code (137 on Linux). */
   public int kill() throws InterruptedException {
     process.destroyForcibly();

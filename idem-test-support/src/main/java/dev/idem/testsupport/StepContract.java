@@ -2,6 +2,7 @@ package dev.idem.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
@@ -15,12 +16,16 @@ import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.StepInputChangedException;
 import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.RecordState;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,6 +33,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -179,6 +186,64 @@ public abstract class StepContract extends EngineContractSupport {
             capped);
 
     assertThat(receipt).isEqualTo("reserved charged shipped");
+  }
+
+  /**
+   * For stores shared between processes: a class with a public no-argument constructor that builds,
+   * in a child JVM, a store on the same storage; null (the default) skips the crash test.
+   */
+  protected @Nullable Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+    return null;
+  }
+
+  @Test
+  void aFlowKilledAtAnyPointIsFinishedByItsRetryWithEachEffectUnderOneKey() throws Exception {
+    Class<? extends Supplier<IdempotencyStore>> factory = crashStoreFactory();
+    assumeTrue(factory != null, "the store is not shared between processes");
+    Idempotency engine = engine(store());
+    IdempotencyConfig retry =
+        IdempotencyConfig.custom()
+            .lease(shortLease())
+            .waitInProgress(Duration.ofSeconds(30))
+            .build();
+    for (String point : List.of("in:stock", "after:balance", "in:charge", "after:publish")) {
+      IdempotencyKey key = newKey();
+      List<String> effects = new ArrayList<>();
+      try (ChildJvm child =
+          ChildJvm.start(
+              CrashingFlow.class,
+              factory.getName(),
+              key.scope(),
+              key.value(),
+              Long.toString(shortLease().toMillis()),
+              point)) {
+        child.awaitLine("at " + point, Duration.ofSeconds(60));
+        assertThat(child.kill()).as("exit code after SIGKILL").isEqualTo(137);
+        child.seen().stream().filter(line -> line.startsWith("effect ")).forEach(effects::add);
+      }
+
+      String answer =
+          engine.execute(
+              key,
+              CrashingFlow.REQUEST,
+              ResultCodec.utf8(),
+              ctx -> CrashingFlow.run(ctx, "nowhere", effects::add),
+              retry);
+
+      assertThat(answer).as("killed %s", point).isEqualTo(CrashingFlow.ANSWER);
+      Map<String, Set<String>> keysByStep = new TreeMap<>();
+      for (String effect : effects) {
+        String[] parts = effect.split(" ");
+        keysByStep.computeIfAbsent(parts[1], s -> new HashSet<>()).add(parts[2]);
+      }
+      assertThat(keysByStep.keySet()).containsExactlyInAnyOrderElementsOf(CrashingFlow.STEPS);
+      assertThat(keysByStep.values())
+          .as("killed %s: each effect reached its downstream under one key: %s", point, effects)
+          .allSatisfy(keys -> assertThat(keys).hasSize(1));
+      assertThat(effects)
+          .as("killed %s: only a step killed midway ran again: %s", point, effects)
+          .hasSize(point.startsWith("in:") ? 5 : 4);
+    }
   }
 
   @Test

@@ -115,7 +115,7 @@ final class RetryRules {
     return ExecutionContext.current()
         .map(ExecutionContext::key)
         .filter(IdempotencyKey::isStep)
-        .map(step -> step.step("http", Fingerprint.of(method.name(), uri.toString())).digest());
+        .map(step -> Fingerprint.of("http", step.digest(), method.name(), uri.toString()).value());
   }
 
   /**

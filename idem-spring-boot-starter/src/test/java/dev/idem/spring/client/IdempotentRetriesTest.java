@@ -103,9 +103,12 @@ class IdempotentRetriesTest {
     engine.close();
 
     String stepKey =
-        call.step("charge", Fingerprint.NONE)
-            .step("http", Fingerprint.of("POST", server.url() + "/orders"))
-            .digest();
+        Fingerprint.of(
+                "http",
+                call.step("charge", Fingerprint.NONE).digest(),
+                "POST",
+                server.url() + "/orders")
+            .value();
     assertThat(server.keysSeen()).hasSize(6);
     assertThat(server.keysSeen().subList(0, 2)).containsOnly(stepKey);
     assertThat(server.keysSeen().subList(3, 5)).containsOnly(stepKey);

@@ -13,9 +13,10 @@ import org.jspecify.annotations.Nullable;
  * Names the steps that keyless {@code @Idempotent} methods make of the run that calls them: the
  * operation for its first call in a run, {@code operation#2} for the second, and so on. A rerun of
  * deterministic work calls them in the same order, so each call finds its own step again. A call
- * right after a failed call of the same operation with the same input is taken for its retry (a
- * {@code @Retryable} around the method) and gets its name, so its step and its downstream key; with
- * other input (a fallback to another card) it is the next call.
+ * whose operation's last call in the run failed with the same input (the same fingerprint: any,
+ * when arguments are not compared) is taken for its retry (a {@code @Retryable} around the method)
+ * and gets its name, so its step and its downstream key; with other input (a fallback to another
+ * card) it is the next call. Operations are counted by their step name (cut to fit one).
  */
 public final class StepNames {
 

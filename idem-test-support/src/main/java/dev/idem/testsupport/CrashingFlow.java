@@ -1,0 +1,99 @@
+package dev.idem.testsupport;
+
+import dev.idem.core.ExecutionContext;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.ResultCodec;
+import dev.idem.core.store.IdempotencyStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The child side of a crash in a flow of steps, and the flow itself: four steps (the article's
+ * stock, balance, charge and message), each of which makes its effect under the key a downstream
+ * service would deduplicate by, and prints it as {@code effect <step> <key>}. The child prints
+ * {@code at <point>} at the point it was asked to hang at and waits there until it is killed.
+ *
+ * <p>Arguments: factory class (a {@code Supplier<IdempotencyStore>} with a public no-argument
+ * constructor), scope, key value, lease in milliseconds, the point: {@code in:<step>} (after the
+ * step's effect, before the step ends) or {@code after:<step>}.
+ */
+public final class CrashingFlow {
+
+  /** The steps, in the order the flow makes them. */
+  public static final List<String> STEPS = List.of("stock", "balance", "charge", "publish");
+
+  /** The request the flow runs for. */
+  public static final Fingerprint REQUEST = Fingerprint.of("POST /orders/pay", "order-1");
+
+  /** What the flow answers once every step ran. */
+  public static final String ANSWER = "stock-done balance-done charge-done publish-done";
+
+  private CrashingFlow() {}
+
+  public static void main(String[] args) throws Exception {
+    @SuppressWarnings("unchecked")
+    Supplier<IdempotencyStore> factory =
+        (Supplier<IdempotencyStore>) Class.forName(args[0]).getDeclaredConstructor().newInstance();
+    Idempotency engine = Idempotency.builder(factory.get()).build();
+    IdempotencyKey key = IdempotencyKey.of(args[1], args[2]);
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().lease(Duration.ofMillis(Long.parseLong(args[3]))).build();
+    String point = args[4];
+    engine.execute(
+        key,
+        REQUEST,
+        ResultCodec.utf8(),
+        ctx ->
+            run(
+                ctx,
+                point,
+                effect -> {
+                  System.out.println(effect);
+                  System.out.flush();
+                }),
+        config);
+    System.out.println("finished without reaching " + point);
+    System.exit(3);
+  }
+
+  /**
+   * Runs the flow in {@code ctx}, telling {@code effects} of each effect made, and hangs at {@code
+   * point} (never, for a point no step has).
+   */
+  public static String run(ExecutionContext ctx, String point, Consumer<String> effects) {
+    StringBuilder answer = new StringBuilder();
+    for (String step : STEPS) {
+      String done =
+          ctx.step(
+              step,
+              s -> {
+                effects.accept("effect " + step + " " + s.key().digest());
+                hangAt("in:" + step, point);
+                return step + "-done";
+              });
+      answer.append(answer.isEmpty() ? "" : " ").append(done);
+      hangAt("after:" + step, point);
+    }
+    return answer.toString();
+  }
+
+  private static void hangAt(String here, String point) {
+    if (!here.equals(point)) {
+      return;
+    }
+    System.out.println("at " + here);
+    System.out.flush();
+    try {
+      new CountDownLatch(1).await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted at " + here, e);
+    }
+  }
+}
