@@ -102,7 +102,8 @@ public final class BenchReport {
             EngineOverheadBenchmark.FIRST_CALL,
             EngineOverheadBenchmark.REPLAY,
             EngineOverheadBenchmark.FIRST_CALL_JSON_FINGERPRINT,
-            EngineOverheadBenchmark.FIRST_CALL_SHORT_RETENTION)) {
+            EngineOverheadBenchmark.FIRST_CALL_SHORT_RETENTION,
+            EngineOverheadBenchmark.FIRST_CALL_WITH_STEP)) {
       OverheadTable.Score score = byName.remove(name);
       if (score != null) {
         others.add(score);
@@ -138,6 +139,9 @@ public final class BenchReport {
     lines.add(
         "- `firstCallShortRetention`: `firstCall` with a 1 ms retention, so that the sweep keeps"
             + " the store small: the engine's cost without a map growing through the run.");
+    lines.add(
+        "- `firstCallWithStep`: `firstCall` whose work makes its result in one step"
+            + " (`ctx.step`): the cost of a recovery point, a second record claimed and completed.");
     lines.add("");
     lines.add(
         "Building the `IdempotencyKey` is counted, as a caller builds one per request. Added cost"

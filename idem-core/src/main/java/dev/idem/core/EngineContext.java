@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -84,6 +85,17 @@ final class EngineContext implements ExecutionContext {
         CURRENT.set(before);
       }
     };
+  }
+
+  /** Calls {@code body} with {@code context} current, for {@link ExecutionContext#callWithin}. */
+  static <T extends @Nullable Object> T within(ExecutionContext context, Callable<T> body)
+      throws Exception {
+    if (!(context instanceof EngineContext)) {
+      throw new IllegalArgumentException(context + " was not handed out by the engine");
+    }
+    try (Scope current = enter(context)) {
+      return body.call();
+    }
   }
 
   /** The span of {@link #enter}. */

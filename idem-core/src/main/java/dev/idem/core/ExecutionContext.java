@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +15,20 @@ public interface ExecutionContext {
    */
   static Optional<ExecutionContext> current() {
     return Optional.ofNullable(EngineContext.current());
+  }
+
+  /**
+   * Calls {@code body} as part of the guarded work that {@code context} belongs to: inside it,
+   * {@link #current()} answers {@code context}, so steps made there are that work's. For an
+   * integration whose work's body runs after the engine's call returned with the outcome held (a
+   * message listener that claims first and settles after its body), while the lease is still held.
+   *
+   * @param context a context the engine handed to work
+   * @throws IllegalArgumentException for a context the engine did not make
+   */
+  static <T extends @Nullable Object> T callWithin(ExecutionContext context, Callable<T> body)
+      throws Exception {
+    return EngineContext.within(context, body);
   }
 
   /** The key being executed. */

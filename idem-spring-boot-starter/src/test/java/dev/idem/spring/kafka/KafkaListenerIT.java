@@ -93,6 +93,20 @@ class KafkaListenerIT {
   }
 
   @Test
+  void aRecordsStepRunsOnceAcrossTheAttemptThatFailedAndItsRedelivery() throws Exception {
+    ConfigurableApplicationContext consumer = startConsumer();
+    String body = "fail-once-step-" + UUID.randomUUID();
+
+    KafkaBroker.send(topic("test.topic"), null, body, body);
+
+    await().atMost(PATIENCE).until(() -> effects.rows(body) == 1);
+    assertThat(consumer.getBean(KafkaTestListeners.class).calls()).isEqualTo(2);
+    assertThat(consumer.getBean(Notifier.class).sent(body))
+        .as("the notice is a step: the redelivery got its result instead of sending it again")
+        .isEqualTo(1);
+  }
+
+  @Test
   void aKeyExpressionReadsTheRecordKey() throws Exception {
     OutcomeLog outcomes = startConsumer().getBean(OutcomeLog.class);
     String key = "order-" + UUID.randomUUID();

@@ -95,6 +95,11 @@ public class KafkaTestApplication {
   }
 
   @Bean
+  Notifier notifier() {
+    return new Notifier();
+  }
+
+  @Bean
   JdbcTemplate jdbcTemplate(DataSource dataSource) {
     return new JdbcTemplate(dataSource);
   }

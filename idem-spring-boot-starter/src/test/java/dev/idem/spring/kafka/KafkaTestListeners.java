@@ -38,6 +38,7 @@ public class KafkaTestListeners {
   private final String crash;
   private final String output;
   private final ObjectProvider<KafkaTemplate<Object, Object>> forwarding;
+  private final Notifier notifier;
 
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicBoolean allInTransaction = new AtomicBoolean(true);
@@ -49,12 +50,14 @@ public class KafkaTestListeners {
       @Value("${test.table}") String table,
       @Value("${test.crash:none}") String crash,
       @Value("${test.output-topic:output-unused}") String output,
-      ObjectProvider<KafkaTemplate<Object, Object>> forwarding) {
+      ObjectProvider<KafkaTemplate<Object, Object>> forwarding,
+      Notifier notifier) {
     this.jdbc = jdbc;
     this.table = table;
     this.crash = crash;
     this.output = output;
     this.forwarding = forwarding;
+    this.notifier = notifier;
   }
 
   // Accessors, not fields: the bean is a proxy (for the listener advice) whose own fields are
@@ -78,6 +81,9 @@ public class KafkaTestListeners {
   @IdempotentListener("effects")
   @KafkaListener(id = "effects", topics = "${test.topic}", groupId = "${test.group}")
   public void apply(String body) throws InterruptedException {
+    if (body.contains("step-")) {
+      notifier.notify(body); // a step of the record: once, whatever becomes of the transaction
+    }
     effect(body);
   }
 

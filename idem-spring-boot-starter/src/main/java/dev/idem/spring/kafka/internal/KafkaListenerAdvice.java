@@ -1,5 +1,6 @@
 package dev.idem.spring.kafka.internal;
 
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
@@ -109,7 +110,11 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   private record Held(int position, PendingOutcome outcome) {}
 
   /** The batch elements whose claim succeeded, and each one's place in the container's batch. */
-  private record Claims(List<Object> fresh, int[] positions) {}
+  /**
+   * What the claims of a call took: the fresh elements, their positions, and the contexts of their
+   * claims, whose steps a record listener's body makes.
+   */
+  private record Claims(List<Object> fresh, int[] positions, List<ExecutionContext> contexts) {}
 
   private @Nullable Object run(
       MethodInvocation invocation,
@@ -136,7 +141,13 @@ final class KafkaListenerAdvice implements MethodInterceptor {
           args[listener.method().payloadIndex()] = claims.fresh();
         }
         try {
-          result = ListenerMethods.proceed(invocation);
+          // a record's body runs within its claim's work, so that it can make steps of it; a
+          // batch's bodies belong to many claims, and make none
+          result =
+              batch == null
+                  ? ExecutionContext.callWithin(
+                      claims.contexts().get(0), () -> ListenerMethods.proceed(invocation))
+                  : ListenerMethods.proceed(invocation);
         } catch (BatchListenerFailedException e) {
           if (batch == null) {
             throw e;
@@ -224,6 +235,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       Listener listener, List<String> ids, @Nullable List<?> batch, List<Held> held) {
     List<Object> fresh = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
+    List<ExecutionContext> contexts = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < ids.size(); i++) {
       if (!seen.add(ids.get(i))) {
@@ -241,11 +253,13 @@ final class KafkaListenerAdvice implements MethodInterceptor {
               ctx -> {
                 fresh.add(element);
                 positions.add(position);
+                contexts.add(ctx);
                 return null;
               },
               outcome -> held.add(new Held(position, outcome)));
     }
-    return new Claims(fresh, positions.stream().mapToInt(Integer::intValue).toArray());
+    return new Claims(
+        fresh, positions.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(contexts));
   }
 
   /**
