@@ -78,13 +78,9 @@ final class EngineContext implements ExecutionContext {
   static Scope enter(ExecutionContext context) {
     ExecutionContext before = CURRENT.get();
     CURRENT.set(context);
-    return () -> {
-      if (before == null) {
-        CURRENT.remove();
-      } else {
-        CURRENT.set(before);
-      }
-    };
+    // set back, null included, rather than removed: a removed entry is made anew at the next set
+    // (a weak reference per call, which the collector then has to process)
+    return () -> CURRENT.set(before);
   }
 
   /** Calls {@code body} with {@code context} current, for {@link ExecutionContext#callWithin}. */

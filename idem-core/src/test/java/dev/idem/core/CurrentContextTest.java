@@ -1,0 +1,80 @@
+package dev.idem.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** {@link ExecutionContext#current()}: the running work's context on its thread, and only there. */
+class CurrentContextTest {
+
+  private final Idempotency engine = Idempotency.builder(new InMemoryIdempotencyStore()).build();
+  private final IdempotencyKey key = IdempotencyKey.of("orders|alice", "k1");
+
+  @Test
+  void isTheWorksContextWhileItRunsTheStepsInsideAStepAndNothingAfter() {
+    List<Optional<ExecutionContext>> seen = new ArrayList<>();
+    assertThat(ExecutionContext.current()).isEmpty();
+
+    engine.execute(
+        key,
+        Fingerprint.NONE,
+        ResultCodec.utf8(),
+        ctx -> {
+          seen.add(ExecutionContext.current());
+          ctx.step(
+              "charge",
+              step -> {
+                seen.add(ExecutionContext.current());
+                return "charged";
+              });
+          seen.add(ExecutionContext.current());
+          return "done";
+        });
+
+    assertThat(seen.get(0)).hasValueSatisfying(c -> assertThat(c.key()).isEqualTo(key));
+    assertThat(seen.get(1))
+        .hasValueSatisfying(c -> assertThat(c.key().stepPath()).isEqualTo("charge"));
+    assertThat(seen.get(2)).hasValueSatisfying(c -> assertThat(c.key()).isEqualTo(key));
+    assertThat(ExecutionContext.current()).isEmpty();
+  }
+
+  @Test
+  void isClearedAfterWorkThatThrows() {
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("failed");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+
+    assertThat(ExecutionContext.current()).isEmpty();
+  }
+
+  @Test
+  void callWithinMakesAHeldWorksContextCurrentAndRefusesOneTheEngineDidNotMake() throws Exception {
+    ExecutionContext[] held = new ExecutionContext[1];
+    engine.execute(
+        key,
+        Fingerprint.NONE,
+        ResultCodec.utf8(),
+        ctx -> {
+          held[0] = ctx;
+          return "claimed";
+        });
+
+    assertThat(ExecutionContext.callWithin(held[0], ExecutionContext::current)).contains(held[0]);
+    assertThat(ExecutionContext.current()).isEmpty();
+    assertThatThrownBy(
+            () -> ExecutionContext.callWithin(new UnguardedContext(key), ExecutionContext::current))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
