@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * other's records. Stores index {@link #digest()}, never the raw text, so the content of a key can
  * never reach SQL text or Redis key syntax.
  *
- * <p>A value object: two keys are equal when scope and value are. The scope is 1..512 characters of
- * any content but control characters; the value is 1..255 visible ASCII characters ({@code '!'} to
- * {@code '~'}). A class rather than a record only so that it can keep its digest.
+ * <p>A value object: two keys are equal when scope and value are, and for steps when their paths
+ * and digests are too. The scope is 1..512 characters of any content but control characters; the
+ * value is 1..255 visible ASCII characters ({@code '!'} to {@code '~'}). A class rather than a
+ * record only so that it can keep its digest.
  *
  * <p>A key may name a <em>step</em> of another: {@link #step(String, Fingerprint)} gives the key
  * under which work running for this key and request keeps the result of one of its steps (the
@@ -97,7 +98,8 @@ public final class IdempotencyKey {
   }
 
   /**
-   * The key of the step {@code name} of work running for this key: the same on every run, so that a
+   * The key of the step {@code name} of work running for this key, bound to no request ({@link
+   * #step(String, Fingerprint)} with {@link Fingerprint#NONE}): the same on every run, so that a
    * rerun finds what the step stored. Steps nest: a step key's own steps have longer paths.
    *
    * @param name 1 to {@value #MAX_STEP_NAME_LENGTH} visible ASCII characters other than {@code
@@ -186,7 +188,7 @@ public final class IdempotencyKey {
       String name = Objects.requireNonNull(step).substring(step.lastIndexOf('/') + 1);
       String input =
           "step:" + name.length() + ":" + name + ":" + binding.length() + ":" + binding + ":";
-      sha.update(input.getBytes(StandardCharsets.US_ASCII));
+      sha.update(input.getBytes(StandardCharsets.UTF_8));
       sha.update(parent.digest().getBytes(StandardCharsets.US_ASCII));
       return HexFormat.of().formatHex(sha.digest());
     }
