@@ -173,6 +173,17 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
   @Override
   public boolean evict(IdempotencyKey key, RecordState state, long fence) {
     Instant now = clock.instant();
+    if (state != RecordState.IN_PROGRESS && !key.isStep()) {
+      // the steps of an answer go first: while it stands no run makes new ones, so none of the
+      // run that claims the key next is taken for an old one
+      StoredRecord answer = records.get(key);
+      if (answer != null
+          && !answer.isExpired(now)
+          && answer.record().state() == state
+          && answer.record().fence() == fence) {
+        evictSteps(key);
+      }
+    }
     boolean[] evicted = new boolean[1];
     records.computeIfPresent(
         key,
@@ -188,9 +199,6 @@ public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
         });
     if (evicted[0]) {
       listeners.fire(key);
-      if (state != RecordState.IN_PROGRESS) {
-        evictSteps(key);
-      }
     }
     return evicted[0];
   }

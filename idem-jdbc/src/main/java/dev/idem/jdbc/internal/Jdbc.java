@@ -137,16 +137,24 @@ public final class Jdbc {
       return work.run();
     }
     c.setAutoCommit(false);
+    boolean result;
     try {
-      boolean result = work.run();
+      result = work.run();
       c.commit();
-      return result;
     } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
+      try {
+        c.rollback();
+      } catch (SQLException notRolledBack) {
+        // left without auto-commit, so that nothing commits what is half done: the pool rolls
+        // the connection back when it comes home
+        e.addSuppressed(notRolledBack);
+        throw e;
+      }
       c.setAutoCommit(true);
+      throw e;
     }
+    c.setAutoCommit(true);
+    return result;
   }
 
   /**

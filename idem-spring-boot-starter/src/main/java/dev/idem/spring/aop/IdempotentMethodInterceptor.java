@@ -275,6 +275,13 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     if (SPRING_TX && deferral == null && TransactionOutcomes.active()) {
       warnOnce(plan);
     }
+    // A held step keeps its record until its transaction ends: a call in the meantime is another
+    // step (a retry under its name would wait for it), and once the transaction has failed to
+    // commit, the next call with the same input is its retry, under its name and downstream key.
+    boolean held = deferral != null;
+    if (held) {
+      TransactionOutcomes.unlessCommitted(() -> steps.ended(run, plan.operation(), input, false));
+    }
     boolean ended = false;
     try {
       Object value =
@@ -284,7 +291,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       ended = true;
       return value;
     } finally {
-      steps.ended(run, plan.operation(), input, ended);
+      steps.ended(run, plan.operation(), input, ended || held);
     }
   }
 

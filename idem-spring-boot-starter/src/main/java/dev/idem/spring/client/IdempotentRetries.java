@@ -24,8 +24,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * RestClient.builder().requestInterceptor(IdempotentRetries.ofDefaults())}): each POST or PATCH
  * call gets one {@code Idempotency-Key} (the caller's, when the request has one already, such as an
  * order form's; else, made inside a step of guarded work, one derived from the step's key and the
- * request's method and address, the same on every run of that work; else a fresh random one) and
- * keeps it across its retries, so the server runs the effect once and every attempt gets its first
+ * request's method and path, the same on every run of that work; else a fresh random one) and keeps
+ * it across its retries, so the server runs the effect once and every attempt gets its first
  * answer.
  *
  * <p>It retries what a retry can mend, and never what could run the effect twice. A refusal says

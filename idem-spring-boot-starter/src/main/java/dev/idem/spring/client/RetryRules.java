@@ -101,9 +101,10 @@ final class RetryRules {
 
   /**
    * Keeps the caller's key when the request has one; else, made inside a step of guarded work, a
-   * key derived from the step's and the request's method and address (the same on every run of the
-   * work, so a rerun's call is deduplicated downstream too, while two calls to two addresses get
-   * two keys); else a fresh one.
+   * key derived from the step's and the request's method and path (the same on every run of the
+   * work, so a rerun's call is deduplicated downstream too, whichever host a load balancer picks
+   * and whatever query a signature adds, while two calls to two paths get two keys); else a fresh
+   * one.
    */
   void key(HttpHeaders headers, HttpMethod method, URI uri) {
     if (!headers.containsHeader(IdempotentRetries.HEADER)) {
@@ -115,7 +116,12 @@ final class RetryRules {
     return ExecutionContext.current()
         .map(ExecutionContext::key)
         .filter(IdempotencyKey::isStep)
-        .map(step -> Fingerprint.of("http", step.digest(), method.name(), uri.toString()).value());
+        .map(step -> Fingerprint.of("http", step.digest(), method.name(), path(uri)).value());
+  }
+
+  private static String path(URI uri) {
+    String path = uri.getRawPath();
+    return path == null || path.isEmpty() ? "/" : path;
   }
 
   /**

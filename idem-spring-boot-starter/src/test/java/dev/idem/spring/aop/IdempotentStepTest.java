@@ -3,6 +3,7 @@ package dev.idem.spring.aop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.StepInputChangedException;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.NotInGuardedCallException;
@@ -158,9 +159,27 @@ class IdempotentStepTest {
         });
   }
 
+  @Test
+  void aStepRetriedAfterItsTransactionFailedToCommitKeepsItsNameAndSoItsDownstreamKey() {
+    runner
+        .withBean(Ledger.class)
+        .run(
+            context -> {
+              Ledger ledger = context.getBean(Ledger.class);
+
+              ledger.bookRetryingTheCommit(order);
+
+              assertThat(ledger.paths())
+                  .as("the retry is the same step, not the next one")
+                  .containsExactly("Ledger.write", "Ledger.write");
+              assertThat(ledger.writes()).isEqualTo(2);
+            });
+  }
+
   /** A step whose writes are in the transaction it runs in. */
   public static class Ledger {
     private final AtomicInteger writes = new AtomicInteger();
+    private final List<String> paths = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Ledger self;
 
     @org.springframework.beans.factory.annotation.Autowired
@@ -177,7 +196,36 @@ class IdempotentStepTest {
     @Transactional
     @Idempotent
     public String write(String orderNo) {
+      ExecutionContext.current().ifPresent(step -> paths.add(step.key().stepPath()));
       return "entry " + writes.incrementAndGet();
+    }
+
+    /** Writes in a transaction whose first commit fails, and tries again as a retry would. */
+    @Idempotent(key = "#orderNo", operation = "bookRetrying")
+    public String bookRetryingTheCommit(String orderNo) {
+      AtomicInteger commits = new AtomicInteger();
+      ResourcelessTransactions failingOnce =
+          new ResourcelessTransactions() {
+            @Override
+            protected void doCommit(
+                org.springframework.transaction.support.DefaultTransactionStatus status) {
+              if (commits.incrementAndGet() == 1) {
+                throw new org.springframework.transaction.TransactionSystemException(
+                    "the commit failed");
+              }
+            }
+          };
+      failingOnce.setRollbackOnCommitFailure(true);
+      TransactionTemplate transactions = new TransactionTemplate(failingOnce);
+      try {
+        return transactions.execute(status -> self.write(orderNo));
+      } catch (org.springframework.transaction.TransactionSystemException e) {
+        return transactions.execute(status -> self.write(orderNo));
+      }
+    }
+
+    public List<String> paths() {
+      return List.copyOf(paths);
     }
 
     public int writes() {

@@ -50,7 +50,10 @@ public final class StepNames {
     return n == 1 ? name : name + "#" + n;
   }
 
-  /** Tells how the call of {@code operation} named last ended: returned, or failed. */
+  /**
+   * Tells how the call of {@code operation} named last ended: returned (or its record is held), or
+   * failed with its record free for a retry.
+   */
   public void ended(ExecutionContext run, String operation, Fingerprint input, boolean returned) {
     if (returned) {
       return;

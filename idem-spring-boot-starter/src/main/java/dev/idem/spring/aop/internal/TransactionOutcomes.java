@@ -52,6 +52,22 @@ public final class TransactionOutcomes {
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
   }
 
+  /**
+   * Runs {@code then} once the thread's transaction ends other than by a commit (rolled back, or
+   * its end unknown): before the failure reaches any retry around it.
+   */
+  public static void unlessCommitted(Runnable then) {
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCompletion(int status) {
+            if (status != STATUS_COMMITTED) {
+              then.run();
+            }
+          }
+        });
+  }
+
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
     @Override
     public void afterCompletion(int status) {
