@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * IdempotencyConfig#inProgressPolicy()}. When the store fails at claim the call fails closed with
  * {@link IdempotencyStoreException} unless the config says fail open. The engine is thread-safe;
  * build one per application and {@link #close()} it at shutdown.
+ *
+ * <p>Just over 400 lines because it is the one entry point: its public calls and their Javadoc
+ * stand here, while the claim loop, the ownership of a lease and the settlement live in classes of
+ * their own.
  */
 public final class Idempotency implements AutoCloseable {
 

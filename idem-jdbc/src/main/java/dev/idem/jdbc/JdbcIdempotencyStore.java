@@ -59,6 +59,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Every call on a pooled connection is bounded ({@link JdbcStoreConfig.Builder#callTimeout}).
  * Keys, fingerprints and outcomes are bound as parameters; the table name is validated by {@link
  * JdbcStoreConfig}. Create the table with {@link JdbcSchema} or this jar's {@code schema-*.sql}.
+ *
+ * <p>Over 400 lines because it is where every store call meets its connection (joined, or its own
+ * for a step) and its dialect's answers to failures; the statements, rows and dialects are classes
+ * of their own.
  */
 public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 

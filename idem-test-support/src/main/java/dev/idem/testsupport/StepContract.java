@@ -41,6 +41,9 @@ import org.junit.jupiter.api.Test;
  * Steps through the engine on the backend's store ({@link ExecutionContext#step}): a step's result
  * outlives the failure of the work around it, and no rerun of the work (a retry, a takeover after a
  * crash, copies racing) runs a step twice. Every backend runs it through a {@code @Nested} class.
+ *
+ * <p>Longer than 400 lines because a backend extends one type for these promises; each test in it
+ * is short and stands alone.
  */
 public abstract class StepContract extends EngineContractSupport {
 

@@ -46,6 +46,10 @@ import org.jspecify.annotations.Nullable;
  * OutcomeTooLargeException}, so the engine keeps the key with a small mark. It never evicts a live
  * record, since that would let a duplicate through. Expired records are also swept a few at a time
  * as new keys arrive, and by {@link #purgeExpired(int)}.
+ *
+ * <p>Just over 400 lines because it makes every rule of the store contract atomic on one map, each
+ * call beside the others it must agree with; the records, the scope tally and the claims are
+ * classes of their own.
  */
 public final class InMemoryIdempotencyStore extends BlockingIdempotencyStore
     implements RecordChangeNotifier {
