@@ -1,6 +1,7 @@
 package dev.idem.jdbc;
 
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.jdbc.internal.SqlIdentifiers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,7 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * Creates the records table or the locks table, under its configured name, from the statements of
+ * Creates the records, locks or resume log table, under its configured name, from the statements of
  * the dialect's one migration file in this jar ({@link JdbcDialect#migrations()}), which Flyway and
  * Liquibase run as they are. Creates only what is missing, so it is safe to run more than once.
  */
@@ -31,7 +32,16 @@ public final class JdbcSchema {
     run(dataSource, config.dialect(), "idem_locks", config.table());
   }
 
-  // The file names the tables idem_records and idem_locks and their indexes <table>_<what>; the
+  /**
+   * Creates the table of a {@link JdbcResumeLog} (named {@code table}: letters, digits and
+   * underscores, optionally {@code schema.table}) and its indexes if they are missing.
+   */
+  public static void createIfMissing(DataSource dataSource, JdbcDialect dialect, String table) {
+    run(dataSource, dialect, "idem_resumes", SqlIdentifiers.table(table));
+  }
+
+  // The file names the tables idem_records, idem_locks and idem_resumes and their indexes
+  // <table>_<what>; the
   // statements about `placeholder` are run, under the configured name.
   private static void run(
       DataSource dataSource, JdbcDialect dialect, String placeholder, String table) {

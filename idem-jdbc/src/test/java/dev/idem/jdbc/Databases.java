@@ -2,6 +2,7 @@ package dev.idem.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,13 @@ final class Databases {
     return new JdbcIdempotencyStore(ds, config);
   }
 
+  /** A resume log on {@code url}, with its table created if missing. */
+  static JdbcResumeLog resumeLog(String url, JdbcDialect dialect) {
+    DataSource ds = pool(url);
+    JdbcSchema.createIfMissing(ds, dialect, JdbcResumeLog.DEFAULT_TABLE);
+    return new JdbcResumeLog(ds, dialect);
+  }
+
   private static String env(String name, String fallback) {
     String value = System.getenv(name);
     return value == null || value.isBlank() ? fallback : value;
@@ -74,6 +82,22 @@ final class Databases {
     @Override
     public IdempotencyStore get() {
       return store(MARIADB_URL, JdbcDialect.mariadb(), true);
+    }
+  }
+
+  /** Builds a PostgreSQL resume log in the child JVM of a crash test. */
+  public static final class PostgresResumeLog implements Supplier<ResumeLog> {
+    @Override
+    public ResumeLog get() {
+      return resumeLog(POSTGRES_URL, JdbcDialect.postgresql());
+    }
+  }
+
+  /** Builds a MariaDB resume log in the child JVM of a crash test. */
+  public static final class MariaDbResumeLog implements Supplier<ResumeLog> {
+    @Override
+    public ResumeLog get() {
+      return resumeLog(MARIADB_URL, JdbcDialect.mariadb());
     }
   }
 }

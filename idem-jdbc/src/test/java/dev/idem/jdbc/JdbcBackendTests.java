@@ -1,20 +1,24 @@
 package dev.idem.jdbc;
 
 import dev.idem.core.lock.LockProvider;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.state.StateStore;
 import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
+import dev.idem.testsupport.CompleterContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.ResumeLogContract;
 import dev.idem.testsupport.StateStoreContract;
 import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -27,6 +31,7 @@ abstract class JdbcBackendTests {
 
   private static final Map<String, JdbcIdempotencyStore> PLAIN = new ConcurrentHashMap<>();
   private static final Map<String, JdbcLockProvider> LOCKS = new ConcurrentHashMap<>();
+  private static final Map<String, JdbcResumeLog> LOGS = new ConcurrentHashMap<>();
   private static final Map<String, JdbcStateStore<StateStoreContract.PaymentStatus>> STATES =
       new ConcurrentHashMap<>();
 
@@ -40,6 +45,11 @@ abstract class JdbcBackendTests {
    * store with; null for a database private to this JVM.
    */
   protected abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
+
+  /** As {@link #crashStoreFactory()}, for the resume log; null skips the completer's crash test. */
+  protected @Nullable Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+    return null;
+  }
 
   /** Whether the stores run their claims under READ COMMITTED (MySQL and MariaDB only). */
   protected boolean readCommittedClaims() {
@@ -108,6 +118,42 @@ abstract class JdbcBackendTests {
     protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
       return JdbcBackendTests.this.crashStoreFactory();
     }
+  }
+
+  @Nested
+  class ResumeLogs extends ResumeLogContract {
+    @Override
+    protected ResumeLog log() {
+      return resumeLog();
+    }
+  }
+
+  @Nested
+  class Completers extends CompleterContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
+    }
+
+    @Override
+    protected ResumeLog log() {
+      return resumeLog();
+    }
+
+    @Override
+    protected @Nullable Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return JdbcBackendTests.this.crashStoreFactory();
+    }
+
+    @Override
+    protected @Nullable Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+      return JdbcBackendTests.this.crashLogFactory();
+    }
+  }
+
+  private ResumeLog resumeLog() {
+    return LOGS.computeIfAbsent(
+        dialect().name() + " " + url(), k -> Databases.resumeLog(url(), dialect()));
   }
 
   @Nested

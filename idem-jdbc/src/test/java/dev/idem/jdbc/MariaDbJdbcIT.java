@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Supplier;
 
@@ -27,5 +28,10 @@ class MariaDbJdbcIT extends JdbcBackendTests {
   @Override
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return Databases.MariaDbStore.class;
+  }
+
+  @Override
+  protected Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+    return Databases.MariaDbResumeLog.class;
   }
 }

@@ -1,5 +1,6 @@
 package dev.idem.jdbc;
 
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Supplier;
 
@@ -19,5 +20,10 @@ class PostgresJdbcIT extends JdbcBackendTests {
   @Override
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return Databases.PostgresStore.class;
+  }
+
+  @Override
+  protected Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+    return Databases.PostgresResumeLog.class;
   }
 }

@@ -1,16 +1,20 @@
 package dev.idem.redis;
 
 import dev.idem.core.lock.LockProvider;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
+import dev.idem.testsupport.CompleterContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.ResumeLogContract;
 import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
 import java.time.Clock;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -27,6 +31,50 @@ abstract class RedisBackendTests {
   abstract IdempotencyStore storeOnClock(Clock clock);
 
   abstract Class<? extends Supplier<IdempotencyStore>> crashStoreFactory();
+
+  /** A resume log on the same Redis. */
+  abstract ResumeLog resumeLog();
+
+  /** Builds the resume log in a crashing child JVM; null skips the completer's crash test. */
+  @Nullable Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+    return null;
+  }
+
+  @Nested
+  class ResumeLogs extends ResumeLogContract {
+    @Override
+    protected ResumeLog log() {
+      return resumeLog();
+    }
+
+    @Override
+    protected boolean expiresByItself() {
+      return true;
+    }
+  }
+
+  @Nested
+  class Completers extends CompleterContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+
+    @Override
+    protected ResumeLog log() {
+      return resumeLog();
+    }
+
+    @Override
+    protected @Nullable Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
+      return RedisBackendTests.this.crashStoreFactory();
+    }
+
+    @Override
+    protected @Nullable Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+      return RedisBackendTests.this.crashLogFactory();
+    }
+  }
 
   @Nested
   class Store extends IdempotencyStoreContract {

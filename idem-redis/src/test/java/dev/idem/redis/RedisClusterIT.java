@@ -10,6 +10,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
@@ -38,6 +39,7 @@ class RedisClusterIT extends RedisBackendTests {
   private static RedisClusterClient client;
   private static RedisIdempotencyStore store;
   private static RedisLockProvider locks;
+  private static RedisResumeLog resumeLog;
 
   @BeforeAll
   static void startCluster() throws Exception {
@@ -49,6 +51,7 @@ class RedisClusterIT extends RedisBackendTests {
     client = RedisTestServers.clusterClient(seed);
     store = RedisIdempotencyStore.create(client);
     locks = RedisLockProvider.create(client);
+    resumeLog = RedisResumeLog.create(client);
   }
 
   @AfterAll
@@ -56,6 +59,9 @@ class RedisClusterIT extends RedisBackendTests {
     try {
       if (locks != null) {
         locks.close();
+      }
+      if (resumeLog != null) {
+        resumeLog.close();
       }
       if (store != null) {
         store.close();
@@ -128,5 +134,10 @@ class RedisClusterIT extends RedisBackendTests {
   @Override
   Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return ClusterStoreFactory.class;
+  }
+
+  @Override
+  ResumeLog resumeLog() {
+    return resumeLog;
   }
 }

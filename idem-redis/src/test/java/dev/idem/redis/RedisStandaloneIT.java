@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.lock.LockProvider;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyRecord;
@@ -46,17 +47,20 @@ class RedisStandaloneIT extends RedisBackendTests {
   private static RedisClient client;
   private static RedisIdempotencyStore store;
   private static RedisLockProvider locks;
+  private static RedisResumeLog resumeLog;
 
   @BeforeAll
   static void connect() {
     client = RedisTestServers.standaloneClient();
     store = RedisIdempotencyStore.create(client);
     locks = RedisLockProvider.create(client);
+    resumeLog = RedisResumeLog.create(client);
   }
 
   @AfterAll
   static void disconnect() {
     locks.close();
+    resumeLog.close();
     store.close();
     client.shutdown();
   }
@@ -358,5 +362,15 @@ class RedisStandaloneIT extends RedisBackendTests {
   void rejectsAKeyPrefixThatWouldMoveTheHashTag() {
     assertThatThrownBy(() -> RedisIdempotencyStore.create(client, "app:{x}:"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Override
+  ResumeLog resumeLog() {
+    return resumeLog;
+  }
+
+  @Override
+  Class<? extends Supplier<ResumeLog>> crashLogFactory() {
+    return StandaloneResumeLogFactory.class;
   }
 }

@@ -1,14 +1,22 @@
 package dev.idem.testsupport;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.resume.Completer;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -21,7 +29,9 @@ import java.util.function.Supplier;
  *
  * <p>Arguments: factory class (a {@code Supplier<IdempotencyStore>} with a public no-argument
  * constructor), scope, key value, lease in milliseconds, the point: {@code in:<step>} (after the
- * step's effect, before the step ends) or {@code after:<step>}.
+ * step's effect, before the step ends) or {@code after:<step>}; then, to run the flow as a
+ * resumable operation, a factory class of its {@code Supplier<ResumeLog>} and the operation's name,
+ * which must be the key's scope.
  */
 public final class CrashingFlow {
 
@@ -30,6 +40,9 @@ public final class CrashingFlow {
 
   /** The request the flow runs for. */
   public static final Fingerprint REQUEST = Fingerprint.of("POST /orders/pay", "order-1");
+
+  /** The input of the flow when it runs as a resumable operation. */
+  public static final String ORDER = "order-1";
 
   /** What the flow answers once every step ran. */
   public static final String ANSWER = "stock-done balance-done charge-done publish-done";
@@ -45,19 +58,27 @@ public final class CrashingFlow {
     IdempotencyConfig config =
         IdempotencyConfig.custom().lease(Duration.ofMillis(Long.parseLong(args[3]))).build();
     String point = args[4];
-    engine.execute(
-        key,
-        REQUEST,
-        ResultCodec.utf8(),
-        ctx ->
-            run(
-                ctx,
-                point,
-                effect -> {
-                  System.out.println(effect);
-                  System.out.flush();
-                }),
-        config);
+    Consumer<String> print =
+        effect -> {
+          System.out.println(effect);
+          System.out.flush();
+        };
+    if (args.length > 5) {
+      @SuppressWarnings("unchecked")
+      Supplier<ResumeLog> logs =
+          (Supplier<ResumeLog>) Class.forName(args[5]).getDeclaredConstructor().newInstance();
+      Completer.builder(engine, logs.get())
+          .build()
+          .register(
+              args[6],
+              ResultCodec.utf8(),
+              ResultCodec.utf8(),
+              config,
+              (order, ctx) -> run(ctx, point, print))
+          .executeWithStatus(key, ORDER);
+    } else {
+      engine.execute(key, REQUEST, ResultCodec.utf8(), ctx -> run(ctx, point, print), config);
+    }
     System.out.println("finished without reaching " + point);
     System.exit(3);
   }
@@ -81,6 +102,27 @@ public final class CrashingFlow {
       hangAt("after:" + step, point);
     }
     return answer.toString();
+  }
+
+  /**
+   * Asserts what a flow killed at {@code point} and then finished by another run leaves: each
+   * step's effect made under one key, and only a step killed midway made twice.
+   *
+   * @param effects every {@code effect <step> <key>} line of both runs
+   */
+  public static void assertEachEffectOnce(String point, List<String> effects) {
+    Map<String, Set<String>> keysByStep = new TreeMap<>();
+    for (String effect : effects) {
+      String[] parts = effect.split(" ");
+      keysByStep.computeIfAbsent(parts[1], s -> new HashSet<>()).add(parts[2]);
+    }
+    assertThat(keysByStep.keySet()).containsExactlyInAnyOrderElementsOf(STEPS);
+    assertThat(keysByStep.values())
+        .as("killed %s: each effect reached its downstream under one key: %s", point, effects)
+        .allSatisfy(keys -> assertThat(keys).hasSize(1));
+    assertThat(effects)
+        .as("killed %s: only a step killed midway ran again: %s", point, effects)
+        .hasSize(point.startsWith("in:") ? 5 : 4);
   }
 
   private static void hangAt(String here, String point) {

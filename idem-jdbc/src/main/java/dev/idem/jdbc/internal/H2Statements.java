@@ -108,6 +108,11 @@ public final class H2Statements extends Statements {
   }
 
   @Override
+  public String firstRows() {
+    return " FETCH FIRST ? ROWS ONLY";
+  }
+
+  @Override
   public String acquireLock(String t) {
     return "MERGE INTO "
         + t

@@ -93,6 +93,11 @@ public abstract class Statements {
   /** Deletes at most {@code ?} expired records in one statement that holds no long locks. */
   public abstract String purge(String table);
 
+  /** The clause that keeps the first rows of an ordered query, their number a parameter. */
+  public String firstRows() {
+    return " LIMIT ?";
+  }
+
   /**
    * Appended to the read that follows a claim, so that it sees the latest committed row even in a
    * transaction whose snapshot is older (MySQL's REPEATABLE READ); empty where plain reads do.

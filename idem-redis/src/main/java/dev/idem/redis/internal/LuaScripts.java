@@ -444,6 +444,130 @@ public final class LuaScripts {
           return 1
           """);
 
+  // The resume log: an entry is a hash (s scope, k key value, f fingerprint, i input, a attempts,
+  // d "1" once abandoned, x expiry in ms) that expires with the entry; a pending entry's id sits in
+  // the operation's due set by due time, an abandoned one's in its abandoned set by expiry. All of
+  // an operation's keys share its hash tag, so its scripts stay in one Cluster slot; the scripts
+  // that read entries by the ids found in a set name them from ARGV's key prefix.
+  private static final String ENTRY =
+      """
+      local function entry(e, id)
+        local f = redis.call('HMGET', e, 's', 'k', 'f', 'i', 'a', 'd')
+        return {id, f[1], f[2], f[3], f[4], f[5], f[6]}
+      end
+      """;
+
+  /**
+   * Writes an entry unless it is there. KEYS: entry, due set. ARGV: id, scope, key value,
+   * fingerprint, input, delay ms, keep ms. Answers 1 when written.
+   */
+  public static final Script RESUME_REMEMBER =
+      new Script(
+          NOW
+              + """
+              if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+              redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[3], 'f', ARGV[4], 'i', ARGV[5],
+                'a', '0', 'd', '0', 'x', string.format('%.0f', now + tonumber(ARGV[7])))
+              redis.call('PEXPIRE', KEYS[1], ARGV[7])
+              redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[1])
+              return 1
+              """);
+
+  /**
+   * Takes due entries. KEYS: due set. ARGV: hold ms, limit, entry key prefix. Answers each taken
+   * entry as id, scope, key value, fingerprint, input, attempts, abandoned; ids whose entry expired
+   * leave the set.
+   */
+  public static final Script RESUME_TAKE =
+      new Script(
+          NOW
+              + ENTRY
+              + """
+              local out = {}
+              local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ARGV[2])
+              for _, id in ipairs(ids) do
+                local e = ARGV[3] .. id
+                if redis.call('EXISTS', e) == 1 then
+                  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), id)
+                  for _, x in ipairs(entry(e, id)) do out[#out + 1] = x end
+                else
+                  redis.call('ZREM', KEYS[1], id)
+                end
+              end
+              return out
+              """);
+
+  /**
+   * Counts a failed attempt and sets the next due time. KEYS: entry, due set. ARGV: id, delay ms.
+   */
+  public static final Script RESUME_FAILED =
+      new Script(
+          NOW
+              + """
+              if redis.call('HGET', KEYS[1], 'd') ~= '0' then return 0 end
+              redis.call('HINCRBY', KEYS[1], 'a', 1)
+              redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+              return 1
+              """);
+
+  /** Counts a last attempt and abandons. KEYS: entry, due set, abandoned set. ARGV: id. */
+  public static final Script RESUME_ABANDON =
+      new Script(
+          NOW
+              + """
+              if redis.call('HGET', KEYS[1], 'd') ~= '0' then return 0 end
+              redis.call('HINCRBY', KEYS[1], 'a', 1)
+              redis.call('HSET', KEYS[1], 'd', '1')
+              redis.call('ZREM', KEYS[2], ARGV[1])
+              redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'x'), ARGV[1])
+              redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+              return 1
+              """);
+
+  /**
+   * Lists abandoned entries. KEYS: abandoned set. ARGV: limit, entry key prefix. Answers as {@link
+   * #RESUME_TAKE} does.
+   */
+  public static final Script RESUME_ABANDONED =
+      new Script(
+          NOW
+              + ENTRY
+              + """
+              redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+              local out = {}
+              local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'LIMIT', 0, ARGV[1])
+              for _, id in ipairs(ids) do
+                local e = ARGV[2] .. id
+                if redis.call('EXISTS', e) == 1 then
+                  for _, x in ipairs(entry(e, id)) do out[#out + 1] = x end
+                end
+              end
+              return out
+              """);
+
+  /** Makes an abandoned entry pending. KEYS: entry, due set, abandoned set. ARGV: id. */
+  public static final Script RESUME_REOPEN =
+      new Script(
+          NOW
+              + """
+              if redis.call('HGET', KEYS[1], 'd') ~= '1' then return 0 end
+              redis.call('HSET', KEYS[1], 'a', '0', 'd', '0')
+              redis.call('ZREM', KEYS[3], ARGV[1])
+              redis.call('ZADD', KEYS[2], now, ARGV[1])
+              return 1
+              """);
+
+  /**
+   * Removes an entry. KEYS: entry, due set, abandoned set. ARGV: id. Answers 1 when it was there.
+   */
+  public static final Script RESUME_FORGET =
+      new Script(
+          """
+          redis.call('ZREM', KEYS[2], ARGV[1])
+          redis.call('ZREM', KEYS[3], ARGV[1])
+          return redis.call('DEL', KEYS[1])
+          """);
+
   /** A script's source and the SHA-1 that {@code EVALSHA} calls it by. */
   public record Script(String source, String sha) {
 

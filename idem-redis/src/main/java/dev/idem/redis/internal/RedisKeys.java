@@ -86,6 +86,16 @@ public final class RedisKeys {
     return new byte[][] {bytes(base + "lease"), bytes(base + "fence"), bytes(base + "waits")};
   }
 
+  /**
+   * The keys of one operation's resume log, by the digest of the operation's name: its due set, its
+   * abandoned set, and the prefix of its entries' keys (followed by an entry's id), all in one
+   * Cluster slot.
+   */
+  public byte[][] resumeLog(String operationDigest) {
+    String base = prefix + "resume:{" + operationDigest + "}:";
+    return new byte[][] {bytes(base + "due"), bytes(base + "abandoned"), bytes(base + "e:")};
+  }
+
   /** The channel that carries the digests of records that changed while someone waited. */
   public byte[] changeChannel() {
     return bytes(prefix + "changes");

@@ -38,3 +38,21 @@ CREATE TABLE IF NOT EXISTS idem_locks (
   expires_at  BIGINT       NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idem_locks_expires_at ON idem_locks (expires_at);
+
+-- One row per resumable call a completer may have to finish; id is the digest of the operation and
+-- the call's key and fingerprint, operation the digest of the operation's name (compared byte for
+-- byte, whatever the collation).
+CREATE TABLE IF NOT EXISTS idem_resumes (
+  id          CHAR(64)     NOT NULL PRIMARY KEY,
+  operation   CHAR(64)     NOT NULL,
+  scope       VARCHAR(512) NOT NULL,
+  key_value   VARCHAR(255) NOT NULL,
+  fingerprint VARCHAR(64)  NOT NULL,
+  input       VARBINARY    NOT NULL,
+  attempts    INTEGER      NOT NULL,
+  abandoned   BOOLEAN      NOT NULL,
+  due_at      BIGINT       NOT NULL,
+  expires_at  BIGINT       NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idem_resumes_due ON idem_resumes (operation, abandoned, due_at);
+CREATE INDEX IF NOT EXISTS idem_resumes_expires_at ON idem_resumes (expires_at);

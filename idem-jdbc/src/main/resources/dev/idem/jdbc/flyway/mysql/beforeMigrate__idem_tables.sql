@@ -40,3 +40,22 @@ CREATE TABLE IF NOT EXISTS idem_locks (
   expires_at  BIGINT       NOT NULL,
   INDEX idem_locks_expires_at (expires_at)
 ) ENGINE = InnoDB;
+
+-- One row per resumable call a completer may have to finish; id is the digest of the operation and
+-- the call's key and fingerprint, operation the digest of the operation's name (compared byte for
+-- byte, whatever the collation). Read by operation and due time; expires_at is when it may be
+-- purged.
+CREATE TABLE IF NOT EXISTS idem_resumes (
+  id          CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+  operation   CHAR(64) CHARACTER SET ascii NOT NULL,
+  scope       VARCHAR(512) NOT NULL,
+  key_value   VARCHAR(255) CHARACTER SET ascii NOT NULL,
+  fingerprint VARCHAR(64) CHARACTER SET ascii NOT NULL,
+  input       LONGBLOB     NOT NULL,
+  attempts    INT          NOT NULL,
+  abandoned   BOOLEAN      NOT NULL,
+  due_at      BIGINT       NOT NULL,
+  expires_at  BIGINT       NOT NULL,
+  INDEX idem_resumes_due (operation, abandoned, due_at),
+  INDEX idem_resumes_expires_at (expires_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
