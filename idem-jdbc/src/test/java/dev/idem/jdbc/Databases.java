@@ -92,12 +92,4 @@ final class Databases {
       return resumeLog(POSTGRES_URL, JdbcDialect.postgresql());
     }
   }
-
-  /** Builds a MariaDB resume log in the child JVM of a crash test. */
-  public static final class MariaDbResumeLog implements Supplier<ResumeLog> {
-    @Override
-    public ResumeLog get() {
-      return resumeLog(MARIADB_URL, JdbcDialect.mariadb());
-    }
-  }
 }

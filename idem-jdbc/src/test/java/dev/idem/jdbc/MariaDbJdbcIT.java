@@ -1,6 +1,5 @@
 package dev.idem.jdbc;
 
-import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Supplier;
 
@@ -28,10 +27,5 @@ class MariaDbJdbcIT extends JdbcBackendTests {
   @Override
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return Databases.MariaDbStore.class;
-  }
-
-  @Override
-  protected Class<? extends Supplier<ResumeLog>> crashLogFactory() {
-    return Databases.MariaDbResumeLog.class;
   }
 }

@@ -64,6 +64,7 @@ public final class RedisIdempotencyStore
 
   private final RedisBackend backend;
   private final RedisKeys keys;
+  private final String keyPrefix;
   private final ScriptRunner scripts;
   private final Notifications changes;
   private final CompletedReplays replays;
@@ -77,6 +78,7 @@ public final class RedisIdempotencyStore
       RedisBackend backend, String keyPrefix, @Nullable ReplicaAcks acks, Clock clock) {
     this.acks = acks;
     this.keys = new RedisKeys(keyPrefix);
+    this.keyPrefix = keyPrefix;
     this.changeChannel = keys.changeChannel();
     this.backend = backend;
     try {
@@ -367,6 +369,15 @@ public final class RedisIdempotencyStore
   public Subscription onChange(IdempotencyKey key, Runnable listener) {
     Runnable remove = changes.listen(key.digest(), listener);
     return remove::run;
+  }
+
+  /**
+   * A resume log for a {@link dev.idem.core.resume.Completer} on this store's connection, under its
+   * key prefix. It lives as long as the store: closing the log leaves the connection open, closing
+   * the store ends both.
+   */
+  public RedisResumeLog resumeLog() {
+    return RedisResumeLog.sharing(backend, keyPrefix);
   }
 
   /** Closes this store's connections; the Lettuce client stays open. */

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A {@link ResumeLog} on Redis, standalone or Cluster, by the server's clock. An entry is a hash
@@ -37,11 +36,29 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
   private final ScriptRunner scripts;
   private final RedisKeys keys;
 
-  private RedisResumeLog(RedisBackend backend, String keyPrefix) {
+  private final boolean ownsBackend;
+
+  private RedisResumeLog(RedisBackend backend, String keyPrefix, boolean ownsBackend) {
     this.keys = new RedisKeys(keyPrefix);
     this.backend = backend;
     this.scripts = new ScriptRunner(backend);
-    EvictionCheck.warnUnlessNoEviction(backend, "RedisResumeLog");
+    this.ownsBackend = ownsBackend;
+  }
+
+  private static RedisResumeLog owning(RedisBackend backend, String keyPrefix) {
+    try {
+      RedisResumeLog log = new RedisResumeLog(backend, keyPrefix, true);
+      EvictionCheck.warnUnlessNoEviction(backend, "RedisResumeLog");
+      return log;
+    } catch (RuntimeException e) {
+      backend.close();
+      throw e;
+    }
+  }
+
+  /** A log on a store's backend, which the store closes. */
+  static RedisResumeLog sharing(RedisBackend backend, String keyPrefix) {
+    return new RedisResumeLog(backend, keyPrefix, false);
   }
 
   /** A log on a standalone Redis with the default prefix. */
@@ -55,9 +72,8 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
    * @param keyPrefix put in front of every key; must not contain braces
    */
   public static RedisResumeLog create(RedisClient client, String keyPrefix) {
-    Objects.requireNonNull(keyPrefix, "keyPrefix");
     new RedisKeys(keyPrefix);
-    return new RedisResumeLog(Connect.standalone(client), keyPrefix);
+    return owning(Connect.standalone(client), keyPrefix);
   }
 
   /** A log on a Redis Cluster with the default prefix. */
@@ -67,9 +83,8 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
 
   /** A log on a Redis Cluster; see {@link #create(RedisClient, String)}. */
   public static RedisResumeLog create(RedisClusterClient client, String keyPrefix) {
-    Objects.requireNonNull(keyPrefix, "keyPrefix");
     new RedisKeys(keyPrefix);
-    return new RedisResumeLog(Connect.cluster(client), keyPrefix);
+    return owning(Connect.cluster(client), keyPrefix);
   }
 
   @Override
@@ -140,10 +155,15 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
     return 0;
   }
 
-  /** Closes this log's connections; the Lettuce client stays open. */
+  /**
+   * Closes this log's connections (none, for a store's {@link RedisIdempotencyStore#resumeLog()});
+   * the Lettuce client stays open.
+   */
   @Override
   public void close() {
-    backend.close();
+    if (ownsBackend) {
+      backend.close();
+    }
   }
 
   private boolean change(Script script, ResumeEntry entry) {

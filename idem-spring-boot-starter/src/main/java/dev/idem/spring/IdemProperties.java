@@ -58,6 +58,10 @@ public class IdemProperties {
   /** The Redis store. */
   @NestedConfigurationProperty private final IdemRedisProperties redis = new IdemRedisProperties();
 
+  /** The completer of resumable methods. */
+  @NestedConfigurationProperty
+  private final IdemCompleterProperties completer = new IdemCompleterProperties();
+
   /** The retries of the application's HTTP clients. */
   @NestedConfigurationProperty
   private final IdemClientProperties client = new IdemClientProperties();
@@ -103,6 +107,10 @@ public class IdemProperties {
 
   public IdemRedisProperties getRedis() {
     return redis;
+  }
+
+  public IdemCompleterProperties getCompleter() {
+    return completer;
   }
 
   public Memory getMemory() {

@@ -77,6 +77,19 @@ public @interface Idempotent {
   boolean required() default true;
 
   /**
+   * True to have a call finished without its client. Once the call holds its key, its arguments are
+   * written (as JSON, with the application's mapper) to the completer's resume log; a call that
+   * failed retryably, or whose process died, and that nobody called again is run again by the
+   * completer after its lease ({@code idem.completer.*}), through this bean and every advice on it,
+   * from the steps that ended; the answer is stored for the client to get when it comes back. A
+   * call that keeps failing is abandoned after {@code idem.completer.max-attempts}, for an operator
+   * to retry or drop through the Actuator endpoint. Bean methods only, with a key expression,
+   * returning their value itself (not a future or a publisher); a method that does not qualify
+   * stops the application at start-up.
+   */
+  boolean resumable() default false;
+
+  /**
    * How long a duplicate waits for the first request: {@code "0"} refuses it at once (409), a
    * positive duration waits up to that long; empty (the default) takes the policy's setting. A
    * duration as Spring Boot's properties take them ({@code "500ms"}, {@code "5s"}, {@code "PT5S"};

@@ -9,9 +9,12 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.KeyReuseException;
 import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.Work;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,25 +116,55 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
   /** As {@link #execute}, with the whole key, and telling whether the result was replayed. */
   public Executed<R> executeWithStatus(IdempotencyKey key, I input) {
     ResumeEntry entry = entryOf(key, input);
+    return call(entry, input, context -> work.run(input, context), null);
+  }
+
+  /**
+   * As {@link #executeWithStatus(IdempotencyKey, Object)}, for an adapter that runs the call itself
+   * (a proxy's chain of advice): {@code work} runs this call, while the registered work is what the
+   * completer resumes it with, so both must do the same for the same input. The request's
+   * fingerprint is the adapter's own. With a {@code deferral}, the outcome is held as {@link
+   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, dev.idem.core.Work,
+   * IdempotencyConfig, Consumer)} says, and the entry stays: the completer's next pass replays the
+   * answer that was stored and takes it out, or runs the call again when it was freed (its
+   * transaction rolled back).
+   */
+  public <E extends Exception> Executed<R> executeWithStatus(
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      I input,
+      Work<R, E> work,
+      @Nullable Consumer<PendingOutcome> deferral)
+      throws E {
+    byte[] encoded = inputCodec.encode(input);
+    return call(ResumeEntry.of(name, key, fingerprint, encoded), input, work, deferral);
+  }
+
+  private <E extends Exception> Executed<R> call(
+      ResumeEntry entry, I input, Work<R, E> run, @Nullable Consumer<PendingOutcome> deferral)
+      throws E {
     Executed<R> executed;
     try {
       executed =
           idempotency.executeWithStatus(
-              key,
+              entry.key(),
               entry.fingerprint(),
               resultCodec,
               context -> {
                 resumeLog.remember(entry, config.lease(), config.retention());
-                return work.run(input, context);
+                return run.run(context);
               },
-              config);
-    } catch (RuntimeException e) {
-      if (ended(e)) {
+              config,
+              deferral);
+    } catch (Exception e) {
+      if (deferral == null && ended(e)) {
         forget(entry);
       }
       throw e;
     }
-    forget(entry);
+    if (deferral == null || executed.replayed()) {
+      forget(entry);
+    }
     return executed;
   }
 
@@ -162,7 +195,7 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
    * calls terminal, or the replay of one, or an answer that was stored but cannot be replayed). The
    * engine's own refusals (in flight, key reused, store down, lease lost) leave the call open.
    */
-  boolean ended(RuntimeException failure) {
+  boolean ended(Exception failure) {
     if (failure instanceof ReplayedFailureException
         || failure instanceof OutcomeNotReplayableException) {
       return true;

@@ -3,11 +3,14 @@ package dev.idem.spring.actuate;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.resume.Completer;
 import dev.idem.core.store.IdempotencyRecord;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.RecordState;
 import java.security.Principal;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
@@ -23,9 +27,11 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 /**
  * The Actuator endpoint {@code idempotency}, for operators: read the record of a key, release one
  * stuck IN_PROGRESS under an owner that will never finish, evict a COMPLETED one whose answer must
- * no longer be replayed. The key is named by the parameters {@code scope} and {@code key} (query
- * parameters, or members of a write's JSON body), so that any scope ({@code POST /orders|alice}
- * holds a space, a slash and a bar) and any key value travel in ordinary URL encoding.
+ * no longer be replayed; under {@code /abandoned}, list, retry or drop the calls of resumable
+ * methods that the completer gave up. The key is named by the parameters {@code scope} and {@code
+ * key} (query parameters, or members of a write's JSON body), so that any scope ({@code POST
+ * /orders|alice} holds a space, a slash and a bar) and any key value travel in ordinary URL
+ * encoding.
  *
  * <p>A write acts on the record it reads, through {@link IdempotencyStore#evict}: only while the
  * record is still in the state the write is for and has the fence it read, or the {@code fence} the
@@ -62,13 +68,73 @@ public class IdempotencyEndpoint {
     }
   }
 
+  private static final String ABANDONED = "abandoned";
+
   private final IdempotencyStore store;
+  private final AbandonedCalls abandoned;
 
   /**
    * @param store the store whose records are read and given up
    */
   public IdempotencyEndpoint(IdempotencyStore store) {
+    this(store, Optional::empty);
+  }
+
+  /**
+   * @param store the store whose records are read and given up
+   * @param completer the completer of resumable methods, once there is one
+   */
+  public IdempotencyEndpoint(IdempotencyStore store, Supplier<Optional<Completer>> completer) {
     this.store = store;
+    this.abandoned = new AbandonedCalls(completer);
+  }
+
+  /**
+   * {@code GET /abandoned}: the calls of a resumable method's {@code operation} that the completer
+   * abandoned (at most {@value AbandonedCalls#LIMIT}), their arguments left out.
+   *
+   * @return 200 with the calls; 404 when the application has no resumable method, or for another
+   *     path than {@code abandoned}; 503 when the log cannot be read
+   */
+  @ReadOperation
+  public WebEndpointResponse<List<AbandonedCallDescriptor>> abandoned(
+      @Selector String list, String operation) {
+    if (!ABANDONED.equals(list)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return abandoned.list(operation);
+  }
+
+  /**
+   * {@code POST /abandoned}: gives an abandoned call its attempts back; the completer's next pass
+   * runs it again.
+   *
+   * @param id the call's id, as the listing shows it
+   * @return 200 when done; 404 when no abandoned call of the operation has the id; 409 when it
+   *     changed meanwhile; 503 when the log fails
+   */
+  @WriteOperation
+  public WebEndpointResponse<AbandonedCallActionDescriptor> retryAbandoned(
+      SecurityContext caller, @Selector String list, String operation, String id) {
+    if (!ABANDONED.equals(list)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return abandoned.retry(nameOf(caller), operation, id);
+  }
+
+  /**
+   * {@code DELETE /abandoned}: takes an abandoned call out of the completer's log for good. Its
+   * key's record stays as it is, so a client's retry still runs or replays it.
+   *
+   * @return as {@link #retryAbandoned}
+   */
+  @DeleteOperation
+  public WebEndpointResponse<AbandonedCallActionDescriptor> dropAbandoned(
+      SecurityContext caller, @Selector String list, String operation, String id) {
+    if (!ABANDONED.equals(list)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return abandoned.drop(nameOf(caller), operation, id);
   }
 
   /**

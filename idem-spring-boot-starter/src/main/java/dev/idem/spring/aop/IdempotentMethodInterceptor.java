@@ -1,5 +1,6 @@
 package dev.idem.spring.aop;
 
+import dev.idem.core.Executed;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -9,15 +10,19 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.Work;
+import dev.idem.core.resume.Completer;
+import dev.idem.core.resume.ResumableOperation;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.NotInGuardedCallException;
 import dev.idem.spring.aop.internal.ComparedArguments;
+import dev.idem.spring.aop.internal.JsonArguments;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
 import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
+import dev.idem.spring.aop.internal.ResumedCalls;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
@@ -48,6 +53,7 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -105,6 +111,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
   private final ScheduledRuns scheduled = new ScheduledRuns();
   private final StepNames steps = new StepNames();
+  private final Map<Method, ResumableOperation<@Nullable Object[], @Nullable Object>> resumables =
+      new ConcurrentHashMap<>();
   private volatile Clock clock = Clock.systemUTC();
 
   /**
@@ -146,6 +154,10 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     if (plan.isStep()) {
       return step(plan, context, arguments, invocation);
     }
+    if (plan.resumable() && ResumedCalls.take(plan.method())) {
+      // the completer's run: its claim is held already, and the method's advice runs around this
+      return proceed(invocation);
+    }
     String followed = plan.slot() != null ? ScheduledRuns.takeFollowedSlot() : null;
     Guarded guarded;
     try {
@@ -177,6 +189,52 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
           proxy == null ? null : () -> ScheduledRuns.through(proxy, method, slot));
     }
     return call(plan, key, fingerprint, invocation);
+  }
+
+  /**
+   * Registers a resumable method of {@code bean} (a proxy this interceptor advises) with {@code
+   * completer}, under its operation, so that the completer finishes its calls by calling the bean
+   * again with the arguments its client called it with.
+   *
+   * @throws IllegalStateException another resumable method has the same operation
+   */
+  void register(Completer completer, Object bean, Method method, Class<?> targetClass) {
+    MethodPlan plan =
+        plans.computeIfAbsent(
+            new AnnotatedElementKey(method, targetClass),
+            k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
+    Method specific = plan.method();
+    // a class-based proxy is a target class: its method dispatches to the proxy's advice; a JDK
+    // proxy implements the interface's method, not the target class's
+    Method callable =
+        specific.getDeclaringClass().isInstance(bean)
+            ? specific
+            : Objects.requireNonNull(
+                ReflectionUtils.findMethod(
+                    bean.getClass(), specific.getName(), specific.getParameterTypes()),
+                () -> specific + " is not a method of " + bean.getClass());
+    ReflectionUtils.makeAccessible(callable);
+    ResumableOperation<@Nullable Object[], @Nullable Object> operation;
+    try {
+      operation =
+          completer.register(
+              plan.operation(),
+              new JsonArguments(mapper, specific, targetClass),
+              plan.codec(),
+              plan.config(),
+              (arguments, ctx) -> {
+                ResumedCalls.mark(specific);
+                try {
+                  return ReflectionUtils.invokeMethod(callable, bean, arguments);
+                } finally {
+                  ResumedCalls.clear();
+                }
+              });
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "@Idempotent(resumable = true) on " + specific + ": " + e.getMessage(), e);
+    }
+    resumables.put(specific, operation);
   }
 
   // the slot a follow-up asked for, else the one the clock is in
@@ -222,25 +280,44 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       throws Exception {
     Work<@Nullable Object, Exception> work =
         inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation));
+    Engine engine = engine(plan, key, fingerprint, invocation.getArguments());
     if (SPRING_TX && !plan.declaresTransaction() && TransactionOutcomes.active()) {
       // its effect is not in the caller's transaction: settled when it returns, and outside that
       // transaction, so that a rollback of the caller never makes a retry run it again
       warnOnce(plan);
-      IdempotencyKey claimed = key;
-      Fingerprint compared = fingerprint;
       return OutsideTransaction.call(
-          () ->
-              idempotency.execute(
-                  claimed, compared, plan.codec(), OutsideTransaction.inside(work), plan.config()));
+          () -> engine.run(OutsideTransaction.inside(work), null).value());
     }
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
-    if (deferral == null) {
-      return idempotency.execute(key, fingerprint, plan.codec(), work, plan.config());
+    return engine.run(work, deferral).value();
+  }
+
+  /** How a keyed call goes through the engine: plainly, or as a resumable operation's call. */
+  @FunctionalInterface
+  private interface Engine {
+    Executed<@Nullable Object> run(
+        Work<@Nullable Object, Exception> work, @Nullable Consumer<PendingOutcome> deferral)
+        throws Exception;
+  }
+
+  private Engine engine(
+      MethodPlan plan, IdempotencyKey key, Fingerprint fingerprint, @Nullable Object[] arguments) {
+    if (!plan.resumable()) {
+      return (work, deferral) ->
+          idempotency.executeWithStatus(
+              key, fingerprint, plan.codec(), work, plan.config(), deferral);
     }
-    return idempotency
-        .executeWithStatus(key, fingerprint, plan.codec(), work, plan.config(), deferral)
-        .value();
+    ResumableOperation<@Nullable Object[], @Nullable Object> operation =
+        resumables.get(plan.method());
+    if (operation == null) {
+      throw new IllegalStateException(
+          plan.operation()
+              + " is resumable, but no completer has it: it is registered at start-up, for beans"
+              + " created then");
+    }
+    return (work, deferral) ->
+        operation.executeWithStatus(key, fingerprint, arguments, work, deferral);
   }
 
   // A method that names no key: a step of the guarded call running on this thread. Its outcome is

@@ -1,16 +1,24 @@
 package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.Idempotency;
+import dev.idem.core.resume.Completer;
+import dev.idem.core.resume.ResumeLog;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemAsyncProperties;
+import dev.idem.spring.IdemCompleterProperties;
 import dev.idem.spring.IdemPolicies;
+import dev.idem.spring.IdemProperties;
+import dev.idem.spring.IdemThreads;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.aop.IdempotentMethodInterceptor;
 import dev.idem.spring.aop.IdempotentMethodPostProcessor;
+import dev.idem.spring.aop.ResumableMethods;
 import dev.idem.spring.aop.internal.JsonMissingCheck;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.autoconfigure.internal.ReactiveControllersCheck;
+import dev.idem.spring.autoconfigure.internal.ResumeLogs;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -67,6 +75,45 @@ public class IdemAopAutoConfiguration {
           beanFactory,
           counted,
           new LaterResults(idempotency, storeCalls, counted, async.getMaxElements()));
+    }
+
+    /**
+     * Registers the resumable methods with a completer, built on the application's {@link
+     * ResumeLog} bean or the log beside the store, and runs its passes.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ResumableMethods idemResumableMethods(
+        ListableBeanFactory beans,
+        IdempotentMethodInterceptor interceptor,
+        Idempotency idempotency,
+        ObjectProvider<ResumeLog> logs,
+        ObjectProvider<IdempotencyStore> store,
+        IdemProperties properties,
+        IdemThreads threads) {
+      IdemCompleterProperties settings = properties.getCompleter();
+      return new ResumableMethods(
+          beans,
+          interceptor,
+          () -> {
+            ResumeLog log =
+                logs.getIfUnique(
+                    () -> {
+                      IdempotencyStore built = store.getIfUnique();
+                      return built == null
+                          ? null
+                          : ResumeLogs.of(built, beans, properties.getJdbc());
+                    });
+            return log == null
+                ? null
+                : Completer.builder(idempotency, log)
+                    .maxAttempts(settings.getMaxAttempts())
+                    .backoff(settings.getFirstBackoff(), settings.getMaxBackoff())
+                    .batch(settings.getBatch())
+                    .build();
+          },
+          settings.getInterval(),
+          threads);
     }
 
     /** Runs the latest cron slot each node missed while it was down, when asked to. */

@@ -2,6 +2,9 @@ package dev.idem.spring.autoconfigure;
 
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.actuate.IdempotencyEndpoint;
+import dev.idem.spring.aop.ResumableMethods;
+import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,7 +33,13 @@ public class IdemEndpointAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean
-  public IdempotencyEndpoint idempotencyEndpoint(IdempotencyStore store) {
-    return new IdempotencyEndpoint(store);
+  public IdempotencyEndpoint idempotencyEndpoint(
+      IdempotencyStore store, ObjectProvider<ResumableMethods> resumables) {
+    return new IdempotencyEndpoint(
+        store,
+        () -> {
+          ResumableMethods methods = resumables.getIfAvailable();
+          return methods == null ? Optional.empty() : methods.completer();
+        });
   }
 }

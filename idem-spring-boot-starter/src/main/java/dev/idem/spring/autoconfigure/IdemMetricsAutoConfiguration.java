@@ -7,6 +7,7 @@ import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.ExpiredRecordsPurge;
 import dev.idem.spring.IdempotencyStoreDecorator;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.aop.ResumableMethods;
 import dev.idem.spring.metrics.MicrometerIdempotencyListener;
 import dev.idem.spring.metrics.ObservingIdempotencyListener;
 import dev.idem.spring.metrics.TimedIdempotencyStore;
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -88,6 +90,30 @@ public class IdemMetricsAutoConfiguration {
         FunctionCounter.builder("idem.store.purged", job, ExpiredRecordsPurge::purged)
             .description("Expired idempotency records deleted by the scheduled purge")
             .register(meters);
+      }
+    };
+  }
+
+  /**
+   * Counts what the completer's passes did with the calls of resumable methods, as {@code
+   * idem.completer.calls} tagged by outcome: finished, replayed, busy, failed, abandoned, dropped,
+   * or error (a pass that could not read its log).
+   */
+  @Bean
+  @ConditionalOnMissingBean(name = "idemCompleterCounters")
+  public SmartInitializingSingleton idemCompleterCounters(
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ResumableMethods> resumables) {
+    return () -> {
+      MeterRegistry meters = registry.getIfUnique();
+      ResumableMethods methods = resumables.getIfAvailable();
+      if (meters != null && methods != null) {
+        for (String outcome :
+            List.of("finished", "replayed", "busy", "failed", "abandoned", "dropped", "error")) {
+          FunctionCounter.builder("idem.completer.calls", methods, m -> m.count(outcome))
+              .tag("outcome", outcome)
+              .description("Calls of resumable methods that the completer's passes took")
+              .register(meters);
+        }
       }
     };
   }

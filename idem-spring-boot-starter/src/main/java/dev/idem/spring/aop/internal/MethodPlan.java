@@ -42,6 +42,7 @@ import tools.jackson.databind.ObjectMapper;
  * @param shape whether the result comes now or later (a stage, a {@code Mono}, a {@code Flux})
  * @param codec stores and reads back the result
  * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
+ * @param resumable whether a completer finishes its calls that nobody came back for
  */
 public record MethodPlan(
     Method method,
@@ -56,7 +57,8 @@ public record MethodPlan(
     boolean joinsCallerTransaction,
     ResultShape shape,
     ResultCodec<@Nullable Object> codec,
-    @Nullable ScheduledSlot slot) {
+    @Nullable ScheduledSlot slot,
+    boolean resumable) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -104,7 +106,8 @@ public record MethodPlan(
         DeclaredTransaction.joinsCaller(specific, userClass),
         shape,
         codec(shape.storedType(specific, userClass), mapper),
-        slot);
+        slot,
+        idempotent.resumable());
   }
 
   /**
@@ -124,6 +127,7 @@ public record MethodPlan(
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
         requireKey(operation, idempotent, specific);
+        requireResumable(operation, idempotent, specific);
         if (idempotent.key().isBlank() && ScheduledSlot.isScheduled(specific)) {
           ScheduledSlot.of(operation, specific, placeholders);
         }
@@ -181,6 +185,30 @@ public record MethodPlan(
               + method.getReturnType().getSimpleName()
               + "), so a slot held by a node that dies could not be taken over; return void, or"
               + " name a key expression");
+    }
+  }
+
+  // A completer runs the call again from its key and arguments, and waits for its answer.
+  private static void requireResumable(String operation, Idempotent idempotent, Method method) {
+    if (!idempotent.resumable()) {
+      return;
+    }
+    String why =
+        idempotent.key().isBlank()
+            ? "names no key expression, and a completer finds a call again by its key"
+            : ResultShape.of(operation, method) != ResultShape.NOW
+                ? "returns "
+                    + method.getReturnType().getSimpleName()
+                    + ", an answer that ends later, which a completer cannot wait for"
+                : null;
+    if (why != null) {
+      throw new IllegalStateException(
+          "@Idempotent(resumable = true) on "
+              + operation
+              + " "
+              + why
+              + "; name a key expression"
+              + " and return the value itself");
     }
   }
 

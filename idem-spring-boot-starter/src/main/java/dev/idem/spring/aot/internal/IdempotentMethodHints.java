@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
@@ -39,7 +40,27 @@ public final class IdempotentMethodHints implements BeanRegistrationAotProcessor
     if (types.isEmpty()) {
       return null;
     }
-    return (context, code) -> register(context.getRuntimeHints().reflection(), types);
+    List<Method> resumable = resumableMethods(bean.getBeanClass());
+    return (context, code) -> {
+      ReflectionHints reflection = context.getRuntimeHints().reflection();
+      register(reflection, types);
+      // the completer calls a resumable method again through its bean, by reflection
+      resumable.forEach(method -> reflection.registerMethod(method, ExecutableMode.INVOKE));
+    };
+  }
+
+  /** The methods of {@code beanClass} a completer calls again. */
+  static List<Method> resumableMethods(Class<?> beanClass) {
+    List<Method> methods = new ArrayList<>();
+    ReflectionUtils.doWithMethods(
+        beanClass,
+        methods::add,
+        method -> {
+          Idempotent idempotent =
+              AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+          return idempotent != null && idempotent.resumable();
+        });
+    return methods;
   }
 
   /** The result and parameter types of the guarded methods of {@code beanClass}. */

@@ -1,9 +1,11 @@
 package dev.idem.spring.autoconfigure.internal;
 
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.JdbcResumeLog;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.spring.IdemJdbcProperties;
@@ -56,5 +58,24 @@ final class JdbcStores {
     }
     SchemaCheck.requireTable(dataSource, built.table(), dialect);
     return new JdbcIdempotencyStore(dataSource, built);
+  }
+
+  /**
+   * The resume log in the table {@value JdbcResumeLog#DEFAULT_TABLE} of the application's
+   * DataSource, created when the records table would be, and required to exist.
+   */
+  static ResumeLog resumeLog(ListableBeanFactory beans, IdemJdbcProperties properties) {
+    DataSource dataSource = beans.getBean(DataSource.class);
+    JdbcDialect dialect;
+    try {
+      dialect = JdbcDialect.detect(dataSource);
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("could not detect the database of the DataSource", e);
+    }
+    if (SchemaCheck.creates(properties.schemaInitialization(), dataSource)) {
+      JdbcSchema.createIfMissing(dataSource, dialect, JdbcResumeLog.DEFAULT_TABLE);
+    }
+    SchemaCheck.requireTable(dataSource, JdbcResumeLog.DEFAULT_TABLE, dialect);
+    return new JdbcResumeLog(dataSource, dialect);
   }
 }

@@ -1,5 +1,6 @@
 package dev.idem.spring.autoconfigure.internal;
 
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.redis.RedisIdempotencyStore;
 import dev.idem.redis.ReplicaAcks;
@@ -121,5 +122,14 @@ final class RedisStores {
           "Remove idem.redis.replica-acks, or run on a standalone primary or one behind Sentinel.");
     }
     return RedisIdempotencyStore.create(client, properties.getKeyPrefix());
+  }
+
+  static boolean isRedis(IdempotencyStore store) {
+    return store instanceof RedisIdempotencyStore;
+  }
+
+  /** The resume log on the Redis store's own connection. */
+  static ResumeLog resumeLog(IdempotencyStore store) {
+    return ((RedisIdempotencyStore) store).resumeLog();
   }
 }
