@@ -39,7 +39,18 @@ function recordState(answer) {
   if (answer.status >= 500 || answer.status === 429) return 'not stored: the key is free, send it again';
   if (!isFinal(answer)) return 'not final: send it again with the same key';
   if (answer.status >= 400 && answer.status < 409) return 'refused before it ran: nothing stored';
-  return 'first answer: stored under the key';
+  if (answer.status >= 400) return 'refused, and the refusal is kept under the key: a repeat gets it again';
+  return 'done once: the answer is kept under the key, a repeat gets it without doing it again';
+}
+
+// What the answer is about, as a shopper says it: the order placed, the payment and its order.
+function subject(answer) {
+  const json = answer.json || {};
+  if (typeof json.status === 'string' && json.paymentNo) {
+    return json.status + ', payment ' + json.paymentNo + (json.orderNo ? ' of order ' + json.orderNo : '');
+  }
+  if (json.orderNo) return 'order ' + json.orderNo + (json.status ? ' ' + json.status : '');
+  return problemText(answer) || json.type || '';
 }
 
 function problemText(answer) {
@@ -48,18 +59,33 @@ function problemText(answer) {
   return json.title + (json.detail ? ': ' + json.detail : '');
 }
 
+// The request log, kept in sessionStorage so that the proof survives a reload: the newest
+// LOG_KEPT lines, drawn again when the page starts.
+const LOG_KEPT = 60;
+
 function log(method, path, key, answer, note) {
-  const item = document.createElement('li');
-  const json = answer.json || {};
-  const what = typeof json.status === 'string'
-    ? json.status + (json.paymentNo ? ' ' + json.paymentNo : '')
-    : json.orderNo || problemText(answer) || json.type || '';
-  item.textContent = `${method} ${path} key=${key ? key.slice(0, 8) : '-'} → ${answer.status} ${what}`
+  const text = `${method} ${path} key=${key ? key.slice(0, 8) : '-'} → ${answer.status} ${subject(answer)}`
     + (note ? `  [${note}]` : '')
     + `  (${recordState(answer)})`;
-  if (answer.replayed) item.className = 'replayed';
-  else if (answer.status === 'no answer' || answer.status >= 400) item.className = 'failed';
-  $('log').prepend(item);
+  let className = '';
+  if (answer.replayed) className = 'replayed';
+  else if (answer.status === 'no answer' || answer.status >= 400) className = 'failed';
+  const kept = JSON.parse(store.getItem('log') || '[]');
+  kept.unshift({ text, className });
+  store.setItem('log', JSON.stringify(kept.slice(0, LOG_KEPT)));
+  drawLogLine({ text, className }, true);
+}
+
+function drawLogLine(line, newest) {
+  const item = document.createElement('li');
+  item.textContent = line.text;
+  item.className = line.className;
+  if (newest) $('log').prepend(item); else $('log').appendChild(item);
+}
+
+function drawLog() {
+  $('log').innerHTML = '';
+  for (const line of JSON.parse(store.getItem('log') || '[]')) drawLogLine(line, false);
 }
 
 // The last problem, where the person looks: above the buttons.
@@ -345,6 +371,16 @@ function brokenText(report) {
     .join('; ');
 }
 
+// The audit's counts as a shopper names them.
+const COUNT_NAMES = {
+  orders: 'orders placed',
+  paidOrders: 'orders paid',
+  payments: 'payments opened',
+  gatewayCharges: 'card charges the bank approved',
+  walletDebits: 'wallet debits',
+  loyaltyEntries: 'loyalty points granted',
+};
+
 function auditRow(table, cells, bad) {
   const row = table.insertRow();
   for (const text of cells) row.insertCell().textContent = text;
@@ -361,7 +397,7 @@ async function refreshAudit() {
   for (const i of json.invariants) auditRow(invariants, [i.name, String(i.violations)], i.violations > 0);
   const counts = $('audit-counts').querySelector('tbody');
   counts.innerHTML = '';
-  for (const [name, n] of Object.entries(json.counts || {})) auditRow(counts, [name, String(n)]);
+  for (const [name, n] of Object.entries(json.counts || {})) auditRow(counts, [COUNT_NAMES[name] || name, String(n)]);
   auditRow(counts, ['messages not relayed yet', String(json.pendingMessages)]);
   auditRow(counts, ['paid orders whose points are on their way', String(json.pendingPoints)]);
   auditRow(counts, ['wallet debits whose payment is settling', String(json.pendingDebits)]);
@@ -392,6 +428,7 @@ async function logIn(user, password) {
   }
   $('login').hidden = true;
   $('shop').hidden = false;
+  drawLog();
   await resendPending();
   await refresh();
 }
@@ -406,6 +443,7 @@ $('order-double').onclick = () => perform('double', '/api/orders', orderBody());
 $('order-retry').onclick = () => perform('retry', '/api/orders', orderBody());
 $('order-reload').onclick = () => perform('reload', '/api/orders', orderBody());
 $('retry-last').onclick = retryLast;
+$('log-clear').onclick = () => { store.removeItem('log'); drawLog(); };
 $('audit-refresh').onclick = refreshAudit;
 // The audit also catches callbacks and relayed messages that arrive after an answer.
 setInterval(() => { if (!$('shop').hidden) refresh(); }, 3000);

@@ -64,7 +64,7 @@ public final class JdbcResumeLog implements ResumeLog {
     jdbc.run(
         "remember",
         c -> {
-          Params.update(c, sql.dropExpired(), id);
+          Params.update(c, sql.dropExpired(), id, entry.fingerprint().value());
           try {
             return Params.update(
                 c,
@@ -105,12 +105,12 @@ public final class JdbcResumeLog implements ResumeLog {
 
   @Override
   public boolean failed(ResumeEntry entry, Duration delay) {
-    return update("failed", sql.failed(), millis(delay), rowId(entry));
+    return update("failed", sql.failed(), millis(delay), rowId(entry), print(entry));
   }
 
   @Override
   public boolean abandon(ResumeEntry entry) {
-    return update("abandon", sql.abandon(), rowId(entry));
+    return update("abandon", sql.abandon(), rowId(entry), print(entry));
   }
 
   @Override
@@ -122,12 +122,12 @@ public final class JdbcResumeLog implements ResumeLog {
 
   @Override
   public boolean reopen(ResumeEntry entry) {
-    return update("reopen", sql.reopen(), rowId(entry));
+    return update("reopen", sql.reopen(), rowId(entry), print(entry));
   }
 
   @Override
   public boolean forget(ResumeEntry entry) {
-    return update("forget", sql.forget(), rowId(entry));
+    return update("forget", sql.forget(), rowId(entry), print(entry));
   }
 
   @Override
@@ -165,6 +165,10 @@ public final class JdbcResumeLog implements ResumeLog {
   }
 
   private record Row(String id, long dueAt, ResumeEntry entry) {}
+
+  private static String print(ResumeEntry entry) {
+    return entry.fingerprint().value();
+  }
 
   // The row's id: the entry's own id within its operation, made unique across operations.
   private static String rowId(ResumeEntry entry) {

@@ -92,7 +92,7 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
     byte[][] log = log(entry.operation());
     scripts.number(
         LuaScripts.RESUME_REMEMBER,
-        new byte[][] {entryKey(log, entry), log[0]},
+        new byte[][] {entryKey(log, entry), log[0], log[1]},
         RedisKeys.bytes(entry.id()),
         RedisKeys.bytes(entry.key().scope()),
         RedisKeys.bytes(entry.key().value()),
@@ -122,7 +122,8 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
             LuaScripts.RESUME_FAILED,
             new byte[][] {entryKey(log, entry), log[0]},
             RedisKeys.bytes(entry.id()),
-            RedisKeys.bytes(Math.max(0, delay.toMillis())))
+            RedisKeys.bytes(Math.max(0, delay.toMillis())),
+            RedisKeys.bytes(entry.fingerprint().value()))
         == 1;
   }
 
@@ -171,7 +172,8 @@ public final class RedisResumeLog implements ResumeLog, AutoCloseable {
     return scripts.number(
             script,
             new byte[][] {entryKey(log, entry), log[0], log[1]},
-            RedisKeys.bytes(entry.id()))
+            RedisKeys.bytes(entry.id()),
+            RedisKeys.bytes(entry.fingerprint().value()))
         == 1;
   }
 

@@ -159,17 +159,43 @@ public abstract class ResumeLogContract {
   }
 
   @Test
-  void twoInputsUnderOneKeyAreTwoEntriesAndOperationsAreApart() {
+  void aLaterRequestOfTheKeyReplacesTheEntryAndChangesMeantForTheEarlierOneTouchNothing() {
     IdempotencyKey key = IdempotencyKey.of(operation, "shared");
     ResumeEntry first = entry(key, "first");
     ResumeEntry second = entry(key, "second");
-    ResumeEntry elsewhere =
-        ResumeEntry.of(operation + "-other", key, first.fingerprint(), first.input());
     log().remember(first, Duration.ZERO, LONG);
+    log().failed(first, Duration.ZERO);
+    log().abandon(first);
+
     log().remember(second, Duration.ZERO, LONG);
+
+    assertThat(log().abandoned(operation, 10)).isEmpty();
+    assertThat(log().forget(first)).isFalse();
+    assertThat(log().failed(first, Duration.ZERO)).isFalse();
+    assertThat(log().abandon(first)).isFalse();
+    assertThat(log().reopen(first)).isFalse();
+    assertThat(takeAll())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e).isEqualTo(second);
+              assertThat(e.attempts()).as("a new request starts its count").isZero();
+            });
+    assertThat(log().forget(second)).isTrue();
+  }
+
+  @Test
+  void operationsKeepTheirEntriesApart() {
+    IdempotencyKey key = IdempotencyKey.of(operation, "shared");
+    ResumeEntry here = entry(key, "first");
+    ResumeEntry elsewhere =
+        ResumeEntry.of(operation + "-other", key, here.fingerprint(), here.input());
+    log().remember(here, Duration.ZERO, LONG);
     log().remember(elsewhere, Duration.ZERO, LONG);
-    assertThat(takeAll()).containsExactlyInAnyOrder(first, second);
+    assertThat(takeAll()).containsExactly(here);
     assertThat(log().takeDue(operation + "-other", LONG, 10)).containsExactly(elsewhere);
+    assertThat(log().forget(elsewhere)).isTrue();
+    assertThat(log().forget(here)).isTrue();
   }
 
   @Test

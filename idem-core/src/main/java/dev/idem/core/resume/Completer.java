@@ -1,11 +1,8 @@
 package dev.idem.core.resume;
 
-import dev.idem.core.Executed;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.KeyReuseException;
-import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import java.time.Duration;
 import java.util.List;
@@ -22,13 +19,17 @@ import org.slf4j.LoggerFactory;
  * through the engine, under its own key and fingerprint, as its client's retry would: the steps
  * that ended are replayed, the rest run, and the answer is stored for the client to get when it
  * comes back. An entry is due once its call's lease could have ended, so a live call is never
- * disturbed, and a call still in flight is left alone.
+ * disturbed, and a call still in flight is left alone. A run never waits for a call in flight and
+ * never runs without its claim, whatever the operation's config says about failing open; a claim
+ * the store could not answer is no attempt of the call's, and the entry waits for a later pass.
  *
  * <p>Safe on many nodes: taking an entry makes it due again only after twice its lease, so other
  * completers pass it over, and the key's claim lets one run at a time whatever happens. A call that
- * fails retryably is tried again after a backoff that doubles, up to {@code maxAttempts}; then it
- * is abandoned: it stays in the log, where {@link #abandoned} lists it for an operator to {@link
- * #retry} or {@link #drop}, until its entry expires with the retention of its operation.
+ * fails retryably (an {@code Error} of its work included, but for running out of memory) is tried
+ * again after a backoff that doubles, up to {@code maxAttempts}; then it is abandoned, and so is at
+ * once a call whose input its codec cannot read back: it stays in the log, where {@link #abandoned}
+ * lists it for an operator to {@link #retry} or {@link #drop}, until its entry expires with the
+ * retention of its operation.
  *
  * <p>Nothing here runs by itself: call {@link #runOnce} on a schedule (the Spring starter does).
  */
@@ -159,32 +160,29 @@ public final class Completer {
   }
 
   private Outcome resume(ResumableOperation<?, ?> operation, ResumeEntry entry) {
-    try {
-      Executed<?> executed = operation.resume(entry);
-      operation.forget(entry);
-      return executed.replayed() ? Outcome.REPLAYED : Outcome.FINISHED;
-    } catch (RequestInProgressException e) {
-      return Outcome.BUSY;
-    } catch (KeyReuseException e) {
-      // The key belongs to another request; this one was refused and must never run.
-      operation.forget(entry);
-      return Outcome.DROPPED;
-    } catch (RuntimeException e) {
-      if (operation.ended(e)) {
-        operation.forget(entry);
-        return Outcome.REPLAYED;
-      }
-      return failed(entry, e);
-    }
+    Throwable[] failure = {null};
+    return switch (operation.resume(entry, f -> failure[0] = f)) {
+      case FINISHED -> Outcome.FINISHED;
+      case REPLAYED -> Outcome.REPLAYED;
+      case BUSY -> Outcome.BUSY;
+      case DROPPED -> Outcome.DROPPED;
+      case FAILED -> failed(entry, failure[0], false);
+      case BROKEN -> failed(entry, failure[0], true);
+    };
   }
 
-  private Outcome failed(ResumeEntry entry, RuntimeException failure) {
+  private Outcome failed(ResumeEntry entry, @Nullable Throwable failure, boolean broken) {
     int attempts = entry.attempts() + 1;
-    if (attempts >= maxAttempts) {
-      log.warn("abandoning {} after {} attempts", entry, attempts, failure);
+    if (broken || attempts >= maxAttempts) {
+      log.warn(
+          "abandoning {} after {} attempts{}",
+          entry,
+          attempts,
+          broken ? ": its input cannot be read back" : "",
+          failure);
       return resumeLog.abandon(entry) ? Outcome.ABANDONED : Outcome.FAILED;
     }
-    log.info("could not finish {} (attempt {}): {}", entry, attempts, failure.toString());
+    log.info("could not finish {} (attempt {}): {}", entry, attempts, String.valueOf(failure));
     resumeLog.failed(entry, backoff(attempts));
     return Outcome.FAILED;
   }

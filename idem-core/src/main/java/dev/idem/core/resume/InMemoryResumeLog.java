@@ -36,7 +36,7 @@ public final class InMemoryResumeLog implements ResumeLog {
   public synchronized void remember(ResumeEntry entry, Duration delay, Duration keepFor) {
     Instant now = clock.instant();
     Kept kept = entries.get(idOf(entry));
-    if (kept == null || kept.expiredAt(now)) {
+    if (kept == null || kept.expiredAt(now) || !sameRequest(kept, entry)) {
       entries.put(
           idOf(entry),
           new Kept(
@@ -113,7 +113,10 @@ public final class InMemoryResumeLog implements ResumeLog {
   public synchronized boolean reopen(ResumeEntry entry) {
     Instant now = clock.instant();
     Kept kept = entries.get(idOf(entry));
-    if (kept == null || kept.expiredAt(now) || !kept.entry().abandoned()) {
+    if (kept == null
+        || kept.expiredAt(now)
+        || !kept.entry().abandoned()
+        || !sameRequest(kept, entry)) {
       return false;
     }
     ResumeEntry e = kept.entry();
@@ -128,8 +131,12 @@ public final class InMemoryResumeLog implements ResumeLog {
 
   @Override
   public synchronized boolean forget(ResumeEntry entry) {
-    Kept kept = entries.remove(idOf(entry));
-    return kept != null && !kept.expiredAt(clock.instant());
+    Kept kept = entries.get(idOf(entry));
+    if (kept == null || !sameRequest(kept, entry)) {
+      return false;
+    }
+    entries.remove(idOf(entry));
+    return !kept.expiredAt(clock.instant());
   }
 
   @Override
@@ -148,7 +155,16 @@ public final class InMemoryResumeLog implements ResumeLog {
 
   private @Nullable Kept pending(ResumeEntry entry, Instant now) {
     Kept kept = entries.get(idOf(entry));
-    return kept == null || kept.expiredAt(now) || kept.entry().abandoned() ? null : kept;
+    return kept == null
+            || kept.expiredAt(now)
+            || kept.entry().abandoned()
+            || !sameRequest(kept, entry)
+        ? null
+        : kept;
+  }
+
+  private static boolean sameRequest(Kept kept, ResumeEntry entry) {
+    return kept.entry().fingerprint().equals(entry.fingerprint());
   }
 
   private static String idOf(ResumeEntry entry) {

@@ -4,7 +4,6 @@ import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.KeyReuseException;
@@ -14,6 +13,8 @@ import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.Work;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * the completer's {@link ResumeLog} before the work starts. A call that ends (with a result, or a
  * failure its config calls terminal) takes its entry out of the log; a call that fails retryably,
  * or whose process dies, leaves it there, and the completer runs it again after its lease, from the
- * steps that ended.
+ * steps that ended. An input its codec does not read back as it was written is refused with {@link
+ * IllegalArgumentException} before the call claims its key.
  *
  * <p>One round trip is not covered: a process that dies after the claim and before the input was
  * written leaves the call to its client's retry, as a call that is not resumable is.
@@ -115,8 +117,15 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
 
   /** As {@link #execute}, with the whole key, and telling whether the result was replayed. */
   public Executed<R> executeWithStatus(IdempotencyKey key, I input) {
-    ResumeEntry entry = entryOf(key, input);
-    return call(entry, input, context -> work.run(input, context), null);
+    byte[] encoded = encode(input);
+    ResumeEntry entry = ResumeEntry.of(name, key, Fingerprint.of(name, encoded), encoded);
+    try {
+      return call(entry, context -> work.run(input, context), null);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UndeclaredThrowableException(e, "the work of " + name + " threw " + e);
+    }
   }
 
   /**
@@ -124,10 +133,12 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
    * (a proxy's chain of advice): {@code work} runs this call, while the registered work is what the
    * completer resumes it with, so both must do the same for the same input. The request's
    * fingerprint is the adapter's own. With a {@code deferral}, the outcome is held as {@link
-   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, dev.idem.core.Work,
-   * IdempotencyConfig, Consumer)} says, and the entry stays: the completer's next pass replays the
-   * answer that was stored and takes it out, or runs the call again when it was freed (its
-   * transaction rolled back).
+   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
+   * IdempotencyConfig, Consumer)} says: the entry goes once the held outcome is stored, and stays
+   * when it was freed (its transaction rolled back), for the completer to run the call again. Where
+   * the store writes the record in the caller's transaction (JDBC join mode), the entry stays until
+   * the completer's next pass finds the answer and takes it out, since the record's fate is decided
+   * after this returns.
    */
   public <E extends Exception> Executed<R> executeWithStatus(
       IdempotencyKey key,
@@ -136,13 +147,14 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
       Work<R, E> work,
       @Nullable Consumer<PendingOutcome> deferral)
       throws E {
-    byte[] encoded = inputCodec.encode(input);
-    return call(ResumeEntry.of(name, key, fingerprint, encoded), input, work, deferral);
+    byte[] encoded = encode(input);
+    return call(ResumeEntry.of(name, key, fingerprint, encoded), work, deferral);
   }
 
   private <E extends Exception> Executed<R> call(
-      ResumeEntry entry, I input, Work<R, E> run, @Nullable Consumer<PendingOutcome> deferral)
-      throws E {
+      ResumeEntry entry, Work<R, E> run, @Nullable Consumer<PendingOutcome> deferral) throws E {
+    boolean joined = idempotency.store().joinsCurrentTransaction();
+    boolean[] started = {false};
     Executed<R> executed;
     try {
       executed =
@@ -151,21 +163,68 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
               entry.fingerprint(),
               resultCodec,
               context -> {
+                started[0] = true;
                 resumeLog.remember(entry, config.lease(), config.retention());
                 return run.run(context);
               },
               config,
-              deferral);
+              deferral == null
+                  ? null
+                  : pending -> deferral.accept(forgettingOnStore(pending, entry)));
     } catch (Exception e) {
-      if (deferral == null && ended(e)) {
+      // a terminal failure is the client's answer, whatever becomes of the record: never resumed
+      if (ended(e, started[0])) {
         forget(entry);
       }
       throw e;
     }
-    if (deferral == null || executed.replayed()) {
+    if (executed.replayed() || (deferral == null && !joined)) {
       forget(entry);
     }
     return executed;
+  }
+
+  // The input as the log keeps it, refused when it does not read back as it was written: a call
+  // the completer could not rebuild must fail here rather than be resumed with other input.
+  private byte[] encode(I input) {
+    byte[] encoded = inputCodec.encode(input);
+    byte[] again = inputCodec.encode(inputCodec.decode(encoded));
+    if (!Arrays.equals(encoded, again)) {
+      throw new IllegalArgumentException(
+          "the input of "
+              + name
+              + " does not read back as it was written, so a completer could not run the call"
+              + " again with it; its codec must read back what it writes");
+    }
+    return encoded;
+  }
+
+  private PendingOutcome forgettingOnStore(PendingOutcome pending, ResumeEntry entry) {
+    return new PendingOutcome() {
+      @Override
+      public IdempotencyKey key() {
+        return pending.key();
+      }
+
+      @Override
+      public boolean complete() {
+        boolean stored = pending.complete();
+        if (stored) {
+          forget(entry);
+        }
+        return stored;
+      }
+
+      @Override
+      public void release() {
+        pending.release();
+      }
+
+      @Override
+      public void keep() {
+        pending.keep();
+      }
+    };
   }
 
   /**
@@ -177,30 +236,91 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
     return ResumeEntry.of(name, key, Fingerprint.of(name, encoded), encoded);
   }
 
-  /** Runs the entry's call again, as a completer does: never waits for a call in flight. */
-  Executed<R> resume(ResumeEntry entry) {
-    I input = inputCodec.decode(entry.input());
-    Executed<R> executed =
-        idempotency.executeWithStatus(
-            entry.key(),
-            entry.fingerprint(),
-            resultCodec,
-            context -> work.run(input, context),
-            IdempotencyConfig.from(config).rejectInProgress().build());
-    return executed;
+  /** What a completer's run of a call came to. */
+  enum Attempt {
+    /** The work ran to its end now. */
+    FINISHED,
+    /** The call had ended before: its answer was replayed. */
+    REPLAYED,
+    /** The call is in flight, or the store could not be asked: left for a later pass. */
+    BUSY,
+    /** The key belongs to another request: this one never runs. */
+    DROPPED,
+    /** The work failed retryably. */
+    FAILED,
+    /** The input cannot be read back: no run can ever succeed. */
+    BROKEN
   }
 
   /**
-   * True when {@code failure} ended the call for good: its answer is stored (a failure the config
-   * calls terminal, or the replay of one, or an answer that was stored but cannot be replayed). The
-   * engine's own refusals (in flight, key reused, store down, lease lost) leave the call open.
+   * Runs the entry's call again, as a completer does: never waits for a call in flight and never
+   * runs without its claim, and takes the entry out when the call has ended.
+   *
+   * @param failed told of the failure of a run that failed or broke
    */
-  boolean ended(Exception failure) {
-    if (failure instanceof ReplayedFailureException
-        || failure instanceof OutcomeNotReplayableException) {
-      return true;
+  Attempt resume(ResumeEntry entry, Consumer<Throwable> failed) {
+    I input;
+    try {
+      input = inputCodec.decode(entry.input());
+    } catch (RuntimeException e) {
+      failed.accept(e);
+      return Attempt.BROKEN;
     }
-    return !(failure instanceof IdempotencyException) && config.isTerminal(failure);
+    boolean[] started = {false};
+    try {
+      Executed<R> executed =
+          idempotency.executeWithStatus(
+              entry.key(),
+              entry.fingerprint(),
+              resultCodec,
+              context -> {
+                started[0] = true;
+                return work.run(input, context);
+              },
+              IdempotencyConfig.from(config).rejectInProgress().failOpen(false).build());
+      forget(entry);
+      return executed.replayed() ? Attempt.REPLAYED : Attempt.FINISHED;
+    } catch (Exception e) {
+      if (ended(e, started[0])) {
+        forget(entry);
+        return started[0] ? Attempt.FINISHED : Attempt.REPLAYED;
+      }
+      if (!started[0]) {
+        if (e instanceof KeyReuseException reuse && reuse.key().equals(entry.key())) {
+          // the key belongs to another request now; this one was refused and must never run
+          forget(entry);
+          return Attempt.DROPPED;
+        }
+        // in flight elsewhere, or the store could not answer: no attempt of the call's was made
+        return Attempt.BUSY;
+      }
+      failed.accept(e);
+      return Attempt.FAILED;
+    } catch (OutOfMemoryError e) {
+      throw e;
+    } catch (Error e) {
+      // a linkage error after a deploy, a stack overflow: the run failed, and is counted so that
+      // the call is abandoned rather than tried for ever
+      failed.accept(e);
+      return Attempt.FAILED;
+    }
+  }
+
+  /**
+   * True when {@code failure} ended the call for good: its answer is stored, and a completer must
+   * not run it again. Before the work started: the replay of a stored failure or of an answer that
+   * could not be kept. After: a failure the config calls terminal, as the engine stores it.
+   */
+  private boolean ended(Exception failure, boolean started) {
+    if (!started) {
+      return failure instanceof ReplayedFailureException
+          || failure instanceof OutcomeNotReplayableException;
+    }
+    try {
+      return config.isTerminal(failure);
+    } catch (RuntimeException classifierFailed) {
+      return false;
+    }
   }
 
   /**

@@ -2,11 +2,7 @@ package dev.idem.core.resume;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -48,20 +44,13 @@ public record ResumeEntry(
   }
 
   /**
-   * The entry's identity within its operation: the hex SHA-256 of the key's digest and the
-   * fingerprint. Two requests under one key with other payloads are two entries, so that one
-   * refused as a reuse of the key never replaces the call that holds it.
+   * The entry's identity within its operation: its key's digest. One key has one entry: the request
+   * that holds the key writes it, and a later request that claims the key after it was given up
+   * writes over it, so a completer runs only the latest request, never one whose key another
+   * request has taken since. Every change but that one names the fingerprint too.
    */
   public String id() {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update(key.digest().getBytes(StandardCharsets.US_ASCII));
-      sha.update((byte) ':');
-      sha.update(fingerprint.value().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(sha.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return key.digest();
   }
 
   @Override

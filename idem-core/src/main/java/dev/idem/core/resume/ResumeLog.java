@@ -11,16 +11,21 @@ import java.util.List;
  * IdempotencyStoreException}, changing nothing. The contract suite in {@code idem-test-support}
  * checks these rules.
  *
- * <p>An entry is identified by its operation and {@link ResumeEntry#id()}. It is pending until a
- * completer abandons it, and it is removed by {@link #forget}, or by {@link #purgeExpired} once it
- * outlived the {@code keepFor} it was written with.
+ * <p>An entry is identified by its operation and {@link ResumeEntry#id()} (its key): a key has one
+ * entry at a time. Every change but {@link #remember} and {@link #takeDue} acts only on the entry
+ * of the key that has the given entry's fingerprint, so a change meant for an earlier request of
+ * the key never touches the request that replaced it. An entry is pending until a completer
+ * abandons it, and it is removed by {@link #forget}, or by {@link #purgeExpired} once it outlived
+ * the {@code keepFor} it was written with.
  */
 public interface ResumeLog {
 
   /**
    * Writes a pending entry, due {@code delay} from now and kept for {@code keepFor}, unless the
-   * same entry is there already: then nothing changes (its attempts, due time and expiry stay), so
-   * that a run that takes a call over does not restart the count of the completer's attempts.
+   * key's entry is there with the same fingerprint: then nothing changes (its attempts, due time
+   * and expiry stay), so that a run that takes a call over does not restart the count of the
+   * completer's attempts. An entry of the key with another fingerprint, pending or abandoned, is
+   * replaced: its request gave the key up, and this one holds it now.
    */
   void remember(ResumeEntry entry, Duration delay, Duration keepFor);
 

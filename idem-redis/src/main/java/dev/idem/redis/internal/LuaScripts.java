@@ -458,14 +458,20 @@ public final class LuaScripts {
       """;
 
   /**
-   * Writes an entry unless it is there. KEYS: entry, due set. ARGV: id, scope, key value,
-   * fingerprint, input, delay ms, keep ms. Answers 1 when written.
+   * Writes an entry unless the key's is there with the same fingerprint; one with another is
+   * replaced. KEYS: entry, due set, abandoned set. ARGV: id, scope, key value, fingerprint, input,
+   * delay ms, keep ms. Answers 1 when written.
    */
   public static final Script RESUME_REMEMBER =
       new Script(
           NOW
               + """
-              if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+              local held = redis.call('HGET', KEYS[1], 'f')
+              if held == ARGV[4] then return 0 end
+              if held then
+                redis.call('DEL', KEYS[1])
+                redis.call('ZREM', KEYS[3], ARGV[1])
+              end
               redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[3], 'f', ARGV[4], 'i', ARGV[5],
                 'a', '0', 'd', '0', 'x', string.format('%.0f', now + tonumber(ARGV[7])))
               redis.call('PEXPIRE', KEYS[1], ARGV[7])
@@ -498,24 +504,29 @@ public final class LuaScripts {
               """);
 
   /**
-   * Counts a failed attempt and sets the next due time. KEYS: entry, due set. ARGV: id, delay ms.
+   * Counts a failed attempt and sets the next due time. KEYS: entry, due set. ARGV: id, delay ms,
+   * fingerprint.
    */
   public static final Script RESUME_FAILED =
       new Script(
           NOW
               + """
-              if redis.call('HGET', KEYS[1], 'd') ~= '0' then return 0 end
+              local e = redis.call('HMGET', KEYS[1], 'd', 'f')
+              if e[1] ~= '0' or e[2] ~= ARGV[3] then return 0 end
               redis.call('HINCRBY', KEYS[1], 'a', 1)
               redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
               return 1
               """);
 
-  /** Counts a last attempt and abandons. KEYS: entry, due set, abandoned set. ARGV: id. */
+  /**
+   * Counts a last attempt and abandons. KEYS: entry, due set, abandoned set. ARGV: id, fingerprint.
+   */
   public static final Script RESUME_ABANDON =
       new Script(
           NOW
               + """
-              if redis.call('HGET', KEYS[1], 'd') ~= '0' then return 0 end
+              local e = redis.call('HMGET', KEYS[1], 'd', 'f')
+              if e[1] ~= '0' or e[2] ~= ARGV[2] then return 0 end
               redis.call('HINCRBY', KEYS[1], 'a', 1)
               redis.call('HSET', KEYS[1], 'd', '1')
               redis.call('ZREM', KEYS[2], ARGV[1])
@@ -545,12 +556,15 @@ public final class LuaScripts {
               return out
               """);
 
-  /** Makes an abandoned entry pending. KEYS: entry, due set, abandoned set. ARGV: id. */
+  /**
+   * Makes an abandoned entry pending. KEYS: entry, due set, abandoned set. ARGV: id, fingerprint.
+   */
   public static final Script RESUME_REOPEN =
       new Script(
           NOW
               + """
-              if redis.call('HGET', KEYS[1], 'd') ~= '1' then return 0 end
+              local e = redis.call('HMGET', KEYS[1], 'd', 'f')
+              if e[1] ~= '1' or e[2] ~= ARGV[2] then return 0 end
               redis.call('HSET', KEYS[1], 'a', '0', 'd', '0')
               redis.call('ZREM', KEYS[3], ARGV[1])
               redis.call('ZADD', KEYS[2], now, ARGV[1])
@@ -558,11 +572,13 @@ public final class LuaScripts {
               """);
 
   /**
-   * Removes an entry. KEYS: entry, due set, abandoned set. ARGV: id. Answers 1 when it was there.
+   * Removes an entry. KEYS: entry, due set, abandoned set. ARGV: id, fingerprint. Answers 1 when it
+   * was there.
    */
   public static final Script RESUME_FORGET =
       new Script(
           """
+          if redis.call('HGET', KEYS[1], 'f') ~= ARGV[2] then return 0 end
           redis.call('ZREM', KEYS[2], ARGV[1])
           redis.call('ZREM', KEYS[3], ARGV[1])
           return redis.call('DEL', KEYS[1])

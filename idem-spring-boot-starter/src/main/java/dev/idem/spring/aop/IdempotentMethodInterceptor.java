@@ -27,6 +27,7 @@ import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
@@ -111,7 +112,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
   private final ScheduledRuns scheduled = new ScheduledRuns();
   private final StepNames steps = new StepNames();
-  private final Map<Method, ResumableOperation<@Nullable Object[], @Nullable Object>> resumables =
+  // by operation: one method inherited by two beans is two operations, each resumed on its bean
+  private final Map<String, ResumableOperation<@Nullable Object[], @Nullable Object>> resumables =
       new ConcurrentHashMap<>();
   private volatile Clock clock = Clock.systemUTC();
 
@@ -225,7 +227,10 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
               (arguments, ctx) -> {
                 ResumedCalls.mark(specific);
                 try {
-                  return ReflectionUtils.invokeMethod(callable, bean, arguments);
+                  return callable.invoke(bean, arguments);
+                } catch (InvocationTargetException e) {
+                  // what the method threw, as its client's call would have seen it
+                  throw rethrown(e.getCause());
                 } finally {
                   ResumedCalls.clear();
                 }
@@ -234,7 +239,14 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       throw new IllegalStateException(
           "@Idempotent(resumable = true) on " + specific + ": " + e.getMessage(), e);
     }
-    resumables.put(specific, operation);
+    resumables.put(plan.operation(), operation);
+  }
+
+  private static Exception rethrown(@Nullable Throwable thrown) {
+    if (thrown instanceof Error error) {
+      throw error;
+    }
+    return thrown instanceof Exception e ? e : new UndeclaredThrowableException(thrown);
   }
 
   // the slot a follow-up asked for, else the one the clock is in
@@ -309,12 +321,20 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
               key, fingerprint, plan.codec(), work, plan.config(), deferral);
     }
     ResumableOperation<@Nullable Object[], @Nullable Object> operation =
-        resumables.get(plan.method());
+        resumables.get(plan.operation());
     if (operation == null) {
       throw new IllegalStateException(
           plan.operation()
               + " is resumable, but no completer has it: it is registered at start-up, for beans"
               + " created then");
+    }
+    if (SPRING_TX && plan.declaresTransaction() && TransactionOutcomes.joinedCallers()) {
+      // its effects would roll back with its caller's, and the completer would run it alone
+      throw new IllegalStateException(
+          plan.operation()
+              + " is resumable, so it starts a flow of its own, but its transaction joined its"
+              + " caller's: declare @Transactional(propagation = REQUIRES_NEW) on it, or call it"
+              + " outside a transaction");
     }
     return (work, deferral) ->
         operation.executeWithStatus(key, fingerprint, arguments, work, deferral);

@@ -37,6 +37,9 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
 
   private static final Logger log = LoggerFactory.getLogger(ResumableMethods.class);
 
+  // expired entries a pass deletes first (a store that expires them by itself deletes none)
+  private static final int PURGED_PER_PASS = 1000;
+
   private final ListableBeanFactory beans;
   private final IdempotentMethodInterceptor interceptor;
   private final Supplier<@Nullable Completer> completers;
@@ -139,6 +142,7 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
       return Completer.Pass.NONE;
     }
     try {
+      running.resumeLog().purgeExpired(PURGED_PER_PASS);
       Completer.Pass pass = running.runOnce();
       count("finished", pass.finished());
       count("replayed", pass.replayed());
@@ -150,9 +154,10 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
         log.info("completer pass: {}", pass);
       }
       return pass;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      // the schedule must outlive whatever a pass meets: a task that throws is never run again
       count("error", 1);
-      log.warn("A completer pass could not read its log; the next pass tries again", e);
+      log.warn("A completer pass failed; the next pass tries again", e);
       return Completer.Pass.NONE;
     }
   }

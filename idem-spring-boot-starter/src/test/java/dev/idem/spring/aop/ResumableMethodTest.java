@@ -4,9 +4,11 @@ import static dev.idem.spring.StartFailures.stoppedTheStart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.resume.Completer;
 import dev.idem.core.resume.ResumeEntry;
 import dev.idem.jdbc.JdbcResumeLog;
+import dev.idem.spring.IdempotencyPolicyCustomizer;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.ResourcelessTransactions;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
@@ -27,9 +29,11 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@code @Idempotent(resumable = true)}: a call whose client never came back is finished by the
@@ -177,6 +181,95 @@ class ResumableMethodTest {
   }
 
   @Test
+  void aDeclinedPaymentWhoseTransactionRolledBackIsNeverRunAgainByTheCompleter() {
+    runner
+        .withUserConfiguration(Transactions.class)
+        .withBean(CardPayments.class)
+        .withBean(
+            IdempotencyPolicyCustomizer.class,
+            () -> (operation, builder) -> builder.terminalWhen(e -> e instanceof Declined))
+        .run(
+            context -> {
+              CardPayments cards = context.getBean(CardPayments.class);
+              ResumableMethods resumables = context.getBean(ResumableMethods.class);
+
+              assertThatThrownBy(() -> cards.pay(order)).isInstanceOf(Declined.class);
+              waitOutTheLease();
+
+              assertThat(resumables.runOnce().taken()).isZero();
+              assertThat(cards.attempts()).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void aCheckedTerminalFailureOfTheCompletersRunIsStoredAsTheClientsWouldBe() {
+    runner
+        .withBean(Refunds.class)
+        .withBean(
+            IdempotencyPolicyCustomizer.class,
+            () -> (operation, builder) -> builder.terminalWhen(e -> e instanceof Refused))
+        .run(
+            context -> {
+              Refunds refunds = context.getBean(Refunds.class);
+              ResumableMethods resumables = context.getBean(ResumableMethods.class);
+              assertThatThrownBy(() -> refunds.refund(order)).hasMessageContaining("bank is down");
+              waitOutTheLease();
+
+              Completer.Pass pass = resumables.runOnce();
+
+              assertThat(pass.finished()).as("%s", pass).isEqualTo(1);
+              assertThatThrownBy(() -> refunds.refund(order))
+                  .isInstanceOf(ReplayedFailureException.class)
+                  .hasMessageContaining("the refund was refused");
+              assertThat(refunds.attempts()).isEqualTo(2);
+            });
+  }
+
+  @Test
+  void oneResumableMethodInheritedByTwoBeansIsResumedOnTheBeanThatRanIt() {
+    runner
+        .withBean("eu", EuGateway.class)
+        .withBean("us", UsGateway.class)
+        .run(
+            context -> {
+              EuGateway eu = context.getBean(EuGateway.class);
+              UsGateway us = context.getBean(UsGateway.class);
+              ResumableMethods resumables = context.getBean(ResumableMethods.class);
+              eu.down(true);
+              us.down(true);
+              assertThatThrownBy(() -> eu.settle(order)).isNotNull();
+              assertThatThrownBy(() -> us.settle(order)).isNotNull();
+              eu.down(false);
+              us.down(false);
+              waitOutTheLease();
+
+              assertThat(resumables.runOnce().finished()).isEqualTo(2);
+              assertThat(eu.settle(order)).isEqualTo("eu settled " + order);
+              assertThat(us.settle(order)).isEqualTo("us settled " + order);
+            });
+  }
+
+  @Test
+  void aResumableMethodWhoseTransactionJoinsItsCallersIsRefused() {
+    runner
+        .withUserConfiguration(DatabaseTransactions.class)
+        .withPropertyValues("idem.store=memory")
+        .withBean(Ledger.class)
+        .run(
+            context -> {
+              Ledger ledger = context.getBean(Ledger.class);
+              TransactionTemplate outer =
+                  new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+
+              assertThatThrownBy(() -> outer.execute(status -> ledger.book(order)))
+                  .isInstanceOf(IllegalStateException.class)
+                  .hasMessageContaining("REQUIRES_NEW");
+              assertThat(ledger.committed()).isZero();
+              assertThat(ledger.book(order)).isEqualTo("booked " + order);
+            });
+  }
+
+  @Test
   void anApplicationWithoutResumableMethodsStartsNoCompleter() {
     new ApplicationContextRunner()
         .withConfiguration(
@@ -291,11 +384,102 @@ class ResumableMethodTest {
     }
   }
 
+  /** A declined card is a terminal answer, whatever the transaction does. */
+  public static class Declined extends RuntimeException {
+    public Declined() {
+      super("the card was declined");
+    }
+  }
+
+  /** A card payment whose card is declined; its transaction rolls back. */
+  public static class CardPayments {
+    private final AtomicInteger attempts = new AtomicInteger();
+
+    @Transactional
+    @Idempotent(key = "#orderNo", operation = "card", resumable = true, lease = "300ms")
+    public String pay(String orderNo) {
+      attempts.incrementAndGet();
+      throw new Declined();
+    }
+
+    public int attempts() {
+      return attempts.get();
+    }
+  }
+
+  /** A checked refusal, terminal by the policy. */
+  public static class Refused extends Exception {
+    public Refused() {
+      super("the refund was refused");
+    }
+  }
+
+  /** A refund whose bank is down the first time and refuses it the second. */
+  public static class Refunds {
+    private final AtomicInteger attempts = new AtomicInteger();
+
+    @Idempotent(key = "#orderNo", operation = "refund", resumable = true, lease = "300ms")
+    public String refund(String orderNo) throws Refused {
+      if (attempts.incrementAndGet() == 1) {
+        throw new IllegalStateException("the bank is down");
+      }
+      throw new Refused();
+    }
+
+    public int attempts() {
+      return attempts.get();
+    }
+  }
+
+  /** A gateway whose settlement two beans inherit, each under its own operation. */
+  public abstract static class RegionalGateway {
+    private final AtomicBoolean down = new AtomicBoolean();
+
+    protected abstract String region();
+
+    @Idempotent(key = "#orderNo", resumable = true, lease = "300ms")
+    public String settle(String orderNo) {
+      if (down.get()) {
+        throw new IllegalStateException(region() + " is down");
+      }
+      return region() + " settled " + orderNo;
+    }
+
+    public void down(boolean isDown) {
+      down.set(isDown);
+    }
+  }
+
+  /** The European gateway. */
+  public static class EuGateway extends RegionalGateway {
+    @Override
+    protected String region() {
+      return "eu";
+    }
+  }
+
+  /** The American gateway. */
+  public static class UsGateway extends RegionalGateway {
+    @Override
+    protected String region() {
+      return "us";
+    }
+  }
+
   @EnableTransactionManagement
   static class Transactions {
     @org.springframework.context.annotation.Bean
     PlatformTransactionManager transactionManager() {
       return new ResourcelessTransactions();
+    }
+  }
+
+  /** Transactions on a database, where a joined transaction is told from a new one. */
+  @EnableTransactionManagement
+  static class DatabaseTransactions {
+    @org.springframework.context.annotation.Bean
+    PlatformTransactionManager transactionManager() {
+      return new DataSourceTransactionManager(h2());
     }
   }
 

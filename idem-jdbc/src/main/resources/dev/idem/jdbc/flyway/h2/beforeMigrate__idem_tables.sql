@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS idem_locks (
 CREATE INDEX IF NOT EXISTS idem_locks_expires_at ON idem_locks (expires_at);
 
 -- One row per resumable call a completer may have to finish; id is the digest of the operation and
--- the call's key and fingerprint, operation the digest of the operation's name (compared byte for
+-- the call's key (one row a key), operation the digest of the operation's name (compared byte for
 -- byte, whatever the collation).
 CREATE TABLE IF NOT EXISTS idem_resumes (
   id          CHAR(64)     NOT NULL PRIMARY KEY,

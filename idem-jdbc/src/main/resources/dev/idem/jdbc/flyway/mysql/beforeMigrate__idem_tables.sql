@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS idem_locks (
 ) ENGINE = InnoDB;
 
 -- One row per resumable call a completer may have to finish; id is the digest of the operation and
--- the call's key and fingerprint, operation the digest of the operation's name (compared byte for
+-- the call's key (one row a key), operation the digest of the operation's name (compared byte for
 -- byte, whatever the collation). Read by operation and due time; expires_at is when it may be
 -- purged.
 CREATE TABLE IF NOT EXISTS idem_resumes (

@@ -4,6 +4,8 @@ import dev.idem.core.PendingOutcome;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -36,6 +38,18 @@ public final class TransactionOutcomes {
     }
     return pending ->
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
+  }
+
+  /**
+   * True when the transaction the running {@code @Transactional} method declared did not begin with
+   * it but joined its caller's; false when it began with it, or no declared one runs.
+   */
+  public static boolean joinedCallers() {
+    try {
+      return !TransactionAspectSupport.currentTransactionStatus().isNewTransaction();
+    } catch (NoTransactionException e) {
+      return false;
+    }
   }
 
   /**
