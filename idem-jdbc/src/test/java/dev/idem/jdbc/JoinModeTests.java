@@ -17,6 +17,8 @@ import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.core.resume.Completer;
+import dev.idem.core.resume.ResumableOperation;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
@@ -160,6 +162,52 @@ abstract class JoinModeTests {
     assertThat(receipt).isEqualTo("charge-1");
     assertThat(charges).as("one charge for two runs, the first rolled back").hasValue(1);
     assertThat(orders(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aResumableCallKeepsItsEntryUntilTheCompleterSeesItsAnswerCommittedOrRunsItAfterARollback()
+      throws Exception {
+    Completer completer = Completer.builder(engine, Databases.resumeLog(url(), dialect())).build();
+    AtomicInteger runs = new AtomicInteger();
+    IdempotencyConfig shortLease = IdempotencyConfig.custom().lease(Duration.ofMillis(300)).build();
+    ResumableOperation<String, String> place =
+        completer.register(
+            scope,
+            ResultCodec.utf8(),
+            ResultCodec.utf8(),
+            shortLease,
+            (orderNo, ctx) ->
+                tx.inTransaction(
+                    c -> {
+                      runs.incrementAndGet();
+                      insertOrder(c, IdempotencyKey.of(scope, orderNo), "placed");
+                      return "placed " + orderNo;
+                    }));
+    IdempotencyKey committed = place.key("committed");
+    IdempotencyKey rolledBack = place.key("rolled-back");
+
+    // the record is written in the caller's transaction, whose end this call cannot see
+    tx.inTransaction(c -> place.execute("committed", "committed"));
+    assertThatThrownBy(
+            () ->
+                tx.inTransaction(
+                    c -> {
+                      place.execute("rolled-back", "rolled-back");
+                      throw new IllegalStateException("the caller failed after the call");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(store.find(committed)).isPresent();
+    assertThat(store.find(rolledBack)).isEmpty();
+    Thread.sleep(450);
+
+    Completer.Pass pass = completer.runOnce();
+
+    assertThat(pass.replayed()).as("%s", pass).isEqualTo(1);
+    assertThat(pass.finished()).as("%s", pass).isEqualTo(1);
+    assertThat(runs).hasValue(3);
+    assertThat(orders(committed)).isEqualTo(1);
+    assertThat(orders(rolledBack)).isEqualTo(1);
+    assertThat(completer.runOnce().taken()).isZero();
   }
 
   @Test
