@@ -53,6 +53,9 @@ import org.junit.jupiter.api.Test;
  * Join mode on a real database: the record and the business rows commit or roll back together, and
  * a duplicate waits for the first transaction, then replays. Each database runs these through a
  * {@code @Nested} subclass.
+ *
+ * <p>Longer than 400 lines because every rule of join mode is checked here on one shared set-up (a
+ * transaction, the store joining it, a business table); each test stands alone.
  */
 abstract class JoinModeTests {
 

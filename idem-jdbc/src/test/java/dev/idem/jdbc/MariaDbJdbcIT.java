@@ -28,4 +28,9 @@ class MariaDbJdbcIT extends JdbcBackendTests {
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return Databases.MariaDbStore.class;
   }
+
+  @Override
+  protected boolean completerSuite() {
+    return false;
+  }
 }

@@ -24,4 +24,9 @@ class MySqlDialectOnMariaDbIT extends JdbcBackendTests {
   protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
     return Databases.MariaDbStore.class;
   }
+
+  @Override
+  protected boolean completerSuite() {
+    return false;
+  }
 }

@@ -1,5 +1,7 @@
 package dev.idem.redis;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import dev.idem.core.lock.LockProvider;
 import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
@@ -15,6 +17,7 @@ import dev.idem.testsupport.TokenContract;
 import java.time.Clock;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -34,6 +37,15 @@ abstract class RedisBackendTests {
 
   /** A resume log on the same Redis. */
   abstract ResumeLog resumeLog();
+
+  /**
+   * Whether the completer suite runs on this topology: its rules are the engine's over the resume
+   * log, whose scripts the log's own suite checks on every topology, so the matrix runs it on the
+   * standalone server only.
+   */
+  boolean completerSuite() {
+    return true;
+  }
 
   /** Builds the resume log in a crashing child JVM; null skips the completer's crash test. */
   @Nullable Class<? extends Supplier<ResumeLog>> crashLogFactory() {
@@ -55,6 +67,11 @@ abstract class RedisBackendTests {
 
   @Nested
   class Completers extends CompleterContract {
+    @BeforeEach
+    void onlyWhereTheMatrixRunsIt() {
+      assumeTrue(completerSuite(), "the completer suite runs on the standalone server");
+    }
+
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();

@@ -140,4 +140,9 @@ class RedisClusterIT extends RedisBackendTests {
   ResumeLog resumeLog() {
     return resumeLog;
   }
+
+  @Override
+  boolean completerSuite() {
+    return false;
+  }
 }

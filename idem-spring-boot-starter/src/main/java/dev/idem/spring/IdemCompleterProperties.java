@@ -13,7 +13,7 @@ public class IdemCompleterProperties {
   private Duration interval = Duration.ofSeconds(10);
 
   /** Failed attempts after which a call is abandoned, for an operator to retry or drop. */
-  private int maxAttempts = 5;
+  private int maxAttempts = 10;
 
   /** The wait after a call's first failed attempt; each later one doubles it. */
   private Duration firstBackoff = Duration.ofSeconds(10);

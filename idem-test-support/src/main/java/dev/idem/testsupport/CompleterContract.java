@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
  * the steps that ended, a call in flight is left alone, an ended one is not run again, a refused
  * request never runs, and a call that keeps failing is abandoned for an operator. Every backend
  * runs it through a {@code @Nested} class.
+ *
+ * <p>Longer than 400 lines because a backend extends one type for these promises; each test in it
+ * is short and stands alone.
  */
 public abstract class CompleterContract extends EngineContractSupport {
 

@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Completer {
 
-  /** Attempts before a call is abandoned, unless set: five. */
-  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+  /**
+   * Attempts before a call is abandoned, unless set: ten, which with the default backoff (10 s,
+   * doubling, at most 10 min) tries for about forty minutes.
+   */
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
 
   /** The wait after the first failed attempt, unless set: ten seconds. */
   public static final Duration DEFAULT_FIRST_BACKOFF = Duration.ofSeconds(10);
@@ -122,12 +125,15 @@ public final class Completer {
   }
 
   /**
-   * One pass over every registered operation: takes its due entries and runs each, one after the
-   * other on the calling thread. A failure of one call is counted and the pass goes on.
+   * One pass over every registered operation: deletes up to a batch of expired entries, then takes
+   * each operation's due entries and runs them, one after the other on the calling thread. A
+   * failure of one call is counted and the pass goes on.
    *
    * @throws dev.idem.core.IdempotencyStoreException the log could not be read
    */
   public Pass runOnce() {
+    // entries past their retention first, a batch a pass (a log that expires them does nothing)
+    resumeLog.purgeExpired(batch);
     Pass pass = Pass.NONE;
     for (ResumableOperation<?, ?> operation : operations.values()) {
       Duration hold = operation.config().lease().multipliedBy(2);

@@ -19,8 +19,9 @@ import java.util.HexFormat;
  * length {@code L} instead of times; the scripts take their lease end and expiry from the key's
  * expiry ({@code PEXPIRETIME}).
  *
- * <p>Longer than 400 lines because every script of the backend lives here, where the rules they
- * share ({@code NOW}, {@code FIELDS}, {@code READ}) are written once; each script is short.
+ * <p>Longer than 500 lines because every script of the backend lives here (records, locks, the
+ * resume log), where the rules they share ({@code NOW}, {@code FIELDS}, {@code READ}) are written
+ * once and a reader finds every server-side step of Idem's in one file; each script is short.
  */
 public final class LuaScripts {
 

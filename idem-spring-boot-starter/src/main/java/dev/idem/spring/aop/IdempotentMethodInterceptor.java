@@ -22,12 +22,12 @@ import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
 import dev.idem.spring.aop.internal.OutsideTransaction;
 import dev.idem.spring.aop.internal.ResultShape;
+import dev.idem.spring.aop.internal.ResumableCalls;
 import dev.idem.spring.aop.internal.ResumedCalls;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
@@ -54,7 +54,6 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -90,6 +89,14 @@ import tools.jackson.databind.ObjectMapper;
  * <p>A method returning a {@code CompletableFuture}, a {@code Mono} or a {@code Flux} is called
  * only once its key is claimed, and its outcome is settled when its result ends ({@link
  * LaterResults}); for those a bad key is the result's failure, not a throw.
+ *
+ * <p>A {@link Idempotent#resumable() resumable} method's call writes its arguments to the
+ * completer's log once it holds its key ({@link ResumableCalls}); the completer's own run of it
+ * comes back through this advice marked, and runs inside the completer's claim.
+ *
+ * <p>Longer than 400 lines because it is the one place where a bean call meets the engine, and the
+ * order of its decisions (step, scheduled slot, resumable, result that ends later, transaction) is
+ * the rule; each decision is a short method of its own or a class beside it.
  */
 public class IdempotentMethodInterceptor implements MethodInterceptor, AutoCloseable {
 
@@ -112,9 +119,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
   private final ScheduledRuns scheduled = new ScheduledRuns();
   private final StepNames steps = new StepNames();
-  // by operation: one method inherited by two beans is two operations, each resumed on its bean
-  private final Map<String, ResumableOperation<@Nullable Object[], @Nullable Object>> resumables =
-      new ConcurrentHashMap<>();
+  private final ResumableCalls resumables = new ResumableCalls();
   private volatile Clock clock = Clock.systemUTC();
 
   /**
@@ -205,48 +210,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
         plans.computeIfAbsent(
             new AnnotatedElementKey(method, targetClass),
             k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
-    Method specific = plan.method();
-    // a class-based proxy is a target class: its method dispatches to the proxy's advice; a JDK
-    // proxy implements the interface's method, not the target class's
-    Method callable =
-        specific.getDeclaringClass().isInstance(bean)
-            ? specific
-            : Objects.requireNonNull(
-                ReflectionUtils.findMethod(
-                    bean.getClass(), specific.getName(), specific.getParameterTypes()),
-                () -> specific + " is not a method of " + bean.getClass());
-    ReflectionUtils.makeAccessible(callable);
-    ResumableOperation<@Nullable Object[], @Nullable Object> operation;
-    try {
-      operation =
-          completer.register(
-              plan.operation(),
-              new JsonArguments(mapper, specific, targetClass),
-              plan.codec(),
-              plan.config(),
-              (arguments, ctx) -> {
-                ResumedCalls.mark(specific);
-                try {
-                  return callable.invoke(bean, arguments);
-                } catch (InvocationTargetException e) {
-                  // what the method threw, as its client's call would have seen it
-                  throw rethrown(e.getCause());
-                } finally {
-                  ResumedCalls.clear();
-                }
-              });
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException(
-          "@Idempotent(resumable = true) on " + specific + ": " + e.getMessage(), e);
-    }
-    resumables.put(plan.operation(), operation);
-  }
-
-  private static Exception rethrown(@Nullable Throwable thrown) {
-    if (thrown instanceof Error error) {
-      throw error;
-    }
-    return thrown instanceof Exception e ? e : new UndeclaredThrowableException(thrown);
+    resumables.register(
+        completer, plan, new JsonArguments(mapper, plan.method(), targetClass), bean);
   }
 
   // the slot a follow-up asked for, else the one the clock is in
@@ -320,8 +285,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
           idempotency.executeWithStatus(
               key, fingerprint, plan.codec(), work, plan.config(), deferral);
     }
-    ResumableOperation<@Nullable Object[], @Nullable Object> operation =
-        resumables.get(plan.operation());
+    ResumableOperation<@Nullable Object[], @Nullable Object> operation = resumables.of(plan);
     if (operation == null) {
       throw new IllegalStateException(
           plan.operation()

@@ -37,9 +37,6 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
 
   private static final Logger log = LoggerFactory.getLogger(ResumableMethods.class);
 
-  // expired entries a pass deletes first (a store that expires them by itself deletes none)
-  private static final int PURGED_PER_PASS = 1000;
-
   private final ListableBeanFactory beans;
   private final IdempotentMethodInterceptor interceptor;
   private final Supplier<@Nullable Completer> completers;
@@ -142,7 +139,6 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
       return Completer.Pass.NONE;
     }
     try {
-      running.resumeLog().purgeExpired(PURGED_PER_PASS);
       Completer.Pass pass = running.runOnce();
       count("finished", pass.finished());
       count("replayed", pass.replayed());
@@ -154,10 +150,10 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
         log.info("completer pass: {}", pass);
       }
       return pass;
-    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+    } catch (RuntimeException | Error e) {
       // the schedule must outlive whatever a pass meets: a task that throws is never run again
       count("error", 1);
-      log.warn("A completer pass failed; the next pass tries again", e);
+      log.error("A completer pass failed; the next pass tries again", e);
       return Completer.Pass.NONE;
     }
   }
@@ -169,8 +165,9 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
   }
 
   /**
-   * How many calls the passes since start-up ended with {@code outcome}: finished, replayed, busy,
-   * failed, abandoned, dropped, or error (a pass that could not read the log).
+   * How many calls the passes since start-up ended with {@code outcome} (finished, replayed, busy,
+   * failed, abandoned, dropped), or, for {@code error}, how many passes failed (the log could not
+   * be read or written); the calls a failed pass had taken are counted by the next.
    */
   public long count(String outcome) {
     AtomicLong n = counts.get(outcome);

@@ -97,7 +97,7 @@ public class IdemMetricsAutoConfiguration {
   /**
    * Counts what the completer's passes did with the calls of resumable methods, as {@code
    * idem.completer.calls} tagged by outcome: finished, replayed, busy, failed, abandoned, dropped,
-   * or error (a pass that could not read its log).
+   * and error, which counts the passes that failed.
    */
   @Bean
   @ConditionalOnMissingBean(name = "idemCompleterCounters")

@@ -38,6 +38,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * {@code @Idempotent(resumable = true)}: a call whose client never came back is finished by the
  * completer, through the bean, from the steps that ended, and its client gets the answer later.
+ *
+ * <p>Longer than 400 lines because the beans each test needs are declared here beside the tests;
+ * each test is short and stands alone.
  */
 class ResumableMethodTest {
 
