@@ -1,14 +1,11 @@
 package dev.idem.spring;
 
 import dev.idem.core.store.IdempotencyStore;
+import dev.idem.spring.internal.Repeating;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -26,12 +23,10 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(ExpiredRecordsPurge.class);
 
   private final IdempotencyStore store;
-  private final ThreadFactory threads;
-  private final Duration interval;
   private final int batchSize;
   private final int batches;
   private final AtomicLong purged = new AtomicLong();
-  private volatile @Nullable ScheduledExecutorService scheduler;
+  private final Repeating runs;
 
   public ExpiredRecordsPurge(
       IdempotencyStore store, Duration interval, int batchSize, int batches) {
@@ -46,7 +41,7 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
     Duration interval = schedule.interval();
     int batchSize = schedule.batchSize();
     int batches = schedule.batches();
-    this.threads = Objects.requireNonNull(threads, "threads");
+    Objects.requireNonNull(threads, "threads");
     this.store = Objects.requireNonNull(store, "store");
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException(
@@ -59,9 +54,9 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
               + " and "
               + batches);
     }
-    this.interval = interval;
     this.batchSize = batchSize;
     this.batches = batches;
+    this.runs = new Repeating(threads, "idem-purge", interval, this::runOnce);
   }
 
   /**
@@ -94,29 +89,16 @@ public final class ExpiredRecordsPurge implements SmartLifecycle {
 
   @Override
   public void start() {
-    ScheduledExecutorService started =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = threads.newThread(task);
-              thread.setName("idem-purge");
-              return thread;
-            });
-    long millis = interval.toMillis();
-    started.scheduleWithFixedDelay(this::runOnce, millis, millis, TimeUnit.MILLISECONDS);
-    scheduler = started;
+    runs.start();
   }
 
   @Override
   public void stop() {
-    ScheduledExecutorService running = scheduler;
-    scheduler = null;
-    if (running != null) {
-      running.shutdownNow();
-    }
+    runs.stop();
   }
 
   @Override
   public boolean isRunning() {
-    return scheduler != null;
+    return runs.isRunning();
   }
 }

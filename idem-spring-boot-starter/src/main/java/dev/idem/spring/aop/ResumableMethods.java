@@ -2,6 +2,7 @@ package dev.idem.spring.aop;
 
 import dev.idem.core.resume.Completer;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.internal.Repeating;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,10 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -41,10 +39,9 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
   private final IdempotentMethodInterceptor interceptor;
   private final Supplier<@Nullable Completer> completers;
   private final Duration interval;
-  private final ThreadFactory threads;
   private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
   private volatile @Nullable Completer completer;
-  private volatile @Nullable ScheduledExecutorService scheduler;
+  private final Repeating runs;
 
   /**
    * @param completers the completer, built only when a resumable method is found; null when the
@@ -66,7 +63,7 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
     this.interceptor = interceptor;
     this.completers = completers;
     this.interval = interval;
-    this.threads = threads;
+    this.runs = new Repeating(threads, "idem-completer", interval, this::runOnce);
   }
 
   @Override
@@ -179,29 +176,16 @@ public final class ResumableMethods implements SmartInitializingSingleton, Smart
     if (completer == null) {
       return;
     }
-    ScheduledExecutorService started =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = threads.newThread(task);
-              thread.setName("idem-completer");
-              return thread;
-            });
-    long millis = interval.toMillis();
-    started.scheduleWithFixedDelay(this::runOnce, millis, millis, TimeUnit.MILLISECONDS);
-    scheduler = started;
+    runs.start();
   }
 
   @Override
   public void stop() {
-    ScheduledExecutorService running = scheduler;
-    scheduler = null;
-    if (running != null) {
-      running.shutdownNow();
-    }
+    runs.stop();
   }
 
   @Override
   public boolean isRunning() {
-    return scheduler != null;
+    return runs.isRunning();
   }
 }
