@@ -281,8 +281,9 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private Engine engine(
       MethodPlan plan, IdempotencyKey key, Fingerprint fingerprint, @Nullable Object[] arguments) {
     if (!plan.resumable()) {
-      return (work, deferral) ->
-          idempotency.executeWithStatus(
+      return (Work<@Nullable Object, Exception> work,
+          @Nullable Consumer<PendingOutcome> deferral) ->
+          idempotency.<@Nullable Object, Exception>executeWithStatus(
               key, fingerprint, plan.codec(), work, plan.config(), deferral);
     }
     ResumableOperation<@Nullable Object[], @Nullable Object> operation = resumables.of(plan);
@@ -300,8 +301,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
               + " caller's: declare @Transactional(propagation = REQUIRES_NEW) on it, or call it"
               + " outside a transaction");
     }
-    return (work, deferral) ->
-        operation.executeWithStatus(key, fingerprint, arguments, work, deferral);
+    return (Work<@Nullable Object, Exception> work, @Nullable Consumer<PendingOutcome> deferral) ->
+        operation.<Exception>executeWithStatus(key, fingerprint, arguments, work, deferral);
   }
 
   // A method that names no key: a step of the guarded call running on this thread. Its outcome is

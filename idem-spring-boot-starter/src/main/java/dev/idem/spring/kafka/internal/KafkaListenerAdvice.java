@@ -109,7 +109,6 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   /** A claim held until the call ends, and the place of its record in the container's batch. */
   private record Held(int position, PendingOutcome outcome) {}
 
-  /** The batch elements whose claim succeeded, and each one's place in the container's batch. */
   /**
    * What the claims of a call took: the fresh elements, their positions, and the contexts of their
    * claims, whose steps a record listener's body makes.
