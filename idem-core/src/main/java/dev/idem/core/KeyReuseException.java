@@ -9,7 +9,11 @@ public class KeyReuseException extends IdempotencyException {
   private final transient IdempotencyKey key;
 
   public KeyReuseException(IdempotencyKey key) {
-    super("key " + key.value() + " was already used with a different request", false);
+    super(
+        "key "
+            + key.value()
+            + " was already used with a different request; a new request needs a new key",
+        false);
     this.key = key;
   }
 

@@ -12,7 +12,11 @@ public class RequestInProgressException extends IdempotencyException {
   private final Duration retryAfter;
 
   public RequestInProgressException(IdempotencyKey key, Duration retryAfter) {
-    super("a request with key " + key.value() + " is still in progress", false);
+    super(
+        "a request with key "
+            + key.value()
+            + " is still in progress; retry later with the same key for its answer",
+        false);
     this.key = key;
     this.retryAfter = retryAfter;
   }

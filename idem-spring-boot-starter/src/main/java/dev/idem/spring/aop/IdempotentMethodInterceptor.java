@@ -16,6 +16,7 @@ import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.NotInGuardedCallException;
+import dev.idem.spring.ai.internal.ToolCalls;
 import dev.idem.spring.aop.internal.ComparedArguments;
 import dev.idem.spring.aop.internal.JsonArguments;
 import dev.idem.spring.aop.internal.LaterResults;
@@ -386,7 +387,16 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
         return null;
       }
       throw InvalidKeyException.missing(
-          "the key expression of " + plan.operation() + " gave " + (text == null ? "null" : "''"));
+          plan.tool()
+              ? "the tool "
+                  + plan.operation()
+                  + " needs an idempotency key: send the same "
+                  + ToolCalls.KEY
+                  + " with every retry of a call, as its argument or in the call's _meta"
+              : "the key expression of "
+                  + plan.operation()
+                  + " gave "
+                  + (text == null ? "null" : "''"));
     }
     return text;
   }
@@ -427,7 +437,10 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   private String scope(MethodPlan plan, @Nullable Object[] arguments) {
-    String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
+    String caller = plan.tool() ? ToolCalls.caller() : null;
+    if (caller == null && callers != null) {
+      caller = callers.resolve(plan.method(), arguments);
+    }
     return caller == null ? plan.operation() : IdempotencyKey.scope(plan.operation(), caller);
   }
 

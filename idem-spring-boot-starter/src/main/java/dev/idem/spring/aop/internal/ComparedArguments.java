@@ -39,12 +39,26 @@ public final class ComparedArguments {
    */
   public static @Nullable Object of(MethodPlan plan, @Nullable Object[] arguments) {
     List<String> names = plan.comparedArguments();
+    if (names.size() == arguments.length) {
+      if (names.size() == 1) {
+        return arguments[0];
+      }
+      Map<String, Object> byName = new LinkedHashMap<>();
+      for (int i = 0; i < names.size(); i++) {
+        byName.put(names.get(i), arguments[i]);
+      }
+      return byName;
+    }
+    // some parameters are left out (a tool's ToolContext): find the others by name
+    List<String> all = names(plan.method());
     if (names.size() == 1) {
-      return arguments[0];
+      return arguments[all.indexOf(names.get(0))];
     }
     Map<String, Object> byName = new LinkedHashMap<>();
-    for (int i = 0; i < names.size(); i++) {
-      byName.put(names.get(i), arguments[i]);
+    for (int i = 0; i < all.size(); i++) {
+      if (names.contains(all.get(i))) {
+        byName.put(all.get(i), arguments[i]);
+      }
     }
     return byName;
   }

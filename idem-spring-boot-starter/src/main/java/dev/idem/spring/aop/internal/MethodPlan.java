@@ -43,6 +43,7 @@ import tools.jackson.databind.ObjectMapper;
  * @param codec stores and reads back the result
  * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
  * @param resumable whether a completer finishes its calls that nobody came back for
+ * @param tool whether it is a Spring AI tool, whose caller is the agent that called it
  */
 public record MethodPlan(
     Method method,
@@ -58,7 +59,8 @@ public record MethodPlan(
     ResultShape shape,
     ResultCodec<@Nullable Object> codec,
     @Nullable ScheduledSlot slot,
-    boolean resumable) {
+    boolean resumable,
+    boolean tool) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -78,8 +80,11 @@ public record MethodPlan(
     Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
     Idempotent idempotent = annotation(method, specific);
     String operation = operation(method, userClass, idempotent);
-    requireKey(operation, idempotent, specific);
-    boolean keyless = idempotent.key().isBlank();
+    boolean tool = ToolMethods.isTool(specific);
+    List<String> names = ComparedArguments.names(specific);
+    String keyText = keyExpression(idempotent, specific, tool, names);
+    requireKey(operation, keyText, specific);
+    boolean keyless = keyText.isBlank();
     ScheduledSlot slot =
         keyless && ScheduledSlot.isScheduled(specific)
             ? ScheduledSlot.of(operation, specific, policies::resolvePlaceholders)
@@ -95,10 +100,10 @@ public record MethodPlan(
         specific,
         operation,
         idempotent.required(),
-        keyless ? null : parser.parseExpression(idempotent.key()),
+        keyless ? null : parser.parseExpression(keyText),
         fingerprint,
         fingerprint == null && idempotent.compareArguments()
-            ? ComparedArguments.names(specific)
+            ? (tool ? ToolMethods.compared(specific, names) : names)
             : List.of(),
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
@@ -107,7 +112,16 @@ public record MethodPlan(
         shape,
         codec(shape.storedType(specific, userClass), mapper),
         slot,
-        idempotent.resumable());
+        idempotent.resumable(),
+        tool);
+  }
+
+  // a tool that names no key takes the one its call sends
+  private static String keyExpression(
+      Idempotent idempotent, Method method, boolean tool, List<String> names) {
+    return idempotent.key().isBlank() && tool
+        ? ToolMethods.keyExpression(method, names)
+        : idempotent.key();
   }
 
   /**
@@ -126,9 +140,15 @@ public record MethodPlan(
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
-        requireKey(operation, idempotent, specific);
+        boolean tool = ToolMethods.isTool(specific);
+        String keyText =
+            keyExpression(idempotent, specific, tool, ComparedArguments.names(specific));
+        requireKey(operation, keyText, specific);
         requireResumable(operation, idempotent, specific);
-        if (idempotent.key().isBlank() && ScheduledSlot.isScheduled(specific)) {
+        if (tool) {
+          ToolMethods.requireSyncServer(operation, placeholders);
+        }
+        if (keyText.isBlank() && ScheduledSlot.isScheduled(specific)) {
           ScheduledSlot.of(operation, specific, placeholders);
         }
         ComparedArguments.check(operation, specific, idempotent);
@@ -163,8 +183,8 @@ public record MethodPlan(
   // A method may name none: a scheduled one's slot is its key, and any other is a step of the
   // guarded call it runs in; either for a run that ends when it returns (one that ends later could
   // not be followed to another instance's end, nor be a step, which blocks).
-  private static void requireKey(String operation, Idempotent idempotent, Method method) {
-    if (!idempotent.key().isBlank()) {
+  private static void requireKey(String operation, String key, Method method) {
+    if (!key.isBlank()) {
       return;
     }
     if (!ScheduledSlot.isScheduled(method)

@@ -1,0 +1,106 @@
+package dev.idem.spring.ai.internal;
+
+import dev.idem.spring.ai.internal.ToolCalls.ToolCall;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Wraps every synchronous tool an MCP server serves (Spring AI's {@code @Tool} methods, and tools
+ * declared as specifications) so that, while the tool runs, {@link ToolCalls} knows the call: its
+ * {@code _meta}, its session and its principal. The principal is the servlet request's, when the
+ * tool runs on the request's thread (Spring AI's servlet servers do); else the session alone names
+ * the caller.
+ */
+public final class McpToolCallBinding implements BeanPostProcessor {
+
+  private static final boolean SERVLET =
+      ClassUtils.isPresent(
+          "jakarta.servlet.http.HttpServletRequest", McpToolCallBinding.class.getClassLoader());
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    if (bean instanceof McpServerFeatures.SyncToolSpecification tool) {
+      return bind(tool);
+    }
+    if (bean instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
+      return bind(tool);
+    }
+    if (bean instanceof List<?> list && !list.isEmpty() && isTool(list.get(0))) {
+      List<Object> bound = new ArrayList<>(list.size());
+      for (Object element : list) {
+        bound.add(bindAny(element));
+      }
+      return bound;
+    }
+    return bean;
+  }
+
+  private static boolean isTool(@Nullable Object element) {
+    return element instanceof McpServerFeatures.SyncToolSpecification
+        || element instanceof McpStatelessServerFeatures.SyncToolSpecification;
+  }
+
+  private static Object bindAny(Object element) {
+    if (element instanceof McpServerFeatures.SyncToolSpecification tool) {
+      return bind(tool);
+    }
+    if (element instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
+      return bind(tool);
+    }
+    return element;
+  }
+
+  static McpServerFeatures.SyncToolSpecification bind(
+      McpServerFeatures.SyncToolSpecification tool) {
+    var handler = tool.callHandler();
+    return new McpServerFeatures.SyncToolSpecification(
+        tool.tool(),
+        (exchange, request) ->
+            ToolCalls.within(
+                call(exchange.sessionId(), request), () -> handler.apply(exchange, request)));
+  }
+
+  static McpStatelessServerFeatures.SyncToolSpecification bind(
+      McpStatelessServerFeatures.SyncToolSpecification tool) {
+    var handler = tool.callHandler();
+    return new McpStatelessServerFeatures.SyncToolSpecification(
+        tool.tool(),
+        (context, request) ->
+            ToolCalls.within(call(null, request), () -> handler.apply(context, request)));
+  }
+
+  private static ToolCall call(@Nullable String session, CallToolRequest request) {
+    Map<String, Object> meta = request.meta();
+    return new ToolCall(
+        principal(),
+        session,
+        meta == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(meta)));
+  }
+
+  private static @Nullable String principal() {
+    if (!SERVLET) {
+      return null;
+    }
+    RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+    if (!(attributes instanceof ServletRequestAttributes servlet)) {
+      return null;
+    }
+    HttpServletRequest request = servlet.getRequest();
+    Principal principal = request.getUserPrincipal();
+    return principal == null ? null : principal.getName();
+  }
+}

@@ -1,0 +1,5 @@
+/** Not API: may change in any release. */
+@NullMarked
+package dev.idem.spring.ai.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,233 @@
+package dev.idem.spring.ai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * {@code @Idempotent} tools called by a real MCP client (the MCP Java SDK over Streamable HTTP), as
+ * an agent calls them: retried, sent twenty times at once, with a key reused for other arguments,
+ * without a key, after losing the reply, and by callers who must not get each other's answers.
+ */
+@SpringBootTest(
+    classes = ToolShop.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "spring.ai.mcp.server.enabled=true",
+      "spring.ai.mcp.server.protocol=STREAMABLE",
+      // the security auto-configuration the other tests' applications leave out
+      "spring.autoconfigure.exclude="
+    })
+class McpToolCallTest {
+
+  @LocalServerPort int port;
+  @Autowired ToolShop.Tools tools;
+
+  private final List<McpSyncClient> clients = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    tools.holdPayments(null);
+    clients.forEach(McpSyncClient::closeGracefully);
+  }
+
+  @Test
+  void aRetriedToolCallRunsOnceAndGetsTheFirstAnswer() {
+    McpSyncClient agent = client(null, Duration.ofSeconds(20));
+    String key = UUID.randomUUID().toString();
+    int before = tools.orders();
+
+    String first = text(agent.callTool(order("tea", 2, key)));
+    String again = text(agent.callTool(order("tea", 2, key)));
+
+    assertThat(again).isEqualTo(first).contains("\"item\":\"tea\"");
+    assertThat(tools.orders()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void twentyCopiesAtOnceMakeOneOrder() throws Exception {
+    McpSyncClient agent = client(null, Duration.ofSeconds(30));
+    String key = UUID.randomUUID().toString();
+    int before = tools.orders();
+    ExecutorService pool = Executors.newFixedThreadPool(20);
+    try {
+      List<Future<String>> answers = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        answers.add(pool.submit(() -> text(agent.callTool(order("cake", 1, key)))));
+      }
+      Set<String> distinct = new HashSet<>();
+      for (Future<String> answer : answers) {
+        distinct.add(answer.get());
+      }
+      assertThat(distinct).hasSize(1);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(tools.orders()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aKeyReusedWithOtherArgumentsIsAToolErrorNamingTheReuse() {
+    McpSyncClient agent = client(null, Duration.ofSeconds(20));
+    String key = UUID.randomUUID().toString();
+    agent.callTool(order("tea", 2, key));
+    int before = tools.orders();
+
+    CallToolResult reused = agent.callTool(order("tea", 2000, key));
+
+    assertThat(reused.isError()).isTrue();
+    assertThat(text(reused)).contains("already used with a different request");
+    assertThat(tools.orders()).isEqualTo(before);
+  }
+
+  @Test
+  void aCallWithoutKeyIsRefusedAndSaysHowToSendOne() {
+    McpSyncClient agent = client(null, Duration.ofSeconds(20));
+    int before = tools.orders();
+
+    CallToolResult refused = agent.callTool(order("tea", 2, null));
+
+    assertThat(refused.isError()).isTrue();
+    assertThat(text(refused)).contains("needs an idempotency key", "idempotencyKey", "_meta");
+    assertThat(tools.orders()).isEqualTo(before);
+  }
+
+  @Test
+  void theKeyMayComeInTheCallsMeta() {
+    McpSyncClient agent = client(null, Duration.ofSeconds(20));
+    String key = UUID.randomUUID().toString();
+    int before = tools.payments();
+
+    String first = text(agent.callTool(pay("O-9", 500, key)));
+    String again = text(agent.callTool(pay("O-9", 500, key)));
+
+    assertThat(again).isEqualTo(first).contains("O-9");
+    assertThat(tools.payments()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void anAgentThatLostTheReplyGetsItWhenItRetries() throws Exception {
+    McpSyncClient impatient = client(null, Duration.ofSeconds(1));
+    String key = UUID.randomUUID().toString();
+    int before = tools.payments();
+    CountDownLatch gate = new CountDownLatch(1);
+    tools.holdPayments(gate);
+
+    // the reply does not come within the client's timeout: the agent does not know whether it paid
+    assertThatThrownBy(() -> impatient.callTool(pay("O-7", 900, key))).isNotNull();
+    CallToolResult busy = impatient.callTool(pay("O-7", 900, key));
+    assertThat(busy.isError()).isTrue();
+    assertThat(text(busy)).contains("still in progress", "retry later");
+
+    gate.countDown();
+    String answer = retryUntilAnswered(impatient, pay("O-7", 900, key));
+    assertThat(answer).contains("O-7", "900");
+    assertThat(tools.payments()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void theSameAgentOnTwoSessionsGetsOneEffect() {
+    McpSyncClient first = client("alice", Duration.ofSeconds(20));
+    McpSyncClient second = client("alice", Duration.ofSeconds(20));
+    String key = UUID.randomUUID().toString();
+    int before = tools.orders();
+
+    String one = text(first.callTool(order("jam", 3, key)));
+    String two = text(second.callTool(order("jam", 3, key)));
+
+    assertThat(two).isEqualTo(one);
+    assertThat(tools.orders()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void callersNeverGetEachOthersAnswers() {
+    String key = UUID.randomUUID().toString();
+    int before = tools.orders();
+
+    String alice = text(client("alice", Duration.ofSeconds(20)).callTool(order("jam", 3, key)));
+    String bob = text(client("bob", Duration.ofSeconds(20)).callTool(order("jam", 3, key)));
+    String anonymous = text(client(null, Duration.ofSeconds(20)).callTool(order("jam", 3, key)));
+    String otherAnonymous =
+        text(client(null, Duration.ofSeconds(20)).callTool(order("jam", 3, key)));
+
+    assertThat(Set.of(alice, bob, anonymous, otherAnonymous)).hasSize(4);
+    assertThat(tools.orders()).isEqualTo(before + 4);
+  }
+
+  private String retryUntilAnswered(McpSyncClient agent, CallToolRequest call)
+      throws InterruptedException {
+    for (int i = 0; i < 200; i++) {
+      CallToolResult result = agent.callTool(call);
+      if (!Boolean.TRUE.equals(result.isError())) {
+        return text(result);
+      }
+      assertThat(text(result)).contains("still in progress");
+      // the first call ends on the server's own time: wait for it, as an agent told to retry
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the first call never ended");
+  }
+
+  private static CallToolRequest order(String item, int quantity, @Nullable String key) {
+    Map<String, Object> arguments = new java.util.HashMap<>();
+    arguments.put("item", item);
+    arguments.put("quantity", quantity);
+    if (key != null) {
+      arguments.put("idempotencyKey", key);
+    }
+    return CallToolRequest.builder("place_order").arguments(arguments).build();
+  }
+
+  private static CallToolRequest pay(String orderNo, long cents, String key) {
+    return CallToolRequest.builder("pay")
+        .arguments(Map.of("orderNo", orderNo, "cents", cents))
+        .meta(Map.of("idempotencyKey", key))
+        .build();
+  }
+
+  private static String text(CallToolResult result) {
+    return ((TextContent) result.content().get(0)).text();
+  }
+
+  private McpSyncClient client(@Nullable String user, Duration timeout) {
+    HttpClientStreamableHttpTransport.Builder transport =
+        HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).endpoint("/mcp");
+    if (user != null) {
+      String basic =
+          Base64.getEncoder()
+              .encodeToString((user + ":" + user + "-secret").getBytes(StandardCharsets.UTF_8));
+      transport.httpRequestCustomizer(
+          (request, method, uri, body, context) ->
+              request.header("Authorization", "Basic " + basic));
+    }
+    McpSyncClient client = McpClient.sync(transport.build()).requestTimeout(timeout).build();
+    client.initialize();
+    clients.add(client);
+    return client;
+  }
+}
