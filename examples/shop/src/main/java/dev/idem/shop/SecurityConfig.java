@@ -48,7 +48,7 @@ class SecurityConfig {
                     .permitAll()
                     .requestMatchers(HttpMethod.GET, "/api/products")
                     .permitAll()
-                    .requestMatchers("/api/**")
+                    .requestMatchers("/api/**", "/mcp", "/mcp/**")
                     .authenticated()
                     .anyRequest()
                     .permitAll())
