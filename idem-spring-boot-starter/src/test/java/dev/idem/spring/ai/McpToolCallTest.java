@@ -1,7 +1,6 @@
 package dev.idem.spring.ai;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -22,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +52,7 @@ class McpToolCallTest {
 
   @AfterEach
   void close() {
-    tools.holdPayments(null);
+    tools.holdPayments(null, null);
     clients.forEach(McpSyncClient::closeGracefully);
   }
 
@@ -132,21 +132,28 @@ class McpToolCallTest {
 
   @Test
   void anAgentThatLostTheReplyGetsItWhenItRetries() throws Exception {
-    McpSyncClient impatient = client(null, Duration.ofSeconds(1));
+    McpSyncClient agent = client(null, Duration.ofSeconds(30));
     String key = UUID.randomUUID().toString();
     int before = tools.payments();
+    CountDownLatch started = new CountDownLatch(1);
     CountDownLatch gate = new CountDownLatch(1);
-    tools.holdPayments(gate);
+    tools.holdPayments(started, gate);
+    ExecutorService first = Executors.newSingleThreadExecutor();
+    try {
+      // the agent sends the call and stops waiting for its reply: it does not know if it paid
+      Future<CallToolResult> lost = first.submit(() -> agent.callTool(pay("O-7", 900, key)));
+      assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+      CallToolResult busy = agent.callTool(pay("O-7", 900, key));
+      assertThat(busy.isError()).isTrue();
+      assertThat(text(busy)).contains("still in progress", "retry later");
 
-    // the reply does not come within the client's timeout: the agent does not know whether it paid
-    assertThatThrownBy(() -> impatient.callTool(pay("O-7", 900, key))).isNotNull();
-    CallToolResult busy = impatient.callTool(pay("O-7", 900, key));
-    assertThat(busy.isError()).isTrue();
-    assertThat(text(busy)).contains("still in progress", "retry later");
-
-    gate.countDown();
-    String answer = retryUntilAnswered(impatient, pay("O-7", 900, key));
-    assertThat(answer).contains("O-7", "900");
+      gate.countDown();
+      String answer = retryUntilAnswered(agent, pay("O-7", 900, key));
+      assertThat(answer).contains("O-7", "900");
+      assertThat(text(lost.get(20, TimeUnit.SECONDS))).isEqualTo(answer);
+    } finally {
+      first.shutdownNow();
+    }
     assertThat(tools.payments()).isEqualTo(before + 1);
   }
 
@@ -177,6 +184,29 @@ class McpToolCallTest {
 
     assertThat(Set.of(alice, bob, anonymous, otherAnonymous)).hasSize(4);
     assertThat(tools.orders()).isEqualTo(before + 4);
+  }
+
+  @Test
+  void anMcpToolMethodIsGuardedToo() {
+    McpSyncClient agent = client(null, Duration.ofSeconds(20));
+    String key = UUID.randomUUID().toString();
+    int before = tools.cancels();
+
+    String first = text(agent.callTool(cancel("O-3", key, false)));
+    String again = text(agent.callTool(cancel("O-3", key, true)));
+    CallToolResult reused = agent.callTool(cancel("O-4", key, false));
+
+    assertThat(again).isEqualTo(first);
+    assertThat(reused.isError()).isTrue();
+    assertThat(tools.cancels()).isEqualTo(before + 1);
+  }
+
+  private static CallToolRequest cancel(String orderNo, String key, boolean inMeta) {
+    CallToolRequest.Builder call = CallToolRequest.builder("cancel_order");
+    if (inMeta) {
+      return call.arguments(Map.of("orderNo", orderNo)).meta(Map.of("idempotencyKey", key)).build();
+    }
+    return call.arguments(Map.of("orderNo", orderNo, "idempotencyKey", key)).build();
   }
 
   private String retryUntilAnswered(McpSyncClient agent, CallToolRequest call)

@@ -8,6 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.mcp.annotation.McpMeta;
+import org.springframework.ai.mcp.annotation.McpTool;
+import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.ai.tool.annotation.ToolParam;
@@ -72,7 +75,9 @@ public class ToolShop {
     private final AtomicInteger orders = new AtomicInteger();
     private final AtomicInteger payments = new AtomicInteger();
     private final AtomicInteger refunds = new AtomicInteger();
+    private final AtomicInteger cancels = new AtomicInteger();
     private volatile @Nullable CountDownLatch paying;
+    private volatile @Nullable CountDownLatch payStarted;
 
     int orders() {
       return orders.get();
@@ -86,8 +91,13 @@ public class ToolShop {
       return refunds.get();
     }
 
-    /** Holds every payment until {@code gate} opens. */
-    void holdPayments(@Nullable CountDownLatch gate) {
+    int cancels() {
+      return cancels.get();
+    }
+
+    /** Holds every payment until {@code gate} opens, counting down {@code started} as it begins. */
+    void holdPayments(@Nullable CountDownLatch started, @Nullable CountDownLatch gate) {
+      payStarted = started;
       paying = gate;
     }
 
@@ -111,6 +121,10 @@ public class ToolShop {
         @ToolParam(description = "the amount in cents") long cents,
         ToolContext context)
         throws InterruptedException {
+      CountDownLatch started = payStarted;
+      if (started != null) {
+        started.countDown();
+      }
       CountDownLatch gate = paying;
       if (gate != null && !gate.await(30, TimeUnit.SECONDS)) {
         throw new IllegalStateException("the test never opened the gate");
@@ -126,6 +140,18 @@ public class ToolShop {
         @ToolParam(description = "the same value on every retry of this refund")
             String idempotencyKey) {
       return "refund R-" + refunds.incrementAndGet() + " for " + orderNo;
+    }
+
+    @McpTool(name = "cancel_order", description = "Cancels an order")
+    @Idempotent
+    public String cancelOrder(
+        @McpToolParam(description = "the order", required = true) String orderNo,
+        @McpToolParam(
+                description = "the same value on every retry of this cancellation",
+                required = false)
+            @Nullable String idempotencyKey,
+        McpMeta meta) {
+      return "cancellation C-" + cancels.incrementAndGet() + " of " + orderNo;
     }
   }
 }

@@ -17,21 +17,33 @@ import org.springframework.util.ClassUtils;
  */
 final class ToolMethods {
 
-  private static final String TOOL = "org.springframework.ai.tool.annotation.Tool";
-  private static final String CONTEXT = "org.springframework.ai.chat.model.ToolContext";
+  private static final List<String> TOOLS =
+      List.of(
+          "org.springframework.ai.tool.annotation.Tool",
+          "org.springframework.ai.mcp.annotation.McpTool");
+  // what Spring AI hands a tool besides its arguments: the call's context, never part of a request
+  private static final List<String> CONTEXT_PREFIXES =
+      List.of(
+          "org.springframework.ai.chat.model.ToolContext",
+          "org.springframework.ai.mcp.annotation.McpMeta",
+          "org.springframework.ai.mcp.annotation.context.",
+          "io.modelcontextprotocol.");
+  private static final String KEY = "idempotencyKey";
   private static final String META_KEY = "T(dev.idem.spring.ai.internal.ToolCalls).metaKey()";
 
   private ToolMethods() {}
 
-  /** Whether {@code method} is a Spring AI tool. */
+  /** Whether {@code method} is a Spring AI tool ({@code @Tool}, or {@code @McpTool}). */
   static boolean isTool(Method method) {
     ClassLoader loader = method.getDeclaringClass().getClassLoader();
-    if (!ClassUtils.isPresent(TOOL, loader)) {
-      return false;
+    for (String name : TOOLS) {
+      if (ClassUtils.isPresent(name, loader)
+          && AnnotatedElementUtils.hasAnnotation(
+              method, ClassUtils.resolveClassName(name, loader).asSubclass(Annotation.class))) {
+        return true;
+      }
     }
-    Class<? extends Annotation> tool =
-        ClassUtils.resolveClassName(TOOL, loader).asSubclass(Annotation.class);
-    return AnnotatedElementUtils.hasAnnotation(method, tool);
+    return false;
   }
 
   /**
@@ -39,15 +51,21 @@ final class ToolMethods {
    * it declares one, else (or when that argument is null) the key of the call's {@code _meta}.
    */
   static String keyExpression(Method method, List<String> parameterNames) {
-    return parameterNames.contains("idempotencyKey") ? "#idempotencyKey ?: " + META_KEY : META_KEY;
+    return parameterNames.contains(KEY) ? "#idempotencyKey ?: " + META_KEY : META_KEY;
   }
 
-  /** The parameter names of {@code method} whose arguments a fingerprint compares. */
+  /**
+   * The parameter names of {@code method} whose arguments a fingerprint compares: all but the key
+   * and what Spring AI hands a tool besides its arguments.
+   */
   static List<String> compared(Method method, List<String> parameterNames) {
     Parameter[] parameters = method.getParameters();
     List<String> compared = new ArrayList<>();
     for (int i = 0; i < parameters.length; i++) {
-      if (!parameters[i].getType().getName().equals(CONTEXT)) {
+      String type = parameters[i].getType().getName();
+      // the key is no part of the request: a retry may send it in _meta instead
+      if (!parameterNames.get(i).equals(KEY)
+          && CONTEXT_PREFIXES.stream().noneMatch(type::startsWith)) {
         compared.add(parameterNames.get(i));
       }
     }
