@@ -1,13 +1,16 @@
 package dev.idem.spring.aot.internal;
 
+import dev.idem.spring.ai.internal.ToolCalls;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image or an AOT-processed application needs of Idem beyond what Spring infers: the
- * schema files the JDBC store, Flyway and Liquibase read from the class path. Registered through
- * {@code META-INF/spring/aot.factories}.
+ * schema files the JDBC store, Flyway and Liquibase read from the class path, and the method the
+ * key expression of a tool without a key calls for the key in an MCP call's {@code _meta}.
+ * Registered through {@code META-INF/spring/aot.factories}.
  */
 public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -21,5 +24,6 @@ public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
     for (String pattern : RESOURCES) {
       hints.resources().registerPattern(pattern);
     }
+    hints.reflection().registerType(ToolCalls.class, MemberCategory.INVOKE_PUBLIC_METHODS);
   }
 }

@@ -3,6 +3,7 @@ package dev.idem.spring.aot.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.ai.internal.ToolCalls;
 import dev.idem.spring.messaging.IdempotentListener;
 import java.io.IOException;
 import java.util.List;
@@ -39,6 +40,16 @@ class IdemRuntimeHintsTest {
                 assertThat(RuntimeHintsPredicates.resource().forResource(path))
                     .as(path)
                     .accepts(hints));
+  }
+
+  @Test
+  void theKeyOfAToolCallsMetaIsReadableInANativeImage() throws NoSuchMethodException {
+    new IdemRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(ToolCalls.class.getMethod("metaKey")))
+        .accepts(hints);
   }
 
   @Test
