@@ -28,6 +28,7 @@ import dev.idem.spring.aop.internal.ResumedCalls;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
+import dev.idem.spring.aop.internal.ToolPlan;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -94,6 +95,9 @@ import tools.jackson.databind.ObjectMapper;
  * <p>A {@link Idempotent#resumable() resumable} method's call writes its arguments to the
  * completer's log once it holds its key ({@link ResumableCalls}); the completer's own run of it
  * comes back through this advice marked, and runs inside the completer's claim.
+ *
+ * <p>A Spring AI tool method that names no key takes the one its call sends, and its caller is the
+ * calling agent ({@link ToolCalls}), after what an {@link IdempotentCallerResolver} names.
  *
  * <p>Longer than 400 lines because it is the one place where a bean call meets the engine, and the
  * order of its decisions (step, scheduled slot, resumable, result that ends later, transaction) is
@@ -386,13 +390,14 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       if (!plan.required()) {
         return null;
       }
+      ToolPlan tool = plan.tool();
       throw InvalidKeyException.missing(
-          plan.tool()
+          tool != null && tool.keyFromCall()
               ? "the tool "
-                  + plan.operation()
+                  + tool.name()
                   + " needs an idempotency key: send the same "
                   + ToolCalls.KEY
-                  + " with every retry of a call, as its argument or in the call's _meta"
+                  + " with every retry of a call, in the call's _meta or as its argument"
               : "the key expression of "
                   + plan.operation()
                   + " gave "
@@ -437,9 +442,10 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   private String scope(MethodPlan plan, @Nullable Object[] arguments) {
-    String caller = plan.tool() ? ToolCalls.caller() : null;
-    if (caller == null && callers != null) {
-      caller = callers.resolve(plan.method(), arguments);
+    String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
+    ToolPlan tool = plan.tool();
+    if (tool != null) {
+      caller = ToolCalls.caller(tool.name(), tool.keyFromCall(), caller);
     }
     return caller == null ? plan.operation() : IdempotencyKey.scope(plan.operation(), caller);
   }

@@ -187,7 +187,7 @@ class McpToolCallTest {
   }
 
   @Test
-  void anMcpToolMethodIsGuardedToo() {
+  void anMcpToolMethodIsGuardedTooWhateverItsProgressTokens() {
     McpSyncClient agent = client(null, Duration.ofSeconds(20));
     String key = UUID.randomUUID().toString();
     int before = tools.cancels();
@@ -201,12 +201,18 @@ class McpToolCallTest {
     assertThat(tools.cancels()).isEqualTo(before + 1);
   }
 
+  // each retry with a progress token of its own, as clients send them
   private static CallToolRequest cancel(String orderNo, String key, boolean inMeta) {
     CallToolRequest.Builder call = CallToolRequest.builder("cancel_order");
+    String progress = UUID.randomUUID().toString();
     if (inMeta) {
-      return call.arguments(Map.of("orderNo", orderNo)).meta(Map.of("idempotencyKey", key)).build();
+      return call.arguments(Map.of("orderNo", orderNo))
+          .meta(Map.of("idempotencyKey", key, "progressToken", progress))
+          .build();
     }
-    return call.arguments(Map.of("orderNo", orderNo, "idempotencyKey", key)).build();
+    return call.arguments(Map.of("orderNo", orderNo, "idempotencyKey", key))
+        .meta(Map.of("progressToken", progress))
+        .build();
   }
 
   private String retryUntilAnswered(McpSyncClient agent, CallToolRequest call)

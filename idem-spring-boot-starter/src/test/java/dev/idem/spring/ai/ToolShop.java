@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.mcp.annotation.McpMeta;
+import org.springframework.ai.mcp.annotation.McpProgressToken;
 import org.springframework.ai.mcp.annotation.McpTool;
 import org.springframework.ai.mcp.annotation.McpToolParam;
 import org.springframework.ai.tool.ToolCallbackProvider;
@@ -150,7 +151,8 @@ public class ToolShop {
                 description = "the same value on every retry of this cancellation",
                 required = false)
             @Nullable String idempotencyKey,
-        McpMeta meta) {
+        McpMeta meta,
+        @McpProgressToken @Nullable String progressToken) {
       return "cancellation C-" + cancels.incrementAndGet() + " of " + orderNo;
     }
   }

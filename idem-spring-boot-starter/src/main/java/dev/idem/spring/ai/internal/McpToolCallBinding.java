@@ -4,8 +4,6 @@ import dev.idem.spring.ai.internal.ToolCalls.ToolCall;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import jakarta.servlet.http.HttpServletRequest;
-import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -13,23 +11,18 @@ import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.util.ClassUtils;
-import org.springframework.web.context.request.RequestAttributes;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Wraps every synchronous tool an MCP server serves (Spring AI's {@code @Tool} methods, and tools
- * declared as specifications) so that, while the tool runs, {@link ToolCalls} knows the call: its
- * {@code _meta}, its session and its principal. The principal is the servlet request's, when the
- * tool runs on the request's thread (Spring AI's servlet servers do); else the session alone names
- * the caller.
+ * Wraps every synchronous tool specification bean of an MCP server (those Spring AI makes of its
+ * {@code @Tool} and {@code @McpTool} methods, and any the application declares as beans) so that,
+ * while the tool runs, {@link ToolCalls} knows the call: which tool it calls, its {@code _meta},
+ * its session and its principal. The principal is the servlet request's, when the tool runs on the
+ * request's thread (Spring AI's servlet servers do); else the session alone names the caller. A
+ * tool added otherwise (through a server customizer, or to a running server) runs with no call
+ * bound: it has no {@code _meta} key, and a tool that takes its key from the call is refused unless
+ * something else names its caller.
  */
 public final class McpToolCallBinding implements BeanPostProcessor {
-
-  private static final boolean SERVLET =
-      ClassUtils.isPresent(
-          "jakarta.servlet.http.HttpServletRequest", McpToolCallBinding.class.getClassLoader());
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -86,21 +79,9 @@ public final class McpToolCallBinding implements BeanPostProcessor {
   private static ToolCall call(@Nullable String session, CallToolRequest request) {
     Map<String, Object> meta = request.meta();
     return new ToolCall(
-        principal(),
+        request.name(),
+        ToolCalls.requestPrincipal(),
         session,
         meta == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(meta)));
-  }
-
-  private static @Nullable String principal() {
-    if (!SERVLET) {
-      return null;
-    }
-    RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-    if (!(attributes instanceof ServletRequestAttributes servlet)) {
-      return null;
-    }
-    HttpServletRequest request = servlet.getRequest();
-    Principal principal = request.getUserPrincipal();
-    return principal == null ? null : principal.getName();
   }
 }

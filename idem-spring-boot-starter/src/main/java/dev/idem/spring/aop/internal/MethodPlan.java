@@ -43,7 +43,7 @@ import tools.jackson.databind.ObjectMapper;
  * @param codec stores and reads back the result
  * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
  * @param resumable whether a completer finishes its calls that nobody came back for
- * @param tool whether it is a Spring AI tool, whose caller is the agent that called it
+ * @param tool the Spring AI tool it serves, whose caller is the agent that called it, or null
  */
 public record MethodPlan(
     Method method,
@@ -60,7 +60,7 @@ public record MethodPlan(
     ResultCodec<@Nullable Object> codec,
     @Nullable ScheduledSlot slot,
     boolean resumable,
-    boolean tool) {
+    @Nullable ToolPlan tool) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -80,9 +80,9 @@ public record MethodPlan(
     Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
     Idempotent idempotent = annotation(method, specific);
     String operation = operation(method, userClass, idempotent);
-    boolean tool = ToolMethods.isTool(specific);
+    String toolName = ToolMethods.toolName(specific);
     List<String> names = ComparedArguments.names(specific);
-    String keyText = keyExpression(idempotent, specific, tool, names);
+    String keyText = keyExpression(idempotent, toolName, names);
     requireKey(operation, keyText, specific);
     boolean keyless = keyText.isBlank();
     ScheduledSlot slot =
@@ -103,7 +103,7 @@ public record MethodPlan(
         keyless ? null : parser.parseExpression(keyText),
         fingerprint,
         fingerprint == null && idempotent.compareArguments()
-            ? (tool ? ToolMethods.compared(specific, names) : names)
+            ? (toolName != null ? ToolMethods.compared(specific, names) : names)
             : List.of(),
         Set.copyOf(ignored),
         policies.forAnnotation(operation, idempotent),
@@ -113,14 +113,14 @@ public record MethodPlan(
         codec(shape.storedType(specific, userClass), mapper),
         slot,
         idempotent.resumable(),
-        tool);
+        toolName == null ? null : new ToolPlan(toolName, idempotent.key().isBlank()));
   }
 
   // a tool that names no key takes the one its call sends
   private static String keyExpression(
-      Idempotent idempotent, Method method, boolean tool, List<String> names) {
-    return idempotent.key().isBlank() && tool
-        ? ToolMethods.keyExpression(method, names)
+      Idempotent idempotent, @Nullable String toolName, List<String> names) {
+    return idempotent.key().isBlank() && toolName != null
+        ? ToolMethods.keyExpression(toolName, names)
         : idempotent.key();
   }
 
@@ -140,14 +140,13 @@ public record MethodPlan(
         Method specific = ClassUtils.getMostSpecificMethod(method, userClass);
         Idempotent idempotent = annotation(method, specific);
         String operation = operation(method, userClass, idempotent);
-        boolean tool = ToolMethods.isTool(specific);
-        String keyText =
-            keyExpression(idempotent, specific, tool, ComparedArguments.names(specific));
+        String toolName = ToolMethods.toolName(specific);
+        if (toolName != null) {
+          ToolMethods.check(operation, specific, idempotent, placeholders);
+        }
+        String keyText = keyExpression(idempotent, toolName, ComparedArguments.names(specific));
         requireKey(operation, keyText, specific);
         requireResumable(operation, idempotent, specific);
-        if (tool) {
-          ToolMethods.requireSyncServer(operation, placeholders);
-        }
         if (keyText.isBlank() && ScheduledSlot.isScheduled(specific)) {
           ScheduledSlot.of(operation, specific, placeholders);
         }
