@@ -13,6 +13,7 @@ import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.ReplayCacheContract;
 import dev.idem.testsupport.ResumeLogContract;
 import dev.idem.testsupport.StateStoreContract;
 import dev.idem.testsupport.StepContract;
@@ -100,6 +101,14 @@ abstract class JdbcBackendTests {
     @Override
     protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
       return JdbcBackendTests.this.crashStoreFactory();
+    }
+  }
+
+  @Nested
+  class ReplayCache extends ReplayCacheContract {
+    @Override
+    protected IdempotencyStore store() {
+      return JdbcBackendTests.this.plain();
     }
   }
 

@@ -11,6 +11,7 @@ import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
 import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
+import dev.idem.testsupport.ReplayCacheContract;
 import dev.idem.testsupport.ResumeLogContract;
 import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
@@ -113,6 +114,14 @@ abstract class RedisBackendTests {
     @Override
     protected Class<? extends Supplier<IdempotencyStore>> crashStoreFactory() {
       return RedisBackendTests.this.crashStoreFactory();
+    }
+  }
+
+  @Nested
+  class ReplayCache extends ReplayCacheContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
     }
   }
 

@@ -1,0 +1,206 @@
+package dev.idem.core.store;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.idem.core.IdempotencyKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+
+/**
+ * Answers repeats of completed keys from this process's memory, without a round trip to the store:
+ * a decorator that keeps the COMPLETED records its claims read (never one in progress, never a
+ * token that is only issued) for at most a short {@linkplain Builder#window window}, and decides a
+ * claim on such a record by {@link ClaimVerdict}, as the store would: the same fingerprint gets the
+ * stored outcome, another one a mismatch. Anything else goes to the store.
+ *
+ * <p>A completed record changes only when its retention ends or an operator evicts it. The window
+ * bounds both: an entry lives at most the window from the moment the claim that read it was sent,
+ * and {@link #evict} of a completed or issued record returns only after the window has passed, so
+ * that once an eviction is acknowledged, no instance whose window is no longer replays the record
+ * (give every instance the same window). An answer may be replayed up to the window after its
+ * retention ended; a claim is never taken, nor an outcome stored, from the cache.
+ *
+ * <p>Bounded by bytes (each entry counts its outcome and {@value #ENTRY_OVERHEAD} bytes), evicting
+ * the least used first. Needs Caffeine on the class path.
+ */
+public final class LocalReplayCache extends ForwardingIdempotencyStore {
+
+  /** What an entry counts beyond its outcome's bytes. */
+  public static final int ENTRY_OVERHEAD = 256;
+
+  private final Cache<IdempotencyKey, Entry> entries;
+  private final Duration window;
+  private final Predicate<IdempotencyKey> cached;
+  private final Clock clock;
+
+  private LocalReplayCache(Builder builder) {
+    super(builder.store);
+    this.window = builder.window;
+    this.cached = builder.cached;
+    this.clock = builder.clock;
+    this.entries =
+        Caffeine.newBuilder()
+            .maximumWeight(builder.maxBytes)
+            .weigher((IdempotencyKey key, Entry entry) -> entry.weight())
+            .expireAfter(new Lifetime())
+            .build();
+  }
+
+  /** A cache in front of {@code store}, to be configured. */
+  public static Builder in(IdempotencyStore store) {
+    return new Builder(store);
+  }
+
+  /** A record and how long it may still be replayed from here, in nanoseconds. */
+  private record Entry(IdempotencyRecord record, long lifetimeNanos) {
+
+    int weight() {
+      Outcome outcome = Objects.requireNonNull(record.outcome(), "completed");
+      return (int) Math.min(Integer.MAX_VALUE, (long) outcome.payload().length + ENTRY_OVERHEAD);
+    }
+  }
+
+  private static final class Lifetime implements Expiry<IdempotencyKey, Entry> {
+
+    @Override
+    public long expireAfterCreate(IdempotencyKey key, Entry entry, long currentTime) {
+      return entry.lifetimeNanos();
+    }
+
+    @Override
+    public long expireAfterUpdate(
+        IdempotencyKey key, Entry entry, long currentTime, long currentDuration) {
+      return entry.lifetimeNanos();
+    }
+
+    @Override
+    public long expireAfterRead(
+        IdempotencyKey key, Entry entry, long currentTime, long currentDuration) {
+      return currentDuration;
+    }
+  }
+
+  @Override
+  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+    if (!cached.test(request.key())) {
+      return super.claim(request);
+    }
+    Entry entry = entries.getIfPresent(request.key());
+    if (entry != null && clock.instant().isBefore(entry.record().expiresAt())) {
+      ClaimVerdict verdict = ClaimVerdict.of(entry.record(), request, clock.instant());
+      if (verdict != ClaimVerdict.TAKE && verdict != ClaimVerdict.IN_PROGRESS) {
+        return CompletableFuture.completedFuture(verdict.answer(entry.record()));
+      }
+    }
+    // the window counts from before the request leaves: a record read now may be evicted the
+    // moment after the store answered
+    long sent = System.nanoTime();
+    boolean joined = joinsCurrentTransaction();
+    return super.claim(request)
+        .thenApply(
+            result -> {
+              // a record read in the caller's open transaction may not commit
+              if (result instanceof ClaimResult.Completed completed && !joined) {
+                remember(completed.record(), sent);
+              }
+              return result;
+            });
+  }
+
+  private void remember(IdempotencyRecord record, long sent) {
+    long left = window.toNanos() - (System.nanoTime() - sent);
+    long untilExpiry = Duration.between(clock.instant(), record.expiresAt()).toNanos();
+    long lifetime = Math.min(left, untilExpiry);
+    if (lifetime > 0) {
+      entries.put(record.key(), new Entry(record, lifetime));
+    }
+  }
+
+  /**
+   * Evicts the record from the store and from this cache; for a completed or issued record, then
+   * waits out the window, so that no other instance replays it once this returns.
+   */
+  @Override
+  public boolean evict(IdempotencyKey key, RecordState state, long fence) {
+    entries.invalidate(key);
+    boolean evicted = super.evict(key, state, fence);
+    entries.invalidate(key);
+    if (evicted && state != RecordState.IN_PROGRESS) {
+      try {
+        Thread.sleep(window.toMillis() + 1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return evicted;
+  }
+
+  /** The records held now (an estimate, for meters and tests). */
+  public long size() {
+    entries.cleanUp();
+    return entries.estimatedSize();
+  }
+
+  /** Configures a {@link LocalReplayCache}. */
+  public static final class Builder {
+
+    private final IdempotencyStore store;
+    private Duration window = Duration.ofSeconds(1);
+    private long maxBytes = 64L * 1024 * 1024;
+    private Predicate<IdempotencyKey> cached = key -> true;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * How long a record read from the store may be replayed from here: the longest an instance may
+     * replay an evicted record, and how long {@link #evict} waits. One second by default.
+     *
+     * @throws IllegalArgumentException unless positive and at most a minute
+     */
+    public Builder window(Duration window) {
+      if (window.isNegative() || window.isZero() || window.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new IllegalArgumentException(
+            "the window must be positive and at most a minute, was " + window);
+      }
+      this.window = window;
+      return this;
+    }
+
+    /**
+     * The most bytes the cache holds (outcomes and {@value #ENTRY_OVERHEAD} bytes per entry); 64
+     * MiB by default.
+     *
+     * @throws IllegalArgumentException unless positive
+     */
+    public Builder maxBytes(long maxBytes) {
+      if (maxBytes <= 0) {
+        throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
+      }
+      this.maxBytes = maxBytes;
+      return this;
+    }
+
+    /** Which keys are cached (every key by default); the others always go to the store. */
+    public Builder only(Predicate<IdempotencyKey> cached) {
+      this.cached = Objects.requireNonNull(cached, "cached");
+      return this;
+    }
+
+    /** The clock a record's expiry is compared with; the system's UTC clock by default. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public LocalReplayCache build() {
+      return new LocalReplayCache(this);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package dev.idem.testsupport;
+
+import static dev.idem.testsupport.Stages.now;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.LocalReplayCache;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LocalReplayCache} in front of a backend's store, as two instances of an application keep
+ * one each: a repeat of a completed key is answered without a round trip, by the store's rules; a
+ * record in progress never is; and once an eviction on one instance is acknowledged, no instance
+ * replays the record. Every test works under keys of its own, so backends may share one store.
+ */
+public abstract class ReplayCacheContract {
+
+  /** How long a record read may be replayed from a cache in this suite. */
+  protected static final Duration WINDOW = Duration.ofMillis(150);
+
+  private static final Duration LEASE = Duration.ofMinutes(5);
+  private static final Duration RETENTION = Duration.ofHours(1);
+
+  /** The store under test, shared by both instances' caches. */
+  protected abstract IdempotencyStore store();
+
+  private final String scope = "cache-" + UUID.randomUUID();
+  private final AtomicInteger claims = new AtomicInteger();
+
+  /** An instance's cache, over a decorator that counts the claims reaching the store. */
+  private LocalReplayCache instance() {
+    IdempotencyStore counted =
+        new ForwardingIdempotencyStore(store()) {
+          @Override
+          public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+            claims.incrementAndGet();
+            return super.claim(request);
+          }
+        };
+    return LocalReplayCache.in(counted).window(WINDOW).build();
+  }
+
+  private IdempotencyKey key() {
+    return IdempotencyKey.of(scope, "k-" + UUID.randomUUID());
+  }
+
+  private static Fingerprint print(String body) {
+    return Fingerprint.of("cache", body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static ClaimRequest request(IdempotencyKey key, Fingerprint fingerprint) {
+    return ClaimRequest.of(key, fingerprint, LEASE);
+  }
+
+  private void complete(
+      IdempotencyStore store, IdempotencyKey key, Fingerprint print, String body) {
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(request(key, print)))).lease();
+    assertThat(
+            now(
+                store.complete(
+                    lease, Outcome.success(body.getBytes(StandardCharsets.UTF_8)), RETENTION)))
+        .isTrue();
+  }
+
+  @Test
+  void aRepeatOfACompletedKeyIsAnsweredWithoutARoundTrip() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey key = key();
+    complete(cache, key, print("a"), "moved 10");
+
+    ClaimResult first = now(cache.claim(request(key, print("a"))));
+    int reached = claims.get();
+    ClaimResult again = now(cache.claim(request(key, print("a"))));
+
+    assertThat(first).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(again).isEqualTo(first);
+    assertThat(claims.get()).isEqualTo(reached);
+    assertThat(
+            new String(
+                ((ClaimResult.Completed) again).record().outcome().payload(),
+                StandardCharsets.UTF_8))
+        .isEqualTo("moved 10");
+  }
+
+  @Test
+  void anotherFingerprintIsAMismatchFromTheCacheAsFromTheStore() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey key = key();
+    complete(cache, key, print("move 10"), "moved 10");
+    now(cache.claim(request(key, print("move 10"))));
+
+    ClaimResult fromCache = now(cache.claim(request(key, print("move 1000"))));
+    ClaimResult fromStore = now(store().claim(request(key, print("move 1000"))));
+
+    assertThat(fromCache).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(fromStore).isInstanceOf(ClaimResult.Mismatch.class);
+  }
+
+  @Test
+  void aRecordInProgressIsNeverAnsweredFromTheCache() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey key = key();
+    Lease lease = ((ClaimResult.Claimed) now(cache.claim(request(key, print("a"))))).lease();
+
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.InProgress.class);
+    int reached = claims.get();
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(claims.get()).isEqualTo(reached + 1);
+
+    now(cache.complete(lease, Outcome.success(new byte[] {'r'}), RETENTION));
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void aKeyEvictedOnOneInstanceIsReplayedByNoneOnceTheEvictionReturns() {
+    LocalReplayCache first = instance();
+    LocalReplayCache second = instance();
+    IdempotencyKey key = key();
+    complete(first, key, print("a"), "charged once");
+    ClaimResult held = now(second.claim(request(key, print("a"))));
+    now(first.claim(request(key, print("a"))));
+    long fence = ((ClaimResult.Completed) held).record().fence();
+
+    assertThat(first.evict(key, RecordState.COMPLETED, fence)).isTrue();
+
+    // the second instance held the answer and was told nothing: the eviction waited it out
+    ClaimResult afterwards = now(second.claim(request(key, print("a"))));
+    assertThat(afterwards).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(now(first.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.InProgress.class);
+  }
+
+  @Test
+  void aTokenUseFindsWhatTheStoreWouldFind() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey plain = key();
+    complete(cache, plain, print("a"), "done");
+    now(cache.claim(request(plain, print("a"))));
+
+    ClaimResult asToken = now(cache.claim(new ClaimRequest(plain, print("a"), LEASE, true)));
+    ClaimResult fromStore = now(store().claim(new ClaimRequest(plain, print("a"), LEASE, true)));
+
+    assertThat(asToken).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(fromStore).isInstanceOf(ClaimResult.UnknownToken.class);
+  }
+
+  @Test
+  void anAnswerIsForgottenAfterTheWindowAndReadAgain() throws InterruptedException {
+    LocalReplayCache cache = instance();
+    IdempotencyKey key = key();
+    complete(cache, key, print("a"), "done");
+    now(cache.claim(request(key, print("a"))));
+    int reached = claims.get();
+
+    // the window is the longest an evicted answer may be replayed: wait past it
+    Thread.sleep(WINDOW.toMillis() * 2);
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(claims.get()).isEqualTo(reached + 1);
+  }
+
+  @Test
+  void keysLeftOutAlwaysGoToTheStore() {
+    IdempotencyKey key = key();
+    LocalReplayCache cache =
+        LocalReplayCache.in(
+                new ForwardingIdempotencyStore(store()) {
+                  @Override
+                  public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+                    claims.incrementAndGet();
+                    return super.claim(request);
+                  }
+                })
+            .window(WINDOW)
+            .only(k -> !k.equals(key))
+            .build();
+    complete(cache, key, print("a"), "done");
+    now(cache.claim(request(key, print("a"))));
+    int reached = claims.get();
+
+    now(cache.claim(request(key, print("a"))));
+
+    assertThat(claims.get()).isEqualTo(reached + 1);
+  }
+}
