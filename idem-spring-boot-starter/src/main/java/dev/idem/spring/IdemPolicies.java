@@ -68,6 +68,20 @@ public final class IdemPolicies {
   }
 
   /**
+   * Whether repeats of {@code operation}'s completed keys are answered from the local replay cache:
+   * {@code idem.policies.<operation>.replay-cache}, or {@code idem.defaults.replay-cache} when that
+   * is unset; false by default.
+   */
+  public boolean replayCached(String operation) {
+    IdemProperties.Policy own = properties.getPolicies().get(operation);
+    Boolean cached =
+        own != null && own.getReplayCache() != null
+            ? own.getReplayCache()
+            : properties.getDefaults().getReplayCache();
+    return Boolean.TRUE.equals(cached);
+  }
+
+  /**
    * The HTTP statuses that {@code operation} answers without storing them, so that a retry runs
    * again: {@code idem.policies.<operation>.retryable-statuses}, or {@code
    * idem.defaults.retryable-statuses} when that is unset. 5xx answers are never stored anyway.

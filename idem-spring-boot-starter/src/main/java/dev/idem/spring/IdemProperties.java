@@ -77,6 +77,8 @@ public class IdemProperties {
 
   private final Memory memory = new Memory();
 
+  private final ReplayCache replayCache = new ReplayCache();
+
   public StoreType getStore() {
     return store;
   }
@@ -115,6 +117,42 @@ public class IdemProperties {
 
   public Memory getMemory() {
     return memory;
+  }
+
+  public ReplayCache getReplayCache() {
+    return replayCache;
+  }
+
+  /**
+   * The local replay cache of the operations whose policy turns it on ({@code
+   * idem.defaults.replay-cache} or {@code idem.policies.<operation>.replay-cache}).
+   */
+  public static class ReplayCache {
+    /**
+     * How long an answer read from the store may be replayed from memory: the longest any instance
+     * replays an evicted answer, and how long an eviction waits before it returns; the same on
+     * every instance (default 1s, at most 1m).
+     */
+    private Duration window = Duration.ofSeconds(1);
+
+    /** Most bytes the cache holds, outcomes and 256 bytes per entry (default 64MB). */
+    private DataSize maxBytes = DataSize.ofMegabytes(64);
+
+    public Duration getWindow() {
+      return window;
+    }
+
+    public void setWindow(Duration window) {
+      this.window = window;
+    }
+
+    public DataSize getMaxBytes() {
+      return maxBytes;
+    }
+
+    public void setMaxBytes(DataSize maxBytes) {
+      this.maxBytes = maxBytes;
+    }
   }
 
   /** The in-memory store's bounds (one instance only, lost at restart). */
@@ -204,6 +242,12 @@ public class IdemProperties {
     /** Run work without deduplication while the store is down (default false). */
     private @Nullable Boolean failOpen;
 
+    /**
+     * Answer repeats of completed keys from this instance's memory, without a round trip, for at
+     * most idem.replay-cache.window after they were read (default false).
+     */
+    private @Nullable Boolean replayCache;
+
     /** JSON fields left out of the fingerprint, as dot-separated paths (default none). */
     private @Nullable List<String> ignoreFields;
 
@@ -251,6 +295,14 @@ public class IdemProperties {
 
     public void setFailOpen(@Nullable Boolean failOpen) {
       this.failOpen = failOpen;
+    }
+
+    public @Nullable Boolean getReplayCache() {
+      return replayCache;
+    }
+
+    public void setReplayCache(@Nullable Boolean replayCache) {
+      this.replayCache = replayCache;
     }
 
     public @Nullable List<String> getIgnoreFields() {

@@ -128,15 +128,31 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
   public boolean evict(IdempotencyKey key, RecordState state, long fence) {
     entries.invalidate(key);
     boolean evicted = super.evict(key, state, fence);
-    entries.invalidate(key);
-    if (evicted && state != RecordState.IN_PROGRESS) {
-      try {
-        Thread.sleep(window.toMillis() + 1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (evicted) {
+      forget(key, state);
+    } else {
+      entries.invalidate(key);
     }
     return evicted;
+  }
+
+  /**
+   * Forgets a record that was just evicted from the store another way (an operator's tool that
+   * holds the undecorated store): drops it from this cache and, unless it was {@code IN_PROGRESS}
+   * (never cached), waits out the window, so that no instance replays it once this returns.
+   */
+  public void forget(IdempotencyKey key, RecordState state) {
+    entries.invalidate(key);
+    if (state == RecordState.IN_PROGRESS) {
+      return;
+    }
+    try {
+      Thread.sleep(window.toMillis() + 1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // a claim sent before the eviction may have put it back meanwhile, for less than the window
+    entries.invalidate(key);
   }
 
   /** The records held now (an estimate, for meters and tests). */

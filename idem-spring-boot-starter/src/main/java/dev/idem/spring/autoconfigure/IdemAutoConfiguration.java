@@ -14,16 +14,25 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.ReactiveIdempotency;
 import dev.idem.spring.StoreCallExecutor;
 import dev.idem.spring.autoconfigure.internal.Engines;
+import dev.idem.spring.internal.ReplayCaches;
+import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * The engine beans: {@link IdemPolicies}, the {@link IdempotencyStore} picked by {@code idem.store}
@@ -56,6 +65,14 @@ public class IdemAutoConfiguration {
       Environment environment) {
     return new IdemPolicies(
         properties, customizers.orderedStream().toList(), environment::resolveRequiredPlaceholders);
+  }
+
+  /** The local replay cache, when the defaults or a policy turn it on ({@code replay-cache}). */
+  @Bean
+  @ConditionalOnMissingBean
+  @Conditional(ReplayCacheOn.class)
+  public ReplayCaches idemReplayCaches(IdemPolicies policies, IdemProperties properties) {
+    return new ReplayCaches(policies, properties.getReplayCache());
   }
 
   @Bean(destroyMethod = "close")
@@ -113,5 +130,28 @@ public class IdemAutoConfiguration {
   /** A cap property as a scope cap: 0 (or less) is none. */
   static int cap(int property) {
     return property <= 0 ? ClaimRequest.NO_CAP : property;
+  }
+
+  /**
+   * Whether {@code idem.defaults.replay-cache} or any {@code idem.policies.*.replay-cache} is true.
+   */
+  static final class ReplayCacheOn extends SpringBootCondition {
+
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      Binder binder = Binder.get(context.getEnvironment());
+      boolean on =
+          binder.bind("idem.defaults.replay-cache", Boolean.class).orElse(false)
+              || binder
+                  .bind("idem.policies", Bindable.mapOf(String.class, IdemProperties.Policy.class))
+                  .orElse(Map.of())
+                  .values()
+                  .stream()
+                  .anyMatch(policy -> Boolean.TRUE.equals(policy.getReplayCache()));
+      return on
+          ? ConditionOutcome.match("a policy turns the replay cache on")
+          : ConditionOutcome.noMatch("no policy turns the replay cache on");
+    }
   }
 }

@@ -3,6 +3,7 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.actuate.IdempotencyEndpoint;
 import dev.idem.spring.aop.ResumableMethods;
+import dev.idem.spring.internal.ReplayCaches;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -34,9 +35,13 @@ public class IdemEndpointAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public IdempotencyEndpoint idempotencyEndpoint(
-      IdempotencyStore store, ObjectProvider<ResumableMethods> resumables) {
+      IdempotencyStore store,
+      ObjectProvider<ResumableMethods> resumables,
+      ObjectProvider<ReplayCaches> replayCaches) {
+    ReplayCaches caches = replayCaches.getIfAvailable();
     return new IdempotencyEndpoint(
-        store,
+        // an eviction forgets the record in the replay cache and waits out its window
+        caches == null ? store : caches.evictingThrough(store),
         () -> {
           ResumableMethods methods = resumables.getIfAvailable();
           return methods == null ? Optional.empty() : methods.completer();

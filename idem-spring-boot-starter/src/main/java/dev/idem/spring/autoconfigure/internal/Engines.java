@@ -6,6 +6,7 @@ import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemThreads;
 import dev.idem.spring.IdempotencyStoreDecorator;
+import dev.idem.spring.internal.ReplayCaches;
 import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 
@@ -16,15 +17,24 @@ public final class Engines {
 
   /**
    * An engine over {@code store}, wrapped by the application's {@link IdempotencyStoreDecorator}s
-   * in order, with the policies' defaults, every {@link IdempotencyListener} and {@link
-   * IdemThreads}.
+   * in order and then by the local replay cache when a policy turns it on, with the policies'
+   * defaults, every {@link IdempotencyListener} and {@link IdemThreads}.
    */
   public static Idempotency build(
       IdempotencyStore store, IdemPolicies policies, ListableBeanFactory beans) {
     IdempotencyStore used = store;
+    ReplayCaches replayCaches = null;
     for (IdempotencyStoreDecorator decorator :
         beans.getBeanProvider(IdempotencyStoreDecorator.class).orderedStream().toList()) {
-      used = decorator.decorate(used);
+      if (decorator instanceof ReplayCaches caches) {
+        replayCaches = caches;
+      } else {
+        used = decorator.decorate(used);
+      }
+    }
+    // outermost: a replay from memory meets no timer and no round trip
+    if (replayCaches != null) {
+      used = replayCaches.decorate(used);
     }
     List<IdempotencyListener> listeners =
         beans.getBeanProvider(IdempotencyListener.class).orderedStream().toList();
