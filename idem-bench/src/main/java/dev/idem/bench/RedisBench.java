@@ -33,8 +33,10 @@ public final class RedisBench {
   static final String PAIR_CAPPED = "Idem claim+complete, capped scope";
   static final String RAW_GET = "raw GET";
   static final String REPLAY = "Idem replay";
+  static final String CACHED_REPLAY = "Idem replay, local replay cache";
   static final String ENGINE_FIRST = "engine execute, new key";
   static final String ENGINE_REPLAY = "engine execute, replay";
+  static final String ENGINE_CACHED_REPLAY = "engine execute, replay, local replay cache";
   static final String MINIMAL_LOCK = "minimal lock";
   static final String IDEM_LOCK = "Idem lock";
   static final String REDISSON_LOCK = "Redisson RLock";
@@ -48,6 +50,8 @@ public final class RedisBench {
           ThroughputTable.Aim.comparison(PAIR, MINIMAL_PAIR, true),
           ThroughputTable.Aim.comparison(PAIR_CAPPED, PAIR, true),
           new ThroughputTable.Aim(REPLAY, RAW_GET, 0.90, true),
+          new ThroughputTable.Aim(CACHED_REPLAY, RAW_GET, 5.0, false),
+          new ThroughputTable.Aim(ENGINE_CACHED_REPLAY, RAW_GET, 5.0, false),
           new ThroughputTable.Aim(IDEM_LOCK, REDISSON_LOCK, 3.0, false),
           ThroughputTable.Aim.comparison(MINIMAL_LOCK, REDISSON_LOCK, false),
           new ThroughputTable.Aim(IDEM_LOCK, MINIMAL_LOCK, 0.80, true));
@@ -124,8 +128,10 @@ public final class RedisBench {
         ops.put(PAIR_CAPPED, store.claimCompleteCapped());
         ops.put(RAW_GET, store.rawGet());
         ops.put(REPLAY, store.replay());
+        ops.put(CACHED_REPLAY, store.cachedReplay());
         ops.put(ENGINE_FIRST, store.engineFirstCall());
         ops.put(ENGINE_REPLAY, store.engineReplay());
+        ops.put(ENGINE_CACHED_REPLAY, store.engineCachedReplay());
       }
       ops.put(MINIMAL_LOCK, locks.minimal());
       ops.put(IDEM_LOCK, locks.idem());

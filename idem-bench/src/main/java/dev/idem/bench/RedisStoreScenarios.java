@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.LocalReplayCache;
 import dev.idem.core.store.Outcome;
 import dev.idem.redis.RedisIdempotencyStore;
 import io.lettuce.core.ScriptOutputType;
@@ -65,6 +66,8 @@ final class RedisStoreScenarios implements AutoCloseable {
   private final String replaceIfOwnedSha;
   private final RedisIdempotencyStore store;
   private final Idempotency engine;
+  private final LocalReplayCache cached;
+  private final Idempotency cachedEngine;
   private final RedisIdempotencyStore freshStore;
   private final Idempotency freshEngine;
   private final IdempotencyConfig config;
@@ -75,6 +78,9 @@ final class RedisStoreScenarios implements AutoCloseable {
     this.replaceIfOwnedSha = raw.scriptLoad(REPLACE_IF_OWNED);
     this.store = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "idem:");
     this.engine = Idempotency.builder(store).build();
+    // the starter's default window: an entry is read again from Redis each second
+    this.cached = LocalReplayCache.in(store).window(Duration.ofSeconds(1)).build();
+    this.cachedEngine = Idempotency.builder(cached).build();
     this.freshStore = RedisIdempotencyStore.create(rig.client(), rig.prefix() + "idem-new:");
     this.freshEngine = Idempotency.builder(freshStore).build();
     this.config = IdempotencyConfig.custom().retention(RETENTION).build();
@@ -183,6 +189,46 @@ final class RedisStoreScenarios implements AutoCloseable {
     };
   }
 
+  /**
+   * {@link #replay()} through {@link LocalReplayCache}: a claim of a completed key answered from
+   * memory, by the store's rules, with a read of Redis when an entry's window has passed.
+   */
+  RedisLoadDriver.Op cachedReplay() {
+    for (int i = 0; i < READ_KEYS; i++) {
+      pair(store, replayKey(i));
+    }
+    return (thread, seq) -> {
+      IdempotencyKey key = replayKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
+      ClaimResult result = now(cached.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
+      if (!(result instanceof ClaimResult.Completed)) {
+        throw new IllegalStateException("replay gave " + result);
+      }
+      return true;
+    };
+  }
+
+  /** {@link #engineReplay()} over {@link LocalReplayCache}. */
+  RedisLoadDriver.Op engineCachedReplay() {
+    for (int i = 0; i < READ_KEYS; i++) {
+      engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
+    }
+    return (thread, seq) -> {
+      String result =
+          cachedEngine.execute(
+              engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)),
+              Fingerprint.NONE,
+              ResultCodec.utf8(),
+              ctx -> {
+                throw new IllegalStateException("a replay ran the work");
+              },
+              config);
+      if (!result.equals(RESULT)) {
+        throw new IllegalStateException("replay gave " + result);
+      }
+      return true;
+    };
+  }
+
   /** {@code Idempotency.execute} on a fresh key: claim, watchdog, work, encode, complete. */
   RedisLoadDriver.Op engineFirstCall() {
     return (thread, seq) -> {
@@ -246,6 +292,7 @@ final class RedisStoreScenarios implements AutoCloseable {
   public void close() {
     try {
       engine.close();
+      cachedEngine.close();
       freshEngine.close();
     } finally {
       store.close();
