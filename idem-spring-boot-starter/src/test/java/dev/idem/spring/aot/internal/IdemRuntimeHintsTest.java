@@ -48,7 +48,7 @@ class IdemRuntimeHintsTest {
 
     assertThat(
             RuntimeHintsPredicates.reflection()
-                .onMethodInvocation(ToolCalls.class.getMethod("metaKey")))
+                .onMethodInvocation(ToolCalls.class.getMethod("metaKey", String.class)))
         .accepts(hints);
   }
 
