@@ -176,6 +176,57 @@ public abstract class ReplayCacheContract {
   }
 
   @Test
+  void aStepsAnswerNeverAnswersItsRoot() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey root = key();
+    IdempotencyKey step = root.step("charge");
+    complete(cache, step, Fingerprint.NONE, "charged");
+
+    assertThat(now(cache.claim(request(step, Fingerprint.NONE))))
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(now(cache.claim(request(step, Fingerprint.NONE))))
+        .isInstanceOf(ClaimResult.Completed.class);
+
+    // the root was never claimed: whatever record the store named the step's answer after
+    assertThat(now(cache.claim(request(root, Fingerprint.NONE))))
+        .isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void aRetentionOfCenturiesIsReplayedToo() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey key = key();
+    Lease lease = ((ClaimResult.Claimed) now(cache.claim(request(key, print("a"))))).lease();
+    now(cache.complete(lease, Outcome.success(new byte[] {'r'}), Duration.ofDays(365L * 400)));
+
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(now(cache.claim(request(key, print("a")))))
+        .isInstanceOf(ClaimResult.Completed.class);
+  }
+
+  @Test
+  void anInterruptedEvictionStillWaitsOutTheWindow() {
+    LocalReplayCache first = instance();
+    LocalReplayCache second = instance();
+    IdempotencyKey key = key();
+    complete(first, key, print("a"), "once");
+    long fence =
+        ((ClaimResult.Completed) now(second.claim(request(key, print("a"))))).record().fence();
+
+    Thread.currentThread().interrupt();
+    boolean evicted;
+    try {
+      evicted = first.evict(key, RecordState.COMPLETED, fence);
+    } finally {
+      assertThat(Thread.interrupted()).isTrue();
+    }
+
+    assertThat(evicted).isTrue();
+    assertThat(now(second.claim(request(key, print("a"))))).isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
   void keysLeftOutAlwaysGoToTheStore() {
     IdempotencyKey key = key();
     LocalReplayCache cache =

@@ -24,8 +24,12 @@ import java.util.function.Predicate;
  * (give every instance the same window). An answer may be replayed up to the window after its
  * retention ended; a claim is never taken, nor an outcome stored, from the cache.
  *
- * <p>Bounded by bytes (each entry counts its outcome and {@value #ENTRY_OVERHEAD} bytes), evicting
- * the least used first. Needs Caffeine on the class path.
+ * <p>Only evictions that go through this cache ({@link #evict}, or {@link #forget} after one made
+ * another way) wait out the window; a record removed behind its back (a key deleted in Redis, a row
+ * deleted by hand) may still be replayed for up to the window.
+ *
+ * <p>Bounded by bytes (each entry counts its outcome, twice the characters of its key and {@value
+ * #ENTRY_OVERHEAD} bytes), evicting the least used first. Needs Caffeine on the class path.
  */
 public final class LocalReplayCache extends ForwardingIdempotencyStore {
 
@@ -55,26 +59,34 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
     return new Builder(store);
   }
 
-  /** A record and how long it may still be replayed from here, in nanoseconds. */
-  private record Entry(IdempotencyRecord record, long lifetimeNanos) {
+  /**
+   * A record and the {@link System#nanoTime()} after which it is no longer replayed from here:
+   * absolute, so that a thread stalled between reading the record and putting it here does not
+   * stretch its life.
+   */
+  private record Entry(IdempotencyRecord record, long deadlineNanos) {
 
     int weight() {
       Outcome outcome = Objects.requireNonNull(record.outcome(), "completed");
-      return (int) Math.min(Integer.MAX_VALUE, (long) outcome.payload().length + ENTRY_OVERHEAD);
+      IdempotencyKey key = record.key();
+      long chars = (long) key.scope().length() + key.value().length();
+      return (int)
+          Math.min(Integer.MAX_VALUE, outcome.payload().length + 2 * chars + ENTRY_OVERHEAD);
     }
   }
 
+  // Caffeine's ticker is System.nanoTime() by default: the same time as the deadlines
   private static final class Lifetime implements Expiry<IdempotencyKey, Entry> {
 
     @Override
     public long expireAfterCreate(IdempotencyKey key, Entry entry, long currentTime) {
-      return entry.lifetimeNanos();
+      return Math.max(0, entry.deadlineNanos() - currentTime);
     }
 
     @Override
     public long expireAfterUpdate(
         IdempotencyKey key, Entry entry, long currentTime, long currentDuration) {
-      return entry.lifetimeNanos();
+      return Math.max(0, entry.deadlineNanos() - currentTime);
     }
 
     @Override
@@ -103,8 +115,12 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
     return super.claim(request)
         .thenApply(
             result -> {
-              // a record read in the caller's open transaction may not commit
-              if (result instanceof ClaimResult.Completed completed && !joined) {
+              // a record read in the caller's open transaction may not commit; and a record
+              // that is not the key's own (a store may answer a step's claim with a record
+              // named after its root) is never kept, lest it answer another key
+              if (result instanceof ClaimResult.Completed completed
+                  && !joined
+                  && completed.record().key().equals(request.key())) {
                 remember(completed.record(), sent);
               }
               return result;
@@ -112,11 +128,15 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
   }
 
   private void remember(IdempotencyRecord record, long sent) {
-    long left = window.toNanos() - (System.nanoTime() - sent);
-    long untilExpiry = Duration.between(clock.instant(), record.expiresAt()).toNanos();
-    long lifetime = Math.min(left, untilExpiry);
-    if (lifetime > 0) {
-      entries.put(record.key(), new Entry(record, lifetime));
+    Duration untilExpiry = Duration.between(clock.instant(), record.expiresAt());
+    if (untilExpiry.isNegative() || untilExpiry.isZero()) {
+      return;
+    }
+    // a retention of centuries does not fit in nanoseconds; the window is what counts then
+    long lifetime = untilExpiry.compareTo(window) >= 0 ? window.toNanos() : untilExpiry.toNanos();
+    long deadline = sent + lifetime;
+    if (deadline - System.nanoTime() > 0) {
+      entries.put(record.key(), new Entry(record, deadline));
     }
   }
 
@@ -126,12 +146,12 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
    */
   @Override
   public boolean evict(IdempotencyKey key, RecordState state, long fence) {
-    entries.invalidate(key);
+    drop(key);
     boolean evicted = super.evict(key, state, fence);
     if (evicted) {
       forget(key, state);
     } else {
-      entries.invalidate(key);
+      drop(key);
     }
     return evicted;
   }
@@ -139,20 +159,51 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
   /**
    * Forgets a record that was just evicted from the store another way (an operator's tool that
    * holds the undecorated store): drops it from this cache and, unless it was {@code IN_PROGRESS}
-   * (never cached), waits out the window, so that no instance replays it once this returns.
+   * (never cached) or its key is not cached here, waits out the window, so that no instance replays
+   * it once this returns.
    */
   public void forget(IdempotencyKey key, RecordState state) {
-    entries.invalidate(key);
-    if (state == RecordState.IN_PROGRESS) {
-      return;
+    drop(key);
+    if (state != RecordState.IN_PROGRESS && covers(key)) {
+      waitOut(window);
+      // a claim sent before the eviction may have put it back meanwhile, for less than the window
+      drop(key);
     }
-    try {
-      Thread.sleep(window.toMillis() + 1);
-    } catch (InterruptedException e) {
+  }
+
+  /** Drops the key's record from this cache now, without waiting. */
+  public void drop(IdempotencyKey key) {
+    entries.invalidate(key);
+  }
+
+  /** Whether claims of {@code key} are answered from this cache. */
+  public boolean covers(IdempotencyKey key) {
+    return cached.test(key);
+  }
+
+  /** How long a record read may be replayed from here. */
+  public Duration window() {
+    return window;
+  }
+
+  /**
+   * Waits {@code window} and a millisecond, whatever interrupts: an eviction acknowledged early
+   * could be followed by a replay elsewhere. The thread's interrupt is kept for its caller.
+   */
+  public static void waitOut(Duration window) {
+    long deadline = System.nanoTime() + window.toNanos() + 1_000_000L;
+    boolean interrupted = false;
+    long left;
+    while ((left = deadline - System.nanoTime()) > 0) {
+      try {
+        Thread.sleep(left / 1_000_000L, (int) (left % 1_000_000L));
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    // a claim sent before the eviction may have put it back meanwhile, for less than the window
-    entries.invalidate(key);
   }
 
   /** The records held now (an estimate, for meters and tests). */

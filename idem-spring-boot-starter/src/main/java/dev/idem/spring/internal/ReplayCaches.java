@@ -67,11 +67,21 @@ public final class ReplayCaches implements IdempotencyStoreDecorator {
       public boolean evict(IdempotencyKey key, RecordState state, long fence) {
         boolean evicted = super.evict(key, state, fence);
         if (evicted) {
-          caches.forEach(cache -> cache.forget(key, state));
+          forget(key, state);
         }
         return evicted;
       }
     };
+  }
+
+  // every cache drops the key at once, then one wait for all (an application may build several
+  // engines), and only when some cache holds the key's operation at all
+  private void forget(IdempotencyKey key, RecordState state) {
+    caches.forEach(cache -> cache.drop(key));
+    if (state != RecordState.IN_PROGRESS && caches.stream().anyMatch(c -> c.covers(key))) {
+      LocalReplayCache.waitOut(window);
+      caches.forEach(cache -> cache.drop(key));
+    }
   }
 
   // a scope is "<operation>" or "<operation>|<caller>"
