@@ -15,6 +15,7 @@ import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,11 +89,9 @@ public abstract class ReplayCacheContract {
     assertThat(first).isInstanceOf(ClaimResult.Completed.class);
     assertThat(again).isEqualTo(first);
     assertThat(claims.get()).isEqualTo(reached);
-    assertThat(
-            new String(
-                ((ClaimResult.Completed) again).record().outcome().payload(),
-                StandardCharsets.UTF_8))
-        .isEqualTo("moved 10");
+    Outcome replayed =
+        Objects.requireNonNull(((ClaimResult.Completed) again).record().outcome(), "completed");
+    assertThat(new String(replayed.payload(), StandardCharsets.UTF_8)).isEqualTo("moved 10");
   }
 
   @Test

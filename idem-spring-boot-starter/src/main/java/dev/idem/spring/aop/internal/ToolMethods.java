@@ -6,10 +6,10 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -51,7 +51,7 @@ final class ToolMethods {
       }
       Class<? extends Annotation> type =
           ClassUtils.resolveClassName(name, loader).asSubclass(Annotation.class);
-      Map<String, Object> attributes =
+      AnnotationAttributes attributes =
           AnnotatedElementUtils.getMergedAnnotationAttributes(method, type);
       if (attributes != null) {
         Object named = attributes.get("name");
