@@ -195,10 +195,10 @@ final class RedisStoreScenarios implements AutoCloseable {
    */
   RedisLoadDriver.Op cachedReplay() {
     for (int i = 0; i < READ_KEYS; i++) {
-      pair(store, replayKey(i));
+      pair(store, cachedKey(i));
     }
     return (thread, seq) -> {
-      IdempotencyKey key = replayKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
+      IdempotencyKey key = cachedKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
       ClaimResult result = now(cached.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
       if (!(result instanceof ClaimResult.Completed)) {
         throw new IllegalStateException("replay gave " + result);
@@ -209,6 +209,7 @@ final class RedisStoreScenarios implements AutoCloseable {
 
   /** {@link #engineReplay()} over {@link LocalReplayCache}. */
   RedisLoadDriver.Op engineCachedReplay() {
+    // the engine replay's keys, completed by engineReplay() when it ran first; else now
     for (int i = 0; i < READ_KEYS; i++) {
       engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
     }
@@ -282,6 +283,10 @@ final class RedisStoreScenarios implements AutoCloseable {
 
   private static IdempotencyKey replayKey(int i) {
     return IdempotencyKey.of(SCOPE, "r-" + i);
+  }
+
+  private static IdempotencyKey cachedKey(int i) {
+    return IdempotencyKey.of(SCOPE, "cr-" + i);
   }
 
   private static IdempotencyKey engineKey(int i) {
