@@ -10,7 +10,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -27,8 +29,22 @@ import org.junit.jupiter.api.Test;
 class LaterSettlementTest {
 
   private final ExecutorService io = Executors.newSingleThreadExecutor(r -> new Thread(r, "io"));
-  private final ExecutorService storeCalls =
+  private final ExecutorService storePool =
       Executors.newFixedThreadPool(2, r -> new Thread(r, "store"));
+  // Store calls wait until the test watches the call's answer: an answer that ended before the
+  // watcher was attached would report the test's own thread, not the one it ended on.
+  private final CountDownLatch watching = new CountDownLatch(1);
+  private final Executor storeCalls =
+      task ->
+          storePool.execute(
+              () -> {
+                try {
+                  watching.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                task.run();
+              });
   private final IoStore store = new IoStore();
   private final List<String> heard = new CopyOnWriteArrayList<>();
   private final Idempotency engine =
@@ -42,7 +58,7 @@ class LaterSettlementTest {
   void stop() {
     engine.close();
     io.shutdownNow();
-    storeCalls.shutdownNow();
+    storePool.shutdownNow();
   }
 
   @Test
@@ -130,7 +146,7 @@ class LaterSettlementTest {
             storeCalls));
   }
 
-  private static CompletableFuture<String> whereItEnds(CompletableFuture<Executed<String>> answer) {
+  private CompletableFuture<String> whereItEnds(CompletableFuture<Executed<String>> answer) {
     CompletableFuture<String> where = new CompletableFuture<>();
     answer.whenComplete(
         (executed, failure) -> {
@@ -143,6 +159,7 @@ class LaterSettlementTest {
                 new IllegalStateException(cause.getMessage() + " on " + thread));
           }
         });
+    watching.countDown();
     return where;
   }
 

@@ -131,7 +131,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
           }
           try {
             if (joined && !dialect.sql().joinedClaimMayGo(c, request.key().digest())) {
-              return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
+              return RecordRow.busy(read(c, sql.select(), request.key()), request);
             }
             for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
               String owner = (joined ? JOINED : "") + newOwner();
@@ -166,7 +166,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
       if (dialect.sql().lockWaitTimeoutAbortsTransaction(c)) {
         throw Jdbc.abortedTransaction(request.key(), e);
       }
-      return RecordRow.busy(read(c, sql.select(), request.key().digest()), request);
+      return RecordRow.busy(read(c, sql.select(), request.key()), request);
     } finally {
       wait.restore();
     }
@@ -191,7 +191,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
         }
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
-            return RecordRow.classify(RecordRow.read(rs), request, owner);
+            return RecordRow.classify(RecordRow.read(rs, request.key()), request, owner);
           }
         }
       }
@@ -208,7 +208,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
         throw e;
       }
     }
-    return RecordRow.classify(read(c, sql.readBack(), id), request, owner);
+    return RecordRow.classify(read(c, sql.readBack(), request.key()), request, owner);
   }
 
   // A claim that made a record live gives it up again when its scope already held the cap of
@@ -310,7 +310,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     return jdbc.run(
         "find",
         c -> {
-          RecordRow row = read(c, sql.select(), key.digest());
+          RecordRow row = read(c, sql.select(), key);
           return row != null && row.isLive() ? Optional.of(row.record()) : Optional.empty();
         });
   }
@@ -412,12 +412,12 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     return capabilities;
   }
 
-  private static @Nullable RecordRow read(Connection c, String select, String id)
+  private static @Nullable RecordRow read(Connection c, String select, IdempotencyKey key)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(select)) {
-      ps.setString(1, id);
+      ps.setString(1, key.digest());
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? RecordRow.read(rs) : null;
+        return rs.next() ? RecordRow.read(rs, key) : null;
       }
     }
   }

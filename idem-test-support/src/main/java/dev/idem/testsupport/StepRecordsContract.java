@@ -37,6 +37,23 @@ public abstract class StepRecordsContract extends EvictionContract {
   }
 
   @Test
+  void aStepsRecordCarriesTheStepsKeyWhereverItIsRead() {
+    IdempotencyKey root = newKey();
+    IdempotencyKey step = root.step("charge");
+    claimOrFail(root, fingerprint("order"), longLease());
+    Lease charge = claimOrFail(step, fingerprint("card"), longLease());
+
+    ClaimResult running = claim(step, fingerprint("card"), longLease());
+    assertThat(complete(charge, Outcome.success(bytes("charged")), RETENTION)).isTrue();
+    ClaimResult done = claim(step, fingerprint("card"), longLease());
+
+    // a decorator that keeps records by their key must never take a step's for its root's
+    assertThat(((ClaimResult.InProgress) running).record().key()).isEqualTo(step);
+    assertThat(((ClaimResult.Completed) done).record().key()).isEqualTo(step);
+    assertThat(store().find(step).orElseThrow().key()).isEqualTo(step);
+  }
+
+  @Test
   void aStepNeverSharesARecordWithAKeyWhoseTextLooksLikeIt() {
     IdempotencyKey root = newKey();
     IdempotencyKey lookalike = IdempotencyKey.of(root.scope(), root.value() + "#charge");

@@ -18,9 +18,12 @@ import org.jspecify.annotations.Nullable;
 /** One row of the records table as read, with the database's "now" of the same statement. */
 public record RecordRow(IdempotencyRecord record, @Nullable String owner, long nowMs) {
 
-  /** Reads the current row of {@code rs} (the columns of {@link StoreSql#select()}). */
-  public static RecordRow read(ResultSet rs) throws SQLException {
-    IdempotencyKey key = IdempotencyKey.of(rs.getString("scope"), rs.getString("key_value"));
+  /**
+   * Reads the current row of {@code rs} (the columns of {@link StoreSql#select()}), the record of
+   * {@code key}: the row was found by the key's digest, and a step's row holds its root's scope and
+   * value in its own columns, so the key is the one asked for, never one read back.
+   */
+  public static RecordRow read(ResultSet rs, IdempotencyKey key) throws SQLException {
     RecordState state = RecordState.valueOf(rs.getString("state"));
     long leaseUntil = rs.getLong("lease_until");
     boolean hasLease = !rs.wasNull();
