@@ -9,6 +9,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.LocalReplayCache;
 import dev.idem.core.store.Outcome;
 import dev.idem.redis.RedisIdempotencyStore;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntFunction;
 
 /**
  * The record scenarios: raw {@code SET NX PX} and {@code GET} on Lettuce, the physical limit, and
@@ -176,17 +178,7 @@ final class RedisStoreScenarios implements AutoCloseable {
 
   /** Claim of one of {@link #READ_KEYS} completed keys: the record comes back as Completed. */
   RedisLoadDriver.Op replay() {
-    for (int i = 0; i < READ_KEYS; i++) {
-      pair(store, replayKey(i));
-    }
-    return (thread, seq) -> {
-      IdempotencyKey key = replayKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
-      ClaimResult result = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
-      if (!(result instanceof ClaimResult.Completed)) {
-        throw new IllegalStateException("replay gave " + result);
-      }
-      return true;
-    };
+    return replayOn(store, RedisStoreScenarios::replayKey);
   }
 
   /**
@@ -194,36 +186,18 @@ final class RedisStoreScenarios implements AutoCloseable {
    * memory, by the store's rules, with a read of Redis when an entry's window has passed.
    */
   RedisLoadDriver.Op cachedReplay() {
-    for (int i = 0; i < READ_KEYS; i++) {
-      pair(store, cachedKey(i));
-    }
-    return (thread, seq) -> {
-      IdempotencyKey key = cachedKey(ThreadLocalRandom.current().nextInt(READ_KEYS));
-      ClaimResult result = now(cached.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
-      if (!(result instanceof ClaimResult.Completed)) {
-        throw new IllegalStateException("replay gave " + result);
-      }
-      return true;
-    };
+    return replayOn(cached, RedisStoreScenarios::cachedKey);
   }
 
-  /** {@link #engineReplay()} over {@link LocalReplayCache}. */
-  RedisLoadDriver.Op engineCachedReplay() {
-    // the engine replay's keys, completed by engineReplay() when it ran first; else now
+  // completes READ_KEYS keys in Redis, then claims them at random through `claims`
+  private RedisLoadDriver.Op replayOn(IdempotencyStore claims, IntFunction<IdempotencyKey> keys) {
     for (int i = 0; i < READ_KEYS; i++) {
-      engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
+      pair(store, keys.apply(i));
     }
     return (thread, seq) -> {
-      String result =
-          cachedEngine.execute(
-              engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)),
-              Fingerprint.NONE,
-              ResultCodec.utf8(),
-              ctx -> {
-                throw new IllegalStateException("a replay ran the work");
-              },
-              config);
-      if (!result.equals(RESULT)) {
+      IdempotencyKey key = keys.apply(ThreadLocalRandom.current().nextInt(READ_KEYS));
+      ClaimResult result = now(claims.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
+      if (!(result instanceof ClaimResult.Completed)) {
         throw new IllegalStateException("replay gave " + result);
       }
       return true;
@@ -245,14 +219,23 @@ final class RedisStoreScenarios implements AutoCloseable {
 
   /** {@code Idempotency.execute} on a completed key: one claim, then the stored result decoded. */
   RedisLoadDriver.Op engineReplay() {
+    return engineReplayOn(engine);
+  }
+
+  /** {@link #engineReplay()} over {@link LocalReplayCache}. */
+  RedisLoadDriver.Op engineCachedReplay() {
+    return engineReplayOn(cachedEngine);
+  }
+
+  private RedisLoadDriver.Op engineReplayOn(Idempotency replays) {
     // Keys of their own: the engine's codec frames the bytes it stores, which the store-level
-    // replay keys, completed with the bare bytes, do not carry.
+    // replay keys, completed with the bare bytes, do not carry. Completed once, replays after.
     for (int i = 0; i < READ_KEYS; i++) {
       engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
     }
     return (thread, seq) -> {
       String result =
-          engine.execute(
+          replays.execute(
               engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)),
               Fingerprint.NONE,
               ResultCodec.utf8(),

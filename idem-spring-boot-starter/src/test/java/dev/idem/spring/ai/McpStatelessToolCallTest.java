@@ -2,15 +2,10 @@ package dev.idem.spring.ai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.TextContent;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -71,23 +66,10 @@ class McpStatelessToolCallTest {
   }
 
   private static String text(CallToolResult result) {
-    return ((TextContent) result.content().get(0)).text();
+    return McpClients.text(result);
   }
 
   private McpSyncClient client(@Nullable String user) {
-    HttpClientStreamableHttpTransport.Builder transport =
-        HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).endpoint("/mcp");
-    if (user != null) {
-      String basic =
-          Base64.getEncoder()
-              .encodeToString((user + ":" + user + "-secret").getBytes(StandardCharsets.UTF_8));
-      transport.httpRequestCustomizer(
-          (request, method, uri, body, context) ->
-              request.header("Authorization", "Basic " + basic));
-    }
-    McpSyncClient client =
-        McpClient.sync(transport.build()).requestTimeout(Duration.ofSeconds(20)).build();
-    client.initialize();
-    return client;
+    return McpClients.connect(port, user, Duration.ofSeconds(20));
   }
 }

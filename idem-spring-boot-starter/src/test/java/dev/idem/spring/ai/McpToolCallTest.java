@@ -2,16 +2,11 @@ package dev.idem.spring.ai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import io.modelcontextprotocol.spec.McpSchema.TextContent;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -247,22 +242,11 @@ class McpToolCallTest {
   }
 
   private static String text(CallToolResult result) {
-    return ((TextContent) result.content().get(0)).text();
+    return McpClients.text(result);
   }
 
   private McpSyncClient client(@Nullable String user, Duration timeout) {
-    HttpClientStreamableHttpTransport.Builder transport =
-        HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port).endpoint("/mcp");
-    if (user != null) {
-      String basic =
-          Base64.getEncoder()
-              .encodeToString((user + ":" + user + "-secret").getBytes(StandardCharsets.UTF_8));
-      transport.httpRequestCustomizer(
-          (request, method, uri, body, context) ->
-              request.header("Authorization", "Basic " + basic));
-    }
-    McpSyncClient client = McpClient.sync(transport.build()).requestTimeout(timeout).build();
-    client.initialize();
+    McpSyncClient client = McpClients.connect(port, user, timeout);
     clients.add(client);
     return client;
   }
