@@ -135,7 +135,10 @@ public class IdemProperties {
      */
     private Duration window = Duration.ofSeconds(1);
 
-    /** Most bytes the cache holds, outcomes and 256 bytes per entry (default 64MB). */
+    /**
+     * Most bytes the cache holds, each entry counting its outcome, twice its key's length and 256
+     * bytes (default 64MB).
+     */
     private DataSize maxBytes = DataSize.ofMegabytes(64);
 
     public Duration getWindow() {
