@@ -58,6 +58,14 @@ public final class CrashingFlow {
     IdempotencyConfig config =
         IdempotencyConfig.custom().lease(Duration.ofMillis(Long.parseLong(args[3]))).build();
     String point = args[4];
+    // A cold JVM's first claim (connection, scripts, classes) can take more than half a short
+    // lease on a busy machine and be given back as late; a claim of a key of its own warms it.
+    engine.execute(
+        IdempotencyKey.of(args[1], "warm-up-" + args[2]),
+        Fingerprint.NONE,
+        ResultCodec.utf8(),
+        ctx -> "warm",
+        IdempotencyConfig.custom().lease(Duration.ofSeconds(30)).build());
     Consumer<String> print =
         effect -> {
           System.out.println(effect);
