@@ -16,6 +16,10 @@ import org.springframework.util.unit.DataSize;
  * tokens, HTTP, the in-memory store and listeners; the JDBC and Redis stores' own in {@link
  * IdemJdbcProperties} and {@link IdemRedisProperties}. Every unset value keeps the default of
  * {@link dev.idem.core.IdempotencyConfig}.
+ *
+ * <p>Over 400 lines because Spring Boot binds the {@code idem.*} tree to this class and its nested
+ * ones, whose field comments are the properties' documentation; each group is a small nested class,
+ * and a group that grows moves to a class of its own, as JDBC, Redis and the completer did.
  */
 @ConfigurationProperties(prefix = "idem")
 public class IdemProperties {

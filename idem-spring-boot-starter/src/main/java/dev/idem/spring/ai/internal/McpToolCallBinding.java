@@ -26,11 +26,8 @@ public final class McpToolCallBinding implements BeanPostProcessor {
 
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
-    if (bean instanceof McpServerFeatures.SyncToolSpecification tool) {
-      return bind(tool);
-    }
-    if (bean instanceof McpStatelessServerFeatures.SyncToolSpecification tool) {
-      return bind(tool);
+    if (isTool(bean)) {
+      return bindAny(bean);
     }
     if (bean instanceof List<?> list && !list.isEmpty() && isTool(list.get(0))) {
       List<Object> bound = new ArrayList<>(list.size());
