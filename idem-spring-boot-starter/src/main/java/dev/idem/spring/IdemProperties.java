@@ -79,6 +79,9 @@ public class IdemProperties {
   /** {@code @Idempotent} on {@code @Scheduled} methods keyed by their slot. */
   private final Scheduled scheduled = new Scheduled();
 
+  /** {@code @Idempotent} on application event listeners. */
+  private final Events events = new Events();
+
   private final Memory memory = new Memory();
 
   private final ReplayCache replayCache = new ReplayCache();
@@ -204,6 +207,32 @@ public class IdemProperties {
 
   public Scheduled getScheduled() {
     return scheduled;
+  }
+
+  public Events getEvents() {
+    return events;
+  }
+
+  /**
+   * {@code @Idempotent} on application event listeners ({@code @EventListener},
+   * {@code @TransactionalEventListener}, Spring Modulith's {@code @ApplicationModuleListener}).
+   */
+  public static class Events {
+
+    /**
+     * Where the listeners keep their records: {@code jdbc} writes them in the listener's
+     * transaction on the application's DataSource whatever {@code idem.store} says, so an event an
+     * outbox delivers again never applies twice.
+     */
+    private Listeners.Store store = Listeners.Store.DEFAULT;
+
+    public Listeners.Store getStore() {
+      return store;
+    }
+
+    public void setStore(Listeners.Store store) {
+      this.store = store;
+    }
   }
 
   /** {@code @Idempotent} on {@code @Scheduled} methods keyed by their slot. */

@@ -30,9 +30,11 @@ import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
 import dev.idem.spring.aop.internal.ToolPlan;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
+import dev.idem.spring.messaging.internal.ListenerEngine;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -46,6 +48,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -112,6 +115,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
           IdempotentMethodInterceptor.class.getClassLoader());
 
   private final Idempotency idempotency;
+  // the engine of event listeners: the application's, or a JDBC one joining their transactions
+  private final @Nullable ListenerEngine events;
   private final IdemPolicies policies;
   private final ObjectMapper mapper;
   private final @Nullable IdempotentCallerResolver callers;
@@ -149,6 +154,15 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     this.beanFactory = beanFactory;
     this.inFlight = inFlight;
     this.later = later;
+    this.events =
+        beanFactory instanceof ConfigurableListableBeanFactory factory
+            ? new ListenerEngine(
+                factory,
+                p -> p.getEvents().getStore(),
+                // no consumer is made of it: a listener's retention is its operation's policy
+                p -> Duration.ZERO,
+                "idem.events")
+            : null;
   }
 
   @Override
@@ -255,6 +269,9 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   @Override
   public void close() {
     scheduled.close();
+    if (events != null) {
+      events.close();
+    }
   }
 
   private @Nullable Object call(
@@ -271,8 +288,22 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
           () -> engine.run(OutsideTransaction.inside(work), null).value());
     }
     Consumer<PendingOutcome> deferral =
-        SPRING_TX ? TransactionOutcomes.deferral(idempotency.store()) : null;
+        SPRING_TX ? TransactionOutcomes.deferral(idempotencyOf(plan).store()) : null;
     return engine.run(work, deferral).value();
+  }
+
+  private Idempotency idempotencyOf(MethodPlan plan) {
+    return plan.eventListener() && events != null ? events.idempotency() : idempotency;
+  }
+
+  /**
+   * Builds the event listeners' engine now when {@code idem.events.store} asks for one of its own,
+   * so that one that cannot be built (no DataSource, no transaction manager) stops the start.
+   */
+  public void startEventEngine() {
+    if (events != null) {
+      events.start();
+    }
   }
 
   /** How a keyed call goes through the engine: plainly, or as a resumable operation's call. */
@@ -288,8 +319,9 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     if (!plan.resumable()) {
       return (Work<@Nullable Object, Exception> work,
           @Nullable Consumer<PendingOutcome> deferral) ->
-          idempotency.<@Nullable Object, Exception>executeWithStatus(
-              key, fingerprint, plan.codec(), work, plan.config(), deferral);
+          idempotencyOf(plan)
+              .<@Nullable Object, Exception>executeWithStatus(
+                  key, fingerprint, plan.codec(), work, plan.config(), deferral);
     }
     ResumableOperation<@Nullable Object[], @Nullable Object> operation = resumables.of(plan);
     if (operation == null) {

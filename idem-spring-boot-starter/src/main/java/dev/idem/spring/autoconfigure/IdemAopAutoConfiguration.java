@@ -23,6 +23,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -114,6 +115,17 @@ public class IdemAopAutoConfiguration {
           },
           settings.getInterval(),
           threads);
+    }
+
+    /**
+     * Builds the event listeners' own JDBC engine at start-up when {@code idem.events.store} is
+     * {@code jdbc}, so that a missing DataSource or transaction manager stops the start.
+     */
+    @Bean
+    @ConditionalOnProperty(prefix = "idem.events", name = "store", havingValue = "jdbc")
+    SmartInitializingSingleton idemEventEngineStart(
+        ObjectProvider<IdempotentMethodInterceptor> interceptor) {
+      return () -> interceptor.getObject().startEventEngine();
     }
 
     /** Runs the latest cron slot each node missed while it was down, when asked to. */

@@ -44,6 +44,8 @@ import tools.jackson.databind.ObjectMapper;
  * @param slot the slots of a {@code @Scheduled} method whose annotation names no key, or null
  * @param resumable whether a completer finishes its calls that nobody came back for
  * @param tool the Spring AI tool it serves, whose caller is the agent that called it, or null
+ * @param eventListener whether it listens to application events, whose records may live in a store
+ *     of their own ({@code idem.events.store})
  */
 public record MethodPlan(
     Method method,
@@ -60,7 +62,8 @@ public record MethodPlan(
     ResultCodec<@Nullable Object> codec,
     @Nullable ScheduledSlot slot,
     boolean resumable,
-    @Nullable ToolPlan tool) {
+    @Nullable ToolPlan tool,
+    boolean eventListener) {
 
   private static final String TRANSACTIONAL =
       "org.springframework.transaction.annotation.Transactional";
@@ -82,7 +85,7 @@ public record MethodPlan(
     String operation = operation(method, userClass, idempotent);
     String toolName = ToolMethods.toolName(specific);
     List<String> names = ComparedArguments.names(specific);
-    String keyText = keyExpression(idempotent, toolName, names);
+    String keyText = keyExpression(operation, specific, idempotent, toolName, names);
     requireKey(operation, keyText, specific);
     boolean keyless = keyText.isBlank();
     ScheduledSlot slot =
@@ -113,15 +116,26 @@ public record MethodPlan(
         codec(shape.storedType(specific, userClass), mapper),
         slot,
         idempotent.resumable(),
-        toolName == null ? null : new ToolPlan(toolName, idempotent.key().isBlank()));
+        toolName == null ? null : new ToolPlan(toolName, idempotent.key().isBlank()),
+        EventListenerKeys.isListener(specific));
   }
 
-  // a tool that names no key takes the one its call sends
+  // a tool that names no key takes the one its call sends, an event listener its event's identity
   private static String keyExpression(
-      Idempotent idempotent, @Nullable String toolName, List<String> names) {
-    return idempotent.key().isBlank() && toolName != null
-        ? ToolMethods.keyExpression(toolName, names)
-        : idempotent.key();
+      String operation,
+      Method method,
+      Idempotent idempotent,
+      @Nullable String toolName,
+      List<String> names) {
+    if (!idempotent.key().isBlank()) {
+      return idempotent.key();
+    }
+    if (toolName != null) {
+      return ToolMethods.keyExpression(toolName, names);
+    }
+    return EventListenerKeys.isListener(method)
+        ? EventListenerKeys.keyExpression(operation, method)
+        : "";
   }
 
   /**
@@ -144,7 +158,9 @@ public record MethodPlan(
         if (toolName != null) {
           ToolMethods.check(operation, specific, idempotent, placeholders);
         }
-        String keyText = keyExpression(idempotent, toolName, ComparedArguments.names(specific));
+        String keyText =
+            keyExpression(
+                operation, specific, idempotent, toolName, ComparedArguments.names(specific));
         requireKey(operation, keyText, specific);
         requireResumable(operation, idempotent, specific);
         if (keyText.isBlank() && ScheduledSlot.isScheduled(specific)) {

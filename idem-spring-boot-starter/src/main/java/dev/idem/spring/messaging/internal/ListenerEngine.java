@@ -40,7 +40,8 @@ public final class ListenerEngine {
   private static final Duration TAKE_OVER_MARGIN = Duration.ofSeconds(5);
 
   private final ConfigurableListableBeanFactory beanFactory;
-  private final Function<IdemProperties, IdemProperties.Listeners> settings;
+  private final Function<IdemProperties, IdemProperties.Listeners.Store> store;
+  private final Function<IdemProperties, Duration> retention;
   private final String broker;
   private volatile @Nullable Beans beans;
 
@@ -59,9 +60,27 @@ public final class ListenerEngine {
       ConfigurableListableBeanFactory beanFactory,
       Function<IdemProperties, IdemProperties.Listeners> settings,
       String broker) {
+    this(
+        beanFactory,
+        p -> settings.apply(p).getStore(),
+        p -> settings.apply(p).getRetention(),
+        broker);
+  }
+
+  /**
+   * @param store picks where the listeners keep their records
+   * @param retention picks how long they are kept unless a policy says otherwise
+   * @param prefix the properties' prefix ({@code idem.events}), for messages
+   */
+  public ListenerEngine(
+      ConfigurableListableBeanFactory beanFactory,
+      Function<IdemProperties, IdemProperties.Listeners.Store> store,
+      Function<IdemProperties, Duration> retention,
+      String prefix) {
     this.beanFactory = beanFactory;
-    this.settings = settings;
-    this.broker = broker;
+    this.store = store;
+    this.retention = retention;
+    this.broker = prefix;
   }
 
   public ConfigurableListableBeanFactory beanFactory() {
@@ -84,7 +103,7 @@ public final class ListenerEngine {
     IdempotencyConfig.Builder config = IdempotencyConfig.from(policy);
     IdemProperties.Policy own = b.properties().getPolicies().get(group);
     if (own == null || own.getRetention() == null) {
-      config.retention(settings.apply(b.properties()).getRetention());
+      config.retention(retention.apply(b.properties()));
     }
     if (waitsOutCopies && (own == null || own.getWait() == null)) {
       config.waitInProgress(policy.lease().plus(TAKE_OVER_MARGIN));
@@ -115,6 +134,11 @@ public final class ListenerEngine {
     } catch (CheckedFailure e) {
       throw (Exception) e.getCause();
     }
+  }
+
+  /** The engine the listeners run through: the application's, or a JDBC one of their own. */
+  public Idempotency idempotency() {
+    return beans().idempotency();
   }
 
   /**
@@ -160,7 +184,7 @@ public final class ListenerEngine {
     IdemPolicies policies = beanFactory.getBean(IdemPolicies.class);
     Idempotency idempotency = beanFactory.getBean(Idempotency.class);
     boolean own = false;
-    if (settings.apply(properties).getStore() == IdemProperties.Listeners.Store.JDBC
+    if (store.apply(properties) == IdemProperties.Listeners.Store.JDBC
         && !joinsTransactions(idempotency.store())) {
       idempotency =
           Engines.build(

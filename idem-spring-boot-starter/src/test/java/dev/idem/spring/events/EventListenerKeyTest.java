@@ -1,0 +1,284 @@
+package dev.idem.spring.events;
+
+import static dev.idem.spring.StartFailures.stoppedTheStart;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.KeyReuseException;
+import dev.idem.spring.EventId;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.ResourcelessTransactions;
+import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
+import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.event.TransactionalEventListener;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * {@code @Idempotent} event listeners that name no key: keyed by the identity their event declares
+ * with {@link EventId}, once per listener, however often the event is published.
+ */
+class EventListenerKeyTest {
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class));
+
+  /** A record event whose identity is a component. */
+  public record Paid(@EventId String eventId, String orderNo, long amount) {}
+
+  /** A record event whose identity is derived by a method. */
+  public record Refunded(String paymentNo, long amount) {
+    @EventId
+    public String eventId() {
+      return "refunded:" + paymentNo;
+    }
+  }
+
+  /** A class event whose identity is a field read through its getter. */
+  public static class Shipped {
+    @EventId private final String id;
+
+    public Shipped(String id) {
+      this.id = id;
+    }
+
+    public String getId() {
+      return id;
+    }
+  }
+
+  /** Two listeners of one event, and one of a class event; each counts what it handled. */
+  public static class Loyalty {
+    private final List<String> points = new CopyOnWriteArrayList<>();
+    private final List<String> mails = new CopyOnWriteArrayList<>();
+    private final List<String> shipped = new CopyOnWriteArrayList<>();
+    private final List<String> refunded = new CopyOnWriteArrayList<>();
+
+    // read through methods: the bean is a proxy, whose own fields are empty
+    public List<String> points() {
+      return points;
+    }
+
+    public List<String> mails() {
+      return mails;
+    }
+
+    public List<String> shipped() {
+      return shipped;
+    }
+
+    @Idempotent
+    @EventListener
+    public void addPoints(Paid event) {
+      points.add(event.orderNo());
+    }
+
+    @Idempotent
+    @EventListener
+    public void sendMail(Paid event) {
+      mails.add(event.orderNo());
+    }
+
+    @Idempotent
+    @EventListener
+    public void onShipped(Shipped event) {
+      shipped.add(event.getId());
+    }
+
+    @Idempotent
+    @EventListener
+    public void onRefunded(Refunded event) {
+      refunded.add(event.paymentNo());
+    }
+
+    public List<String> refunded() {
+      return refunded;
+    }
+  }
+
+  /** Registers the factory of transactional event listeners. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableTransactionManagement
+  static class Transactions {}
+
+  /** Handles the event after the publisher's transaction committed. */
+  public static class AfterCommit {
+    private final List<String> handled = new CopyOnWriteArrayList<>();
+
+    public List<String> handled() {
+      return handled;
+    }
+
+    @Idempotent
+    @TransactionalEventListener
+    public void on(Paid event) {
+      handled.add(event.orderNo());
+    }
+  }
+
+  @Test
+  void eachListenerHandlesAnEventOnceHoweverOftenItIsPublished() {
+    runner
+        .withBean(Loyalty.class)
+        .run(
+            context -> {
+              Loyalty loyalty = context.getBean(Loyalty.class);
+              String id = UUID.randomUUID().toString();
+              for (int i = 0; i < 3; i++) {
+                context.publishEvent(new Paid(id, "A-1", 10));
+              }
+              context.publishEvent(new Paid(UUID.randomUUID().toString(), "A-2", 10));
+              Shipped shipped = new Shipped(UUID.randomUUID().toString());
+              context.publishEvent(shipped);
+              context.publishEvent(new Shipped(shipped.getId()));
+
+              assertThat(loyalty.points()).containsExactly("A-1", "A-2");
+              assertThat(loyalty.mails()).containsExactly("A-1", "A-2");
+              assertThat(loyalty.shipped()).containsExactly(shipped.getId());
+              context.publishEvent(new Refunded("P-1", 5));
+              context.publishEvent(new Refunded("P-1", 5));
+              assertThat(loyalty.refunded()).containsExactly("P-1");
+            });
+  }
+
+  @Test
+  void anotherEventUnderTheSameIdentityIsRefusedNotAnsweredWithTheFirst() {
+    runner
+        .withBean(Loyalty.class)
+        .run(
+            context -> {
+              String id = UUID.randomUUID().toString();
+              context.publishEvent(new Paid(id, "A-1", 10));
+
+              assertThatThrownBy(() -> context.publishEvent(new Paid(id, "A-1", 1000)))
+                  .isInstanceOf(KeyReuseException.class);
+              assertThat(context.getBean(Loyalty.class).points()).containsExactly("A-1");
+            });
+  }
+
+  @Test
+  void anEventWithoutItsIdentityIsRefusedBeforeTheListenerRuns() {
+    runner
+        .withBean(Loyalty.class)
+        .run(
+            context -> {
+              assertThatThrownBy(() -> context.publishEvent(new Paid(null, "A-1", 10)))
+                  .isInstanceOf(InvalidKeyException.class);
+              assertThat(context.getBean(Loyalty.class).points()).isEmpty();
+            });
+  }
+
+  @Test
+  void aTransactionalListenerHandlesTheEventOfEachCommitOnce() {
+    runner
+        .withBean(PlatformTransactionManager.class, ResourcelessTransactions::new)
+        .withUserConfiguration(Transactions.class)
+        .withBean(AfterCommit.class)
+        .run(
+            context -> {
+              TransactionTemplate tx =
+                  new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+              ApplicationEventPublisher events = context;
+              String id = UUID.randomUUID().toString();
+              for (int i = 0; i < 2; i++) {
+                tx.executeWithoutResult(s -> events.publishEvent(new Paid(id, "A-1", 10)));
+              }
+              tx.executeWithoutResult(
+                  s -> {
+                    events.publishEvent(new Paid(UUID.randomUUID().toString(), "A-2", 10));
+                    s.setRollbackOnly();
+                  });
+
+              assertThat(context.getBean(AfterCommit.class).handled()).containsExactly("A-1");
+            });
+  }
+
+  /** Unusable listeners, each refused at start-up. */
+  public static class NoIdentity {
+    public record Plain(String orderNo) {}
+
+    @Idempotent
+    @EventListener
+    public void on(Plain event) {}
+  }
+
+  public static class TwoIdentities {
+    public record Twice(@EventId String a, @EventId String b) {}
+
+    @Idempotent
+    @EventListener
+    public void on(Twice event) {}
+  }
+
+  public static class Unreadable {
+    public static class Hidden {
+      @EventId private String id;
+    }
+
+    @Idempotent
+    @EventListener
+    public void on(Hidden event) {}
+  }
+
+  public static class NoParameter {
+    @Idempotent
+    @EventListener(Paid.class)
+    public void on() {}
+  }
+
+  @Test
+  void aListenerWhoseEventNamesNoSingleReadableIdentityStopsTheStart() {
+    runner
+        .withBean(NoIdentity.class)
+        .run(c -> stoppedTheStart(c, "NoIdentity.on", "marks no property with @EventId"));
+    runner
+        .withBean(TwoIdentities.class)
+        .run(c -> stoppedTheStart(c, "TwoIdentities.on", "[a(), b()]"));
+    runner
+        .withBean(Unreadable.class)
+        .run(c -> stoppedTheStart(c, "Unreadable.on", "field id has no getter"));
+    runner
+        .withBean(NoParameter.class)
+        .run(c -> stoppedTheStart(c, "NoParameter.on", "takes 0 parameters"));
+  }
+
+  /** A listener that names its key needs no declared identity. */
+  public static class Keyed {
+    private final List<String> handled = new CopyOnWriteArrayList<>();
+
+    public List<String> handled() {
+      return handled;
+    }
+
+    @Idempotent(key = "#event.orderNo")
+    @EventListener
+    public void on(NoIdentity.Plain event) {
+      handled.add(event.orderNo());
+    }
+  }
+
+  @Test
+  void aListenerMayNameItsKey() {
+    runner
+        .withBean(Keyed.class)
+        .run(
+            context -> {
+              context.publishEvent(new NoIdentity.Plain("A-1"));
+              context.publishEvent(new NoIdentity.Plain("A-1"));
+              assertThat(context.getBean(Keyed.class).handled()).containsExactly("A-1");
+            });
+  }
+}
