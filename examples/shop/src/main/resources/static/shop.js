@@ -398,7 +398,7 @@ async function refreshAudit() {
   const counts = $('audit-counts').querySelector('tbody');
   counts.innerHTML = '';
   for (const [name, n] of Object.entries(json.counts || {})) auditRow(counts, [COUNT_NAMES[name] || name, String(n)]);
-  auditRow(counts, ['messages not relayed yet', String(json.pendingMessages)]);
+  auditRow(counts, ['events not delivered yet', String(json.pendingMessages)]);
   auditRow(counts, ['paid orders whose points are on their way', String(json.pendingPoints)]);
   auditRow(counts, ['wallet debits whose payment is settling', String(json.pendingDebits)]);
   const rows = $('audit-rows');

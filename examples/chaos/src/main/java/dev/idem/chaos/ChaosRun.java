@@ -24,7 +24,7 @@ final class ChaosRun {
    * @param verdict the judgement
    * @param timeline answers per second and their latencies
    * @param faults the faults and events with their times
-   * @param pendingMessages outbox rows still unrelayed at the audit
+   * @param pendingMessages event publications not completed at the audit
    * @param counts the audit's counts
    * @param serverErrors every 5xx from a live shop, grouped: count, operation, status, problem type
    *     and the seconds they came at

@@ -251,7 +251,7 @@ final class Report {
     md.add(
         String.format(
             "Verdict **%s**. Shop: %d orders, %d paid, %d payments, %d approved card charges, %d "
-                + "wallet debits, %d outbox messages still pending. Client: %d connection errors "
+                + "wallet debits, %d event publications still pending. Client: %d connection errors "
                 + "(retried on another instance), %d answers 409 in progress (retried), %d gateway "
                 + "timeouts 504 and %d wallet-busy 503 (retried with the same key), %d operations given "
                 + "up.",

@@ -166,6 +166,13 @@ final class ShopFleet implements AutoCloseable {
     c.add("--shop.gateway.secret=" + secret);
     c.add("--shop.reconcile.interval=2s");
     c.add("--shop.reconcile.older-than=5s");
+    // a killed instance's deliveries go stale and are resubmitted well within the wait for quiet
+    c.add("--spring.modulith.events.staleness.published=10s");
+    c.add("--spring.modulith.events.staleness.processing=10s");
+    c.add("--spring.modulith.events.staleness.resubmission=10s");
+    c.add("--spring.modulith.events.staleness.check-intervall=2s");
+    c.add("--shop.messaging.resubmit-interval=1s");
+    c.add("--shop.messaging.resubmit-older-than=3s");
     c.add("--logging.level.root=WARN");
     c.add("--logging.level.dev.idem.shop=INFO"); // its start-up line says how long it took
     for (String sku : List.of("BOOK", "MUG", "TSHIRT", "STICKER")) {

@@ -15,9 +15,9 @@ import java.util.concurrent.Future;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Asks the shop, after the load, what became of what the tool sent: waits until the outbox and the
- * loyalty points have caught up, reads every answered order by its number and every user's orders,
- * and takes the audit as admin.
+ * Asks the shop, after the load, what became of what the tool sent: waits until the event
+ * publications and the loyalty points have caught up, reads every answered order by its number and
+ * every user's orders, and takes the audit as admin.
  */
 final class ShopInspector {
 
@@ -56,7 +56,10 @@ final class ShopInspector {
         audit.path("pendingPoints").asLong());
   }
 
-  /** Polls the audit until nothing is in flight (outbox relayed, points arrived), or gives up. */
+  /**
+   * Polls the audit until nothing is in flight (every event publication completed, points arrived),
+   * or gives up.
+   */
   private void awaitQuiet() throws Exception {
     long deadline = System.currentTimeMillis() + QUIET_WITHIN_MILLIS;
     while (System.currentTimeMillis() < deadline) {

@@ -12,7 +12,7 @@ import java.util.Map;
  *     to find orders no key of the tool explains
  * @param auditViolations the audit's violation lines (as admin)
  * @param counts the audit's counts ({@code orders}, {@code paidOrders}, ...)
- * @param pendingMessages outbox rows still unrelayed when the audit was taken
+ * @param pendingMessages event publications not completed when the audit was taken
  * @param pendingPoints paid orders still waiting for their points when the audit was taken
  */
 public record ShopState(

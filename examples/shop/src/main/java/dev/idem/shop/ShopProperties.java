@@ -13,7 +13,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param users demo users by name, each with a password and a starting wallet balance
  * @param gateway how the fake third-party gateway behaves
  * @param reconcile the reconciliation job for payments left in PROCESSING
- * @param outbox the outbox relay
+ * @param messaging the retry of event publications that did not complete
  * @param wallet how WALLET payments deduct the balance
  * @param audit the audit's deadlines
  * @param catalog the demo catalogue's starting stock
@@ -23,7 +23,7 @@ public record ShopProperties(
     Map<String, User> users,
     @DefaultValue Gateway gateway,
     @DefaultValue Reconcile reconcile,
-    @DefaultValue Outbox outbox,
+    @DefaultValue Messaging messaging,
     @DefaultValue Wallet wallet,
     @DefaultValue Audit audit,
     @DefaultValue Catalog catalog) {
@@ -86,11 +86,16 @@ public record ShopProperties(
       @DefaultValue("10s") Duration interval, @DefaultValue("30s") Duration olderThan) {}
 
   /**
-   * The outbox relay.
+   * The retry of event publications whose listener failed or whose process died (Spring Modulith's
+   * registry keeps them incomplete).
    *
-   * @param interval pause between polls
+   * @param resubmitInterval pause between retries
+   * @param resubmitOlderThan only publications older than this are resubmitted, so that one still
+   *     on its first delivery is left to it
    */
-  public record Outbox(@DefaultValue("200ms") Duration interval) {}
+  public record Messaging(
+      @DefaultValue("5s") Duration resubmitInterval,
+      @DefaultValue("10s") Duration resubmitOlderThan) {}
 
   /**
    * The wallet.

@@ -6,10 +6,7 @@ import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcInbox;
 import dev.idem.jdbc.JdbcStoreConfig;
-import dev.idem.shop.messaging.LoyaltyConsumer;
-import dev.idem.shop.messaging.LoyaltyDeliveries;
 import dev.idem.shop.messaging.LoyaltyPoints;
-import dev.idem.shop.messaging.Message;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -18,7 +15,6 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Upgrading a database migrated before the loyalty inbox moved from {@code shop_inbox} (V3, since
@@ -26,8 +22,6 @@ import tools.jackson.databind.json.JsonMapper;
  * after it. Each database extends it with an empty database of its own.
  */
 abstract class InboxUpgradeTests {
-
-  private final JsonMapper json = JsonMapper.builder().build();
 
   /** An empty database, for this test only. */
   abstract DataSource dataSource();
@@ -39,24 +33,25 @@ abstract class InboxUpgradeTests {
   void aMessageProcessedBeforeTheUpgradeIsStillADuplicateAfterIt() throws Exception {
     // The schema as the version before the move left it: V1 to V5, with V3's shop_inbox.
     migrate("5", "classpath:db/upgrade/" + vendor());
-    Message before = message("PAY-before-upgrade", "ORD-before");
+    String before = eventId("PAY-before-upgrade");
     try (JdbcInbox old =
         new JdbcInbox(
             dataSource(),
             JdbcStoreConfig.custom(JdbcDialect.detect(dataSource())).table("shop_inbox"),
             "loyalty")) {
-      assertThat(old.receive(before.id(), c -> {})).isEqualTo(Delivery.PROCESSED);
+      assertThat(old.receive(before, c -> {})).isEqualTo(Delivery.PROCESSED);
     }
 
     migrate("latest");
-    LoyaltyConsumer consumer =
-        new LoyaltyConsumer(dataSource(), new LoyaltyPoints(json), new LoyaltyDeliveries());
-    try {
-      assertThat(consumer.accept(before)).isEqualTo(Delivery.DUPLICATE);
-      assertThat(consumer.accept(message("PAY-after-upgrade", "ORD-after")))
+    // The loyalty consumer's records after the move: idem_records, the consumer group's scope.
+    try (JdbcInbox moved =
+        new JdbcInbox(
+            dataSource(),
+            JdbcStoreConfig.custom(JdbcDialect.detect(dataSource())),
+            LoyaltyPoints.GROUP)) {
+      assertThat(moved.receive(before, c -> {})).isEqualTo(Delivery.DUPLICATE);
+      assertThat(moved.receive(eventId("PAY-after-upgrade"), c -> {}))
           .isEqualTo(Delivery.PROCESSED);
-    } finally {
-      consumer.destroy();
     }
     assertThat(tableExists("shop_inbox")).isFalse();
   }
@@ -89,10 +84,8 @@ abstract class InboxUpgradeTests {
         .migrate();
   }
 
-  private Message message(String paymentNo, String orderNo) {
-    PaymentSucceeded event =
-        new PaymentSucceeded(paymentNo, orderNo, "alice", new BigDecimal("3.00"));
-    return new Message(event.eventId(), PaymentSucceeded.TOPIC, json.writeValueAsString(event));
+  private static String eventId(String paymentNo) {
+    return new PaymentSucceeded(paymentNo, "ORD-1", "alice", new BigDecimal("3.00")).eventId();
   }
 
   private boolean tableExists(String table) throws SQLException {

@@ -18,7 +18,12 @@ import org.springframework.stereotype.Service;
 @Service
 public class Audit {
 
-  private static final String PREFIX = PaymentSucceeded.TOPIC + ":";
+  // the payment's own event among the registry's publications (its JSON names the payment); the
+  // table's name in capitals, as Modulith makes it on MariaDB, where table names keep their case
+  private static final String EVENT_OF_PAYMENT =
+      "e.event_type = '"
+          + PaymentSucceeded.class.getName()
+          + "' AND e.serialized_event LIKE CONCAT('%\"paymentNo\":\"', p.payment_no, '\"%')";
   private static final String POINTS_LATE = "loyalty points missing for an order paid long ago";
   // Of a ledger row l: its payment number is not written yet and its order's wallet payment is
   // still PROCESSING (the hot wallet committed the debit, the payment's commit is still to come).
@@ -59,7 +64,8 @@ public class Audit {
         "gatewayCharges", count("SELECT COUNT(*) FROM gateway_charges WHERE outcome = 'APPROVED'"));
     counts.put("walletDebits", count("SELECT COUNT(*) FROM wallet_ledger"));
     counts.put("loyaltyEntries", count("SELECT COUNT(*) FROM loyalty_points"));
-    long pendingMessages = count("SELECT COUNT(*) FROM outbox WHERE published_at IS NULL");
+    long pendingMessages =
+        count("SELECT COUNT(*) FROM EVENT_PUBLICATION WHERE completion_date IS NULL");
     long pendingPoints =
         count(
             "SELECT COUNT(*) FROM orders o WHERE o.status = 'PAID' AND NOT EXISTS"
@@ -138,18 +144,18 @@ public class Audit {
         "SELECT o.order_no FROM orders o WHERE NOT EXISTS"
             + " (SELECT 1 FROM order_items i WHERE i.order_no = o.order_no)");
     c.put(
-        "successful payment without its outbox message",
+        "successful payment without its event",
         "SELECT p.payment_no FROM payment_records p WHERE p.status = 'SUCCESS' AND NOT EXISTS"
-            + " (SELECT 1 FROM outbox o WHERE o.event_id = CONCAT('"
-            + PREFIX
-            + "', p.payment_no))");
+            + " (SELECT 1 FROM EVENT_PUBLICATION e WHERE "
+            + EVENT_OF_PAYMENT
+            + ")");
     c.put(
-        "outbox message for a payment that did not succeed",
-        "SELECT o.event_id FROM outbox o WHERE o.topic = '"
-            + PaymentSucceeded.TOPIC
-            + "' AND NOT EXISTS (SELECT 1 FROM payment_records p WHERE CONCAT('"
-            + PREFIX
-            + "', p.payment_no) = o.event_id AND p.status = 'SUCCESS')");
+        "event of a payment that did not succeed",
+        "SELECT e.serialized_event FROM EVENT_PUBLICATION e WHERE e.event_type = '"
+            + PaymentSucceeded.class.getName()
+            + "' AND NOT EXISTS (SELECT 1 FROM payment_records p WHERE p.status = 'SUCCESS' AND "
+            + EVENT_OF_PAYMENT
+            + ")");
     c.put(
         "loyalty points given more than once for an order",
         "SELECT order_no FROM loyalty_points GROUP BY order_no HAVING COUNT(*) > 1");

@@ -12,7 +12,8 @@ import java.util.Map;
  * @param violations one line per broken invariant and row, naming orders, payments and users; null
  *     (left out of the JSON) in the view of a customer
  * @param counts totals, for a person to read
- * @param pendingMessages outbox rows not relayed yet (not a violation: they are on their way)
+ * @param pendingMessages event publications not completed yet (not a violation: they are on their
+ *     way, and retried)
  * @param pendingPoints paid orders whose points have not arrived yet (likewise, until the deadline)
  * @param pendingDebits wallet debits made whose payment is still PROCESSING (hot modes, between the
  *     debit's commit and the payment's; likewise)

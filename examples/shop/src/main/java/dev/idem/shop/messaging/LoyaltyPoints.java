@@ -16,8 +16,11 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public class LoyaltyPoints {
 
-  /** The consumer group: the scope {@code consumer:loyalty} of the dedup records. */
+  /** The RabbitMQ consumer group: the scope {@code consumer:loyalty} of its dedup records. */
   public static final String GROUP = "loyalty";
+
+  /** The operation of the event listener of the embedded default: the scope of its records. */
+  public static final String LISTENER = "loyalty-points";
 
   private final JsonMapper json;
 

@@ -1,23 +1,20 @@
 package dev.idem.shop.messaging;
 
-import java.sql.SQLException;
-import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import dev.idem.shop.ShopProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.modulith.events.IncompleteEventPublications;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The loyalty effect, and on the embedded default the in-process bus with the inbox consumer that
- * applies it (profile services: a listener on RabbitMQ, see {@code
- * dev.idem.shop.services.RabbitConfig}).
+ * The loyalty effect, the retry of incomplete event publications, and on the embedded default the
+ * listener that applies the points (profile services: a relay to RabbitMQ and a listener on its
+ * queue, see {@code dev.idem.shop.services.RabbitConfig}).
  */
 @Configuration
 class MessagingConfig {
-
-  private static final Logger log = LoggerFactory.getLogger(MessagingConfig.class);
 
   @Bean
   LoyaltyPoints loyaltyPoints(JsonMapper json) {
@@ -30,26 +27,14 @@ class MessagingConfig {
   }
 
   @Bean
-  @Profile("!services")
-  LoyaltyConsumer loyaltyConsumer(
-      DataSource dataSource, LoyaltyPoints points, LoyaltyDeliveries deliveries)
-      throws SQLException {
-    return new LoyaltyConsumer(dataSource, points, deliveries);
+  PublicationRetry publicationRetry(
+      IncompleteEventPublications incomplete, ShopProperties properties) {
+    return new PublicationRetry(incomplete, properties);
   }
 
   @Bean
   @Profile("!services")
-  InProcessMessageBus messageBus(LoyaltyConsumer loyalty) {
-    InProcessMessageBus bus = new InProcessMessageBus();
-    bus.subscribe(
-        message -> {
-          try {
-            loyalty.accept(message);
-          } catch (UnreadableMessageException e) {
-            // No dead-letter queue in process: drop it, or the relay would send it forever.
-            log.error("dropped message {}: {}", message.id(), e.getMessage());
-          }
-        });
-    return bus;
+  LoyaltyListener loyaltyListener(LoyaltyPoints points, JdbcTemplate jdbc) {
+    return new LoyaltyListener(points, jdbc);
   }
 }

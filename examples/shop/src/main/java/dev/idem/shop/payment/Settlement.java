@@ -2,19 +2,17 @@ package dev.idem.shop.payment;
 
 import dev.idem.core.state.StateTransitions;
 import dev.idem.core.state.TransitionResult;
-import dev.idem.shop.messaging.Message;
-import dev.idem.shop.messaging.Outbox;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import dev.idem.shop.order.OrderRepository;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Settles a payment: one guarded transition out of PROCESSING, and only the call that made it
- * applies the effects (order PAID and the outbox message, or the order set free), in the same
- * transaction. The synchronous answer, every callback and the reconciliation job all come here, in
- * any order and any number of times.
+ * applies the effects (order PAID and its event, or the order set free), in the same transaction.
+ * The synchronous answer, every callback and the reconciliation job all come here, in any order and
+ * any number of times.
  */
 @Component
 public class Settlement {
@@ -22,22 +20,19 @@ public class Settlement {
   private final StateTransitions<String, PaymentStatus> transitions;
   private final PaymentRepository payments;
   private final OrderRepository orders;
-  private final Outbox outbox;
-  private final JsonMapper json;
+  private final ApplicationEventPublisher events;
   private final TransactionTemplate tx;
 
   Settlement(
       StateTransitions<String, PaymentStatus> transitions,
       PaymentRepository payments,
       OrderRepository orders,
-      Outbox outbox,
-      JsonMapper json,
+      ApplicationEventPublisher events,
       TransactionTemplate tx) {
     this.transitions = transitions;
     this.payments = payments;
     this.orders = orders;
-    this.outbox = outbox;
-    this.json = json;
+    this.events = events;
     this.tx = tx;
   }
 
@@ -58,13 +53,15 @@ public class Settlement {
         });
   }
 
-  /** The effects of success; call inside the transaction that made the transition. */
+  /**
+   * The effects of success; call inside the transaction that made the transition. The event's
+   * publication is written in that transaction (Spring Modulith's registry), so it exists exactly
+   * when the payment succeeded.
+   */
   void succeeded(Payment payment) {
     orders.markPaid(payment.orderNo());
-    PaymentSucceeded event =
+    events.publishEvent(
         new PaymentSucceeded(
-            payment.paymentNo(), payment.orderNo(), payment.username(), payment.amount());
-    outbox.add(
-        new Message(event.eventId(), PaymentSucceeded.TOPIC, json.writeValueAsString(event)));
+            payment.paymentNo(), payment.orderNo(), payment.username(), payment.amount()));
   }
 }

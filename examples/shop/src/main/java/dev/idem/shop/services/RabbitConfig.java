@@ -1,7 +1,6 @@
 package dev.idem.shop.services;
 
 import dev.idem.shop.messaging.LoyaltyPoints;
-import dev.idem.shop.messaging.MessageBus;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import dev.idem.shop.messaging.UnreadableMessageException;
 import dev.idem.spring.messaging.IdempotentListener;
@@ -23,14 +22,18 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.modulith.events.ApplicationModuleListener;
+import org.springframework.transaction.annotation.Propagation;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Profile services: the outbox relays to a RabbitMQ topic exchange, and the loyalty consumer
- * listens on a durable queue. The message id is the event id; the listener acknowledges after the
- * transaction of the points and the dedup record committed, and a failure (the database) sends the
- * message back to the queue. A message that can never be applied (no id, not the event) is rejected
- * without requeue and goes to the dead-letter queue {@code <queue>.dlq} through the direct exchange
- * {@code <queue>.dlx}.
+ * Profile services: a listener of Spring Modulith's event publication registry relays each
+ * payment's event to a RabbitMQ topic exchange, and the loyalty consumer listens on a durable
+ * queue. The message id is the event id; the listener acknowledges after the transaction of the
+ * points and the dedup record committed, and a failure (the database) sends the message back to the
+ * queue. A message that can never be applied (no id, not the event) is rejected without requeue and
+ * goes to the dead-letter queue {@code <queue>.dlq} through the direct exchange {@code
+ * <queue>.dlx}.
  */
 @Configuration
 @Profile("services")
@@ -58,24 +61,45 @@ class RabbitConfig {
   }
 
   @Bean
-  MessageBus rabbitMessageBus(
-      RabbitTemplate rabbit, @Value("${shop.rabbit.exchange}") String exchange) {
-    return message ->
-        rabbit.invoke(
-            ops -> {
-              MessageProperties properties = new MessageProperties();
-              properties.setMessageId(message.id());
-              properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
-              ops.send(
-                  exchange,
-                  message.topic(),
-                  MessageBuilder.withBody(message.payload().getBytes(StandardCharsets.UTF_8))
-                      .andProperties(properties)
-                      .build());
-              // Confirmed by the broker before the relay marks the row published.
-              ops.waitForConfirmsOrDie(10_000);
-              return null;
-            });
+  LoyaltyRelay loyaltyRelay(
+      RabbitTemplate rabbit, JsonMapper json, @Value("${shop.rabbit.exchange}") String exchange) {
+    return new LoyaltyRelay(rabbit, json, exchange);
+  }
+
+  /**
+   * Sends each payment's event to the exchange once the payment committed, with the event id as the
+   * message id, and returns only when the broker confirmed it: Spring Modulith's registry marks the
+   * publication complete after this listener returns, and resubmits it when it threw or its process
+   * died. A message may therefore go out twice; the queue's consumer deduplicates by its id.
+   */
+  public static class LoyaltyRelay {
+    private final RabbitTemplate rabbit;
+    private final JsonMapper json;
+    private final String exchange;
+
+    LoyaltyRelay(RabbitTemplate rabbit, JsonMapper json, String exchange) {
+      this.rabbit = rabbit;
+      this.json = json;
+      this.exchange = exchange;
+    }
+
+    /** No transaction of its own: it writes nothing but the message. */
+    @ApplicationModuleListener(propagation = Propagation.NOT_SUPPORTED)
+    public void relay(PaymentSucceeded event) {
+      MessageProperties properties = new MessageProperties();
+      properties.setMessageId(event.eventId());
+      properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
+      byte[] body = json.writeValueAsString(event).getBytes(StandardCharsets.UTF_8);
+      rabbit.invoke(
+          ops -> {
+            ops.send(
+                exchange,
+                PaymentSucceeded.TOPIC,
+                MessageBuilder.withBody(body).andProperties(properties).build());
+            ops.waitForConfirmsOrDie(10_000);
+            return null;
+          });
+    }
   }
 
   @Bean
