@@ -37,7 +37,8 @@ public final class ChaosCommand implements Callable<Integer> {
           "proxy-faults",
           "postgres-restart",
           "partition",
-          "redis-failover");
+          "redis-failover",
+          "kill-mid-flow");
 
   @Parameters(
       paramLabel = "SCENARIO",

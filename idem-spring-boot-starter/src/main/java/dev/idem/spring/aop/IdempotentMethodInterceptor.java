@@ -287,6 +287,13 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       return OutsideTransaction.call(
           () -> engine.run(OutsideTransaction.inside(work), null).value());
     }
+    if (SPRING_TX && plan.eventListener() && !plan.declaresTransaction() && events != null) {
+      // an event listener that declares no transaction and runs outside one gets one, as a message
+      // listener does, so that a store joining it commits the record with the listener's writes
+      return events.inTransaction(
+          () ->
+              engine.run(work, TransactionOutcomes.deferral(idempotencyOf(plan).store())).value());
+    }
     Consumer<PendingOutcome> deferral =
         SPRING_TX ? TransactionOutcomes.deferral(idempotencyOf(plan).store()) : null;
     return engine.run(work, deferral).value();
@@ -301,9 +308,12 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
    * so that one that cannot be built (no DataSource, no transaction manager) stops the start.
    */
   public void startEventEngine() {
-    if (events != null) {
-      events.start();
+    if (events == null) {
+      throw new IllegalStateException(
+          "idem.events.store is jdbc, but the interceptor was built without the application's"
+              + " bean factory, which the listeners' own store needs");
     }
+    events.start();
   }
 
   /** How a keyed call goes through the engine: plainly, or as a resumable operation's call. */
@@ -474,6 +484,11 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   }
 
   private String scope(MethodPlan plan, @Nullable Object[] arguments) {
+    if (plan.eventListener()) {
+      // an event has no caller: its first delivery may run on a request's thread, its resubmission
+      // on a scheduler's, and both must find one record
+      return plan.operation();
+    }
     String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
     ToolPlan tool = plan.tool();
     if (tool != null) {

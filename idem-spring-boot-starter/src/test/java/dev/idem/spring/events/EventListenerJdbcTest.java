@@ -53,6 +53,9 @@ class EventListenerJdbcTest {
   /** An event whose identity is its id. */
   public record Paid(@EventId String id, String orderNo) {}
 
+  /** Another, for the listener without a transaction of its own. */
+  public record Shipped(@EventId String id, String orderNo) {}
+
   @Configuration(proxyBeanMethods = false)
   @EnableTransactionManagement
   static class Transactions {}
@@ -71,6 +74,16 @@ class EventListenerJdbcTest {
     @EventListener
     @Transactional(propagation = Propagation.REQUIRES_NEW)
     public void on(Paid event) {
+      jdbc.update("INSERT INTO points (order_no) VALUES (?)", event.orderNo());
+      if (failAfterWrite.getAndSet(false)) {
+        throw new IllegalStateException("the listener failed after its write");
+      }
+    }
+
+    /** No transaction of its own: the advice opens one, as for a message listener. */
+    @Idempotent
+    @EventListener
+    public void on(Shipped event) {
       jdbc.update("INSERT INTO points (order_no) VALUES (?)", event.orderNo());
       if (failAfterWrite.getAndSet(false)) {
         throw new IllegalStateException("the listener failed after its write");
@@ -108,7 +121,7 @@ class EventListenerJdbcTest {
           context.publishEvent(new Paid(id, "A-1"));
 
           assertThat(points.rows("A-1")).isEqualTo(1);
-          assertThat(points.records(id)).isEqualTo(1);
+          assertThat(points.records("Paid/" + id)).isEqualTo(1);
           assertThat(context.getBean(Idempotency.class).store().capabilities())
               .doesNotContain(StoreCapability.JOINS_TRANSACTIONS);
         });
@@ -124,12 +137,44 @@ class EventListenerJdbcTest {
           assertThatThrownBy(() -> context.publishEvent(new Paid(id, "A-2")))
               .hasMessageContaining("failed after its write");
           assertThat(points.rows("A-2")).isZero();
-          assertThat(points.records(id)).isZero();
+          assertThat(points.records("Paid/" + id)).isZero();
 
           context.publishEvent(new Paid(id, "A-2"));
           context.publishEvent(new Paid(id, "A-2"));
           assertThat(points.rows("A-2")).isEqualTo(1);
         });
+  }
+
+  @Test
+  void aListenerWithoutATransactionOfItsOwnGetsOneAroundItsWritesAndTheRecord() {
+    runner.run(
+        context -> {
+          Points points = context.getBean(Points.class);
+          String id = UUID.randomUUID().toString();
+          points.failNextAfterWrite();
+          assertThatThrownBy(() -> context.publishEvent(new Shipped(id, "S-1")))
+              .hasMessageContaining("failed after its write");
+          assertThat(points.rows("S-1")).isZero();
+          assertThat(points.records("Shipped/" + id)).isZero();
+
+          context.publishEvent(new Shipped(id, "S-1"));
+          context.publishEvent(new Shipped(id, "S-1"));
+          assertThat(points.rows("S-1")).isEqualTo(1);
+          assertThat(points.records("Shipped/" + id)).isEqualTo(1);
+        });
+  }
+
+  @Test
+  void aJdbcStoreThatWouldNotJoinTheListenersTransactionsStopsTheStart() {
+    runner
+        .withPropertyValues("idem.jdbc.join-transactions=false")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasMessageContaining("idem.events.store is jdbc")
+                    .hasMessageContaining("join-transactions is false"));
   }
 
   @Test

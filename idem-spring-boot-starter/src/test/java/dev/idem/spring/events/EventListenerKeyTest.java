@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.InvalidKeyException;
-import dev.idem.core.KeyReuseException;
 import dev.idem.spring.EventId;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.ResourcelessTransactions;
+import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.autoconfigure.IdemAopAutoConfiguration;
 import dev.idem.spring.autoconfigure.IdemAutoConfiguration;
 import java.util.List;
@@ -18,8 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.PayloadApplicationEvent;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Controller;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.event.TransactionalEventListener;
@@ -155,17 +158,120 @@ class EventListenerKeyTest {
   }
 
   @Test
-  void anotherEventUnderTheSameIdentityIsRefusedNotAnsweredWithTheFirst() {
+  void aRedeliveryReadBackDifferentlyIsTheSameEventAndAnotherTypeUnderTheSameIdIsAnother() {
     runner
         .withBean(Loyalty.class)
+        .withBean(Overloads.class)
         .run(
             context -> {
               String id = UUID.randomUUID().toString();
               context.publishEvent(new Paid(id, "A-1", 10));
-
-              assertThatThrownBy(() -> context.publishEvent(new Paid(id, "A-1", 1000)))
-                  .isInstanceOf(KeyReuseException.class);
+              // as a registry may read it back from JSON: another value where the event's
+              // identity says it is the same event is no new request
+              context.publishEvent(new Paid(id, "A-1", 1000));
               assertThat(context.getBean(Loyalty.class).points()).containsExactly("A-1");
+
+              Overloads overloads = context.getBean(Overloads.class);
+              context.publishEvent(new Paid(id, "A-1", 10));
+              context.publishEvent(new Cancelled(id, "A-1", 10));
+              context.publishEvent(new Cancelled(id, "A-1", 10));
+              assertThat(overloads.handled()).containsExactly("paid", "cancelled");
+            });
+  }
+
+  /** Paid's twin in shape: the same fields, the same JSON, another event. */
+  public record Cancelled(@EventId String eventId, String orderNo, long amount) {}
+
+  /** One method name for two events, each with its own identity under the same value. */
+  public static class Overloads {
+    private final List<String> handled = new CopyOnWriteArrayList<>();
+
+    @Idempotent(operation = "overloads")
+    @EventListener
+    public void on(Paid event) {
+      handled.add("paid");
+    }
+
+    @Idempotent(operation = "overloads")
+    @EventListener
+    public void on(Cancelled event) {
+      handled.add("cancelled");
+    }
+
+    public List<String> handled() {
+      return handled;
+    }
+  }
+
+  @Test
+  void anEventHasNoCallerItsDeliveriesUnderTwoCallersFindOneRecord() {
+    ThreadLocal<String> principal = new ThreadLocal<>();
+    runner
+        .withBean(Loyalty.class)
+        .withBean(IdempotentCallerResolver.class, () -> (method, args) -> principal.get())
+        .run(
+            context -> {
+              String id = UUID.randomUUID().toString();
+              principal.set("alice");
+              context.publishEvent(new Paid(id, "A-1", 10));
+              principal.set("scheduler");
+              context.publishEvent(new Paid(id, "A-1", 10));
+              principal.remove();
+              context.publishEvent(new Paid(id, "A-1", 10));
+              assertThat(context.getBean(Loyalty.class).points()).containsExactly("A-1");
+            });
+  }
+
+  /** An identity on a generic interface, whose accessor has a bridge twin. */
+  public interface Identified<T> {
+    @EventId
+    T id();
+  }
+
+  public record Generic(UUID id) implements Identified<UUID> {}
+
+  /** A listener as an ApplicationListener, and one in a controller. */
+  public static class Classic implements ApplicationListener<PayloadApplicationEvent<Generic>> {
+    private final List<UUID> handled = new CopyOnWriteArrayList<>();
+
+    @Idempotent(key = "#p0.payload.id()")
+    @Override
+    public void onApplicationEvent(PayloadApplicationEvent<Generic> event) {
+      handled.add(event.getPayload().id());
+    }
+
+    public List<UUID> handled() {
+      return handled;
+    }
+  }
+
+  @Controller
+  public static class ControllerListener {
+    private final List<UUID> handled = new CopyOnWriteArrayList<>();
+
+    @Idempotent
+    @EventListener
+    public void on(Generic event) {
+      handled.add(event.id());
+    }
+
+    public List<UUID> handled() {
+      return handled;
+    }
+  }
+
+  @Test
+  void aGenericIdentityAnApplicationListenerAndAControllersListenerAreEachKeyed() {
+    runner
+        .withBean(Classic.class)
+        .withBean(ControllerListener.class)
+        .run(
+            context -> {
+              UUID id = UUID.randomUUID();
+              context.publishEvent(new Generic(id));
+              context.publishEvent(new Generic(id));
+              assertThat(context.getBean(Classic.class).handled()).containsExactly(id);
+              assertThat(context.getBean(ControllerListener.class).handled()).containsExactly(id);
             });
   }
 
@@ -233,6 +339,30 @@ class EventListenerKeyTest {
     public void on(Hidden event) {}
   }
 
+  public static class Returning {
+    @Idempotent
+    @EventListener
+    public String on(Paid event) {
+      return "next";
+    }
+  }
+
+  public static class Resumable {
+    @Idempotent(key = "#event.eventId", resumable = true)
+    @EventListener
+    public void on(Paid event) {}
+  }
+
+  public static class StaticIdentity {
+    public static class Odd {
+      @EventId public static String ID = "same";
+    }
+
+    @Idempotent
+    @EventListener
+    public void on(Odd event) {}
+  }
+
   public static class NoParameter {
     @Idempotent
     @EventListener(Paid.class)
@@ -253,6 +383,13 @@ class EventListenerKeyTest {
     runner
         .withBean(NoParameter.class)
         .run(c -> stoppedTheStart(c, "NoParameter.on", "takes 0 parameters"));
+    runner
+        .withBean(Returning.class)
+        .run(c -> stoppedTheStart(c, "Returning.on", "returns String", "publishes"));
+    runner.withBean(Resumable.class).run(c -> stoppedTheStart(c, "Resumable.on", "resumable"));
+    runner
+        .withBean(StaticIdentity.class)
+        .run(c -> stoppedTheStart(c, "StaticIdentity.on", "is static"));
   }
 
   /** A listener that names its key needs no declared identity. */

@@ -24,7 +24,9 @@ public class LoyaltyDeliveries implements IdempotencyListener {
   @Override
   public void onOutcome(IdempotencyKey key, ExecutionOutcome outcome) {
     if (SCOPES.contains(key.scope())) {
-      observers.forEach(o -> o.accept(key.value(), outcome));
+      // the event listener's key names the event's class before its id
+      String id = key.value().substring(key.value().indexOf('/') + 1);
+      observers.forEach(o -> o.accept(id, outcome));
     }
   }
 

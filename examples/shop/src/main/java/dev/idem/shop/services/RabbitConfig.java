@@ -5,6 +5,10 @@ import dev.idem.shop.messaging.PaymentSucceeded;
 import dev.idem.shop.messaging.UnreadableMessageException;
 import dev.idem.spring.messaging.IdempotentListener;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.BindingBuilder;
 import org.springframework.amqp.core.Declarables;
@@ -15,6 +19,7 @@ import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.core.TopicExchange;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
@@ -83,22 +88,39 @@ class RabbitConfig {
       this.exchange = exchange;
     }
 
-    /** No transaction of its own: it writes nothing but the message. */
+    /**
+     * No transaction of its own: it writes nothing but the message. Returns only when the broker
+     * confirmed the message and routed it to a queue (mandatory): an unroutable message (no queue
+     * bound) comes back, and the listener fails rather than mark the publication complete.
+     */
     @ApplicationModuleListener(propagation = Propagation.NOT_SUPPORTED)
     public void relay(PaymentSucceeded event) {
       MessageProperties properties = new MessageProperties();
       properties.setMessageId(event.eventId());
       properties.setContentType(MessageProperties.CONTENT_TYPE_JSON);
       byte[] body = json.writeValueAsString(event).getBytes(StandardCharsets.UTF_8);
-      rabbit.invoke(
-          ops -> {
-            ops.send(
-                exchange,
-                PaymentSucceeded.TOPIC,
-                MessageBuilder.withBody(body).andProperties(properties).build());
-            ops.waitForConfirmsOrDie(10_000);
-            return null;
-          });
+      CorrelationData sent = new CorrelationData(event.eventId());
+      rabbit.send(
+          exchange,
+          PaymentSucceeded.TOPIC,
+          MessageBuilder.withBody(body).andProperties(properties).build(),
+          sent);
+      CorrelationData.Confirm confirm;
+      try {
+        confirm = sent.getFuture().get(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AmqpException("interrupted waiting for the broker's confirm", e);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new AmqpException("no confirm from the broker for " + event.eventId(), e);
+      }
+      if (!confirm.ack()) {
+        throw new AmqpException("the broker refused " + event.eventId() + ": " + confirm.reason());
+      }
+      if (sent.getReturned() != null) {
+        throw new AmqpException(
+            event.eventId() + " reached no queue: " + sent.getReturned().getReplyText());
+      }
     }
   }
 

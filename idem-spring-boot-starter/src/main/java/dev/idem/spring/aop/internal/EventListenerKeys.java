@@ -8,6 +8,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.BeanUtils;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
@@ -23,17 +24,35 @@ final class EventListenerKeys {
 
   private EventListenerKeys() {}
 
+  /**
+   * An {@code @EventListener} method, or an {@code ApplicationListener}'s {@code
+   * onApplicationEvent}.
+   */
   static boolean isListener(Method method) {
-    return AnnotatedElementUtils.hasAnnotation(method, EventListener.class);
+    return AnnotatedElementUtils.hasAnnotation(method, EventListener.class)
+        || (method.getName().equals("onApplicationEvent")
+            && method.getParameterCount() == 1
+            && ApplicationListener.class.isAssignableFrom(method.getDeclaringClass()));
   }
 
   /**
-   * The key expression of a listener that names none: the event's declared identity.
+   * The key expression of a listener that names none: the event's class (its simple name, so that
+   * two event types of one listener never share a key) and its declared identity, as {@code
+   * PaymentSucceeded/<id>}.
    *
    * @throws IllegalStateException when the listener takes no single event, or its event declares no
-   *     readable identity, or more than one
+   *     readable identity, or more than one, or the listener returns a value (Spring publishes it
+   *     as an event, again on every replay) or a result that ends later
    */
   static String keyExpression(String operation, Method method) {
+    if (method.getReturnType() != void.class) {
+      throw refused(
+          operation,
+          "returns "
+              + method.getReturnType().getSimpleName()
+              + ", which Spring publishes as a new event, on every delivery the listener replays"
+              + " too; return void and publish from the body");
+    }
     if (method.getParameterCount() != 1) {
       throw refused(
           operation,
@@ -58,22 +77,30 @@ final class EventListenerKeys {
                   + paths
                   + " with @EventId; mark one, or name a key expression");
     }
-    return "#p0." + paths.get(0);
+    String identity = "#p0." + paths.get(0);
+    // a null identity is a missing key, not the text "null"
+    return identity + " == null ? null : #p0.getClass().getSimpleName() + '/' + " + identity;
   }
 
   // methods (a record component's annotation is on its accessor too), and a class's fields
   private static List<String> paths(String operation, Class<?> event) {
     List<String> paths = new ArrayList<>();
     for (Method method : event.getMethods()) {
-      if (AnnotatedElementUtils.hasAnnotation(method, EventId.class)) {
-        if (method.getParameterCount() != 0 || method.getReturnType() == void.class) {
+      // a generic accessor's bridge twin carries the annotation too: one path per name
+      if (!method.isBridge()
+          && !method.isSynthetic()
+          && AnnotatedElementUtils.hasAnnotation(method, EventId.class)
+          && !paths.contains(method.getName() + "()")) {
+        if (method.getParameterCount() != 0
+            || method.getReturnType() == void.class
+            || Modifier.isStatic(method.getModifiers())) {
           throw refused(
               operation,
               "takes "
                   + event.getName()
                   + ", whose @EventId method "
                   + method.getName()
-                  + " must take nothing and return the identity");
+                  + " must be an instance method that takes nothing and returns the identity");
         }
         paths.add(method.getName() + "()");
       }
@@ -89,6 +116,15 @@ final class EventListenerKeys {
   }
 
   private static String fieldPath(String operation, Class<?> event, Field field) {
+    if (Modifier.isStatic(field.getModifiers())) {
+      throw refused(
+          operation,
+          "takes "
+              + event.getName()
+              + ", whose @EventId field "
+              + field.getName()
+              + " is static: every event would have the same identity");
+    }
     PropertyDescriptor property = BeanUtils.getPropertyDescriptor(event, field.getName());
     if (Modifier.isPublic(field.getModifiers())
         || (property != null && property.getReadMethod() != null)) {

@@ -10,16 +10,17 @@ import org.springframework.stereotype.Controller;
 /**
  * Matches methods annotated with {@link Idempotent} (on the class's method or on a method it
  * implements), except in controllers: a web handler's key comes from the request, and the HTTP
- * filter guards it.
+ * filter guards it. A controller's event listener is no handler, and is matched.
  */
 public final class IdempotentMethodPointcut extends StaticMethodMatcherPointcut {
 
   @Override
   public boolean matches(Method method, Class<?> targetClass) {
-    if (AnnotatedElementUtils.hasAnnotation(targetClass, Controller.class)) {
+    Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+    if (AnnotatedElementUtils.hasAnnotation(targetClass, Controller.class)
+        && !EventListenerKeys.isListener(specific)) {
       return false;
     }
-    Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
     return AnnotatedElementUtils.hasAnnotation(specific, Idempotent.class)
         || AnnotatedElementUtils.hasAnnotation(method, Idempotent.class);
   }

@@ -88,6 +88,10 @@ public record MethodPlan(
     String keyText = keyExpression(operation, specific, idempotent, toolName, names);
     requireKey(operation, keyText, specific);
     boolean keyless = keyText.isBlank();
+    // an event is named by its key: a redelivery read back from JSON (a set in another order, a
+    // number at another scale) must not look like another request, and an ApplicationEvent's
+    // source is no JSON at all; a listener compares what its fingerprint expression names
+    boolean keyedByEvent = toolName == null && EventListenerKeys.isListener(specific);
     ScheduledSlot slot =
         keyless && ScheduledSlot.isScheduled(specific)
             ? ScheduledSlot.of(operation, specific, policies::resolvePlaceholders)
@@ -105,7 +109,7 @@ public record MethodPlan(
         idempotent.required(),
         keyless ? null : parser.parseExpression(keyText),
         fingerprint,
-        fingerprint == null && idempotent.compareArguments()
+        fingerprint == null && idempotent.compareArguments() && !keyedByEvent
             ? (toolName != null ? ToolMethods.compared(specific, names) : names)
             : List.of(),
         Set.copyOf(ignored),
@@ -163,6 +167,7 @@ public record MethodPlan(
                 operation, specific, idempotent, toolName, ComparedArguments.names(specific));
         requireKey(operation, keyText, specific);
         requireResumable(operation, idempotent, specific);
+        requireListenerRunsNow(operation, specific);
         if (keyText.isBlank() && ScheduledSlot.isScheduled(specific)) {
           ScheduledSlot.of(operation, specific, placeholders);
         }
@@ -220,6 +225,25 @@ public record MethodPlan(
               + method.getReturnType().getSimpleName()
               + "), so a slot held by a node that dies could not be taken over; return void, or"
               + " name a key expression");
+    }
+  }
+
+  // An event listener's record lives where idem.events.store says, which the engine's later
+  // results and completer do not follow; its redeliveries come from the event's publisher.
+  private static void requireListenerRunsNow(String operation, Method method) {
+    if (!EventListenerKeys.isListener(method)) {
+      return;
+    }
+    Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+    if ((idempotent != null && idempotent.resumable())
+        || ResultShape.of(operation, method) != ResultShape.NOW) {
+      throw new IllegalStateException(
+          "@Idempotent on the event listener "
+              + operation
+              + " is resumable or returns a result that ends later ("
+              + method.getReturnType().getSimpleName()
+              + "): a listener's run must end when it returns, and its redeliveries come from"
+              + " the event's publisher (an event publication registry), not a completer");
     }
   }
 

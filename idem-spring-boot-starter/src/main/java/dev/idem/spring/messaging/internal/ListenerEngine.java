@@ -190,6 +190,13 @@ public final class ListenerEngine {
           Engines.build(
               StoreFactory.jdbc(properties, beanFactory, broker + ".store"), policies, beanFactory);
       own = true;
+      if (!joinsTransactions(idempotency.store())) {
+        idempotency.close();
+        throw new IllegalStateException(
+            broker
+                + ".store is jdbc, but idem.jdbc.join-transactions is false: the records would be"
+                + " written after the listeners' transactions, not in them");
+      }
     }
     TransactionTemplate transactions = null;
     if (joinsTransactions(idempotency.store())) {
