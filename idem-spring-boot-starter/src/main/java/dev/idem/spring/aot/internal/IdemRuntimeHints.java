@@ -2,15 +2,18 @@ package dev.idem.spring.aot.internal;
 
 import dev.idem.spring.ai.internal.ToolCalls;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * What a native image or an AOT-processed application needs of Idem beyond what Spring infers: the
- * schema files the JDBC store, Flyway and Liquibase read from the class path, and the method the
- * key expression of a tool without a key calls for the key in an MCP call's {@code _meta}.
- * Registered through {@code META-INF/spring/aot.factories}.
+ * schema files the JDBC store, Flyway and Liquibase read from the class path, the method the key
+ * expression of a tool without a key calls for the key in an MCP call's {@code _meta}, and the two
+ * an event listener's key calls for its event's class name. Registered through {@code
+ * META-INF/spring/aot.factories}.
  */
 public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -25,5 +28,10 @@ public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
       hints.resources().registerPattern(pattern);
     }
     hints.reflection().registerType(ToolCalls.class, MemberCategory.INVOKE_PUBLIC_METHODS);
+    hints
+        .reflection()
+        .registerMethod(ReflectionUtils.findMethod(Object.class, "getClass"), ExecutableMode.INVOKE)
+        .registerMethod(
+            ReflectionUtils.findMethod(Class.class, "getSimpleName"), ExecutableMode.INVOKE);
   }
 }

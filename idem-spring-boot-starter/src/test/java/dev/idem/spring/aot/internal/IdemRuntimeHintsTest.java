@@ -53,6 +53,20 @@ class IdemRuntimeHintsTest {
   }
 
   @Test
+  void theClassNameInAnEventListenersKeyIsReadableInANativeImage() throws NoSuchMethodException {
+    new IdemRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(Object.class.getMethod("getClass")))
+        .accepts(hints);
+    assertThat(
+            RuntimeHintsPredicates.reflection()
+                .onMethodInvocation(Class.class.getMethod("getSimpleName")))
+        .accepts(hints);
+  }
+
+  @Test
   void theRegistrarsAreListedForSpringsAotProcessing() {
     SpringFactoriesLoader aot =
         SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories");
