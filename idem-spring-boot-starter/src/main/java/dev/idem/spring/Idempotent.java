@@ -31,10 +31,11 @@ public @interface Idempotent {
    * handlers, whose key comes from the request. Left empty on a {@code @Scheduled} method, the key
    * is the schedule's slot; on an event listener ({@code @EventListener},
    * {@code @TransactionalEventListener}, Spring Modulith's {@code @ApplicationModuleListener}) it
-   * is the identity its event declares with {@link EventId}; on any other bean method, the method
-   * is a step of the guarded call that runs it ({@link dev.idem.core.ExecutionContext#step}): its
-   * result is stored once per call key, and a step another run holds is waited for up to two
-   * leases, whatever {@link #waitFor()} says.
+   * is the event's simple class name and the identity it declares with {@link EventId} ({@code
+   * PaymentSucceeded/p-17}); on any other bean method, the method is a step of the guarded call
+   * that runs it ({@link dev.idem.core.ExecutionContext#step}): its result is stored once per call
+   * key, and a step another run holds is waited for up to two leases, whatever {@link #waitFor()}
+   * says.
    */
   String key() default "";
 

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.modulith.events.IncompleteEventPublications;
+import org.springframework.modulith.events.FailedEventPublications;
+import org.springframework.modulith.events.ResubmissionOptions;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -25,7 +26,7 @@ class MessagingTest extends EndToEnd {
 
   @Autowired LoyaltyDeliveries loyalty;
   @Autowired ApplicationEventPublisher events;
-  @Autowired IncompleteEventPublications incomplete;
+  @Autowired FailedEventPublications failed;
   @Autowired TransactionTemplate tx;
 
   @Test
@@ -53,7 +54,7 @@ class MessagingTest extends EndToEnd {
         "UPDATE EVENT_PUBLICATION SET completion_date = NULL, status = 'FAILED'"
             + " WHERE serialized_event LIKE ?",
         "%" + orderNo + "%");
-    incomplete.resubmitIncompletePublications(p -> true);
+    failed.resubmit(ResubmissionOptions.defaults());
     // Three deliveries after the first (over RabbitMQ, later than the broker confirms).
     await().atMost(Duration.ofSeconds(20)).until(() -> duplicates.get() + processed.get() >= 3);
 

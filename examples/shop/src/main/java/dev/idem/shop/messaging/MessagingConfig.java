@@ -5,7 +5,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.modulith.events.IncompleteEventPublications;
+import org.springframework.modulith.events.FailedEventPublications;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -27,9 +27,8 @@ class MessagingConfig {
   }
 
   @Bean
-  PublicationRetry publicationRetry(
-      IncompleteEventPublications incomplete, ShopProperties properties) {
-    return new PublicationRetry(incomplete, properties);
+  PublicationRetry publicationRetry(FailedEventPublications failed, ShopProperties properties) {
+    return new PublicationRetry(failed, properties);
   }
 
   @Bean

@@ -45,14 +45,6 @@ final class EventListenerKeys {
    *     as an event, again on every replay) or a result that ends later
    */
   static String keyExpression(String operation, Method method) {
-    if (method.getReturnType() != void.class) {
-      throw refused(
-          operation,
-          "returns "
-              + method.getReturnType().getSimpleName()
-              + ", which Spring publishes as a new event, on every delivery the listener replays"
-              + " too; return void and publish from the body");
-    }
     if (method.getParameterCount() != 1) {
       throw refused(
           operation,
@@ -78,8 +70,13 @@ final class EventListenerKeys {
                   + " with @EventId; mark one, or name a key expression");
     }
     String identity = "#p0." + paths.get(0);
-    // a null identity is a missing key, not the text "null"
-    return identity + " == null ? null : #p0.getClass().getSimpleName() + '/' + " + identity;
+    // a null or empty identity is a missing key, not the text "null" nor the class name alone
+    return "("
+        + identity
+        + " == null or "
+        + identity
+        + ".toString().isEmpty()) ? null : #p0.getClass().getSimpleName() + '/' + "
+        + identity;
   }
 
   // methods (a record component's annotation is on its accessor too), and a class's fields
@@ -105,6 +102,21 @@ final class EventListenerKeys {
         paths.add(method.getName() + "()");
       }
     }
+    ReflectionUtils.doWithMethods(
+        event,
+        method -> {
+          throw refused(
+              operation,
+              "takes "
+                  + event.getName()
+                  + ", whose @EventId method "
+                  + method.getName()
+                  + " is not public, so the key cannot call it; make it public");
+        },
+        method ->
+            !Modifier.isPublic(method.getModifiers())
+                && !method.isSynthetic()
+                && method.isAnnotationPresent(EventId.class));
     if (!event.isRecord()) {
       ReflectionUtils.doWithFields(
           event,

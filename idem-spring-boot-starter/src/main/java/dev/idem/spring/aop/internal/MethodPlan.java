@@ -235,6 +235,16 @@ public record MethodPlan(
       return;
     }
     Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+    if (method.getReturnType() != void.class
+        && ResultShape.of(operation, method) == ResultShape.NOW) {
+      throw new IllegalStateException(
+          "@Idempotent on the event listener "
+              + operation
+              + " returns "
+              + method.getReturnType().getSimpleName()
+              + ", which Spring publishes as a new event, on every delivery the listener replays"
+              + " too; return void and publish from the body");
+    }
     if ((idempotent != null && idempotent.resumable())
         || ResultShape.of(operation, method) != ResultShape.NOW) {
       throw new IllegalStateException(
