@@ -1,6 +1,7 @@
 package dev.idem.spring.aot.internal;
 
 import dev.idem.spring.ai.internal.ToolCalls;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
@@ -30,8 +31,11 @@ public final class IdemRuntimeHints implements RuntimeHintsRegistrar {
     hints.reflection().registerType(ToolCalls.class, MemberCategory.INVOKE_PUBLIC_METHODS);
     hints
         .reflection()
-        .registerMethod(ReflectionUtils.findMethod(Object.class, "getClass"), ExecutableMode.INVOKE)
         .registerMethod(
-            ReflectionUtils.findMethod(Class.class, "getSimpleName"), ExecutableMode.INVOKE);
+            Objects.requireNonNull(ReflectionUtils.findMethod(Object.class, "getClass")),
+            ExecutableMode.INVOKE)
+        .registerMethod(
+            Objects.requireNonNull(ReflectionUtils.findMethod(Class.class, "getSimpleName")),
+            ExecutableMode.INVOKE);
   }
 }
