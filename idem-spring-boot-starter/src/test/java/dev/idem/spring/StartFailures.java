@@ -11,17 +11,19 @@ public final class StartFailures {
   private StartFailures() {}
 
   /**
-   * Asserts that {@code context} failed to start because of an {@link IllegalStateException} whose
-   * message holds every one of {@code reasons}.
+   * Asserts that {@code context} failed to start because of an {@link IllegalStateException} (the
+   * failure's root cause, or the failure itself when it has none) whose message holds every one of
+   * {@code reasons}.
    */
   public static void stoppedTheStart(
       ApplicationContextAssertProvider<?> context, String... reasons) {
+    assertThat(context).hasFailed();
+    Throwable root = context.getStartupFailure();
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
     AbstractThrowableAssert<?, ?> cause =
-        assertThat(context)
-            .hasFailed()
-            .getFailure()
-            .rootCause()
-            .isInstanceOf(IllegalStateException.class);
+        assertThat(root).isInstanceOf(IllegalStateException.class);
     for (String reason : reasons) {
       cause.hasMessageContaining(reason);
     }

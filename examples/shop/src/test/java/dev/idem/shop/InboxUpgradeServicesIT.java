@@ -1,9 +1,5 @@
 package dev.idem.shop;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,23 +18,13 @@ class InboxUpgradeServicesIT extends InboxUpgradeTests {
   }
 
   @BeforeEach
-  void createDatabase() throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-    admin("CREATE DATABASE " + DATABASE);
+  void createDatabase() {
+    ServicesDatabase.recreatePostgres(DATABASE);
   }
 
   @AfterEach
-  void dropDatabase() throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-  }
-
-  private static void admin(String sql) throws SQLException {
-    try (Connection c =
-            DriverManager.getConnection(
-                "jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
+  void dropDatabase() {
+    ServicesDatabase.dropPostgres(DATABASE);
   }
 
   @Override

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
  * shop-it:}, once per JVM, before the first Spring context starts. Only ever touches those names:
  * the servers are shared.
  */
-final class ServicesDatabase {
+public final class ServicesDatabase {
 
   static final String REDIS_PREFIX = "shop-it:";
   static final String MARIADB_REDIS_PREFIX = "shop-it-mariadb:";
@@ -32,19 +32,33 @@ final class ServicesDatabase {
     if (done) {
       return;
     }
+    recreatePostgres("shop_it");
+    deleteRedisKeys(REDIS_PREFIX);
+    deleteQueues("shop-it.loyalty.v2");
+    done = true;
+  }
+
+  /** Drops the PostgreSQL database {@code name} (its sessions too) and creates it empty. */
+  public static void recreatePostgres(String name) {
+    dropPostgres(name);
+    postgres("CREATE DATABASE " + name);
+  }
+
+  /** Drops the PostgreSQL database {@code name}, its sessions too, if it exists. */
+  public static void dropPostgres(String name) {
+    postgres("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+  }
+
+  private static void postgres(String sql) {
     try (Connection c =
             DriverManager.getConnection(
                 "jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
         Statement s = c.createStatement()) {
-      s.execute("DROP DATABASE IF EXISTS shop_it WITH (FORCE)");
-      s.execute("CREATE DATABASE shop_it");
+      s.execute(sql);
     } catch (SQLException e) {
       throw new IllegalStateException(
-          "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services)", e);
+          "PostgreSQL at 127.0.0.1:5432 is needed (scripts/services): " + sql, e);
     }
-    deleteRedisKeys(REDIS_PREFIX);
-    deleteQueues("shop-it.loyalty.v2");
-    done = true;
   }
 
   static synchronized void recreateMariaDbOnce() {

@@ -1,5 +1,6 @@
 package dev.idem.spring.events;
 
+import static dev.idem.spring.StartFailures.stoppedTheStart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -161,13 +162,7 @@ class EventListenerJdbcTest {
   void aJdbcStoreThatWouldNotJoinTheListenersTransactionsStopsTheStart() {
     runner
         .withPropertyValues("idem.jdbc.join-transactions=false")
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .hasMessageContaining("idem.events.store is jdbc")
-                    .hasMessageContaining("join-transactions is false"));
+        .run(c -> stoppedTheStart(c, "idem.events.store is jdbc", "join-transactions is false"));
   }
 
   @Test
@@ -177,12 +172,6 @@ class EventListenerJdbcTest {
             AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class))
         .withBean(DataSource.class, () -> dataSource)
         .withPropertyValues("idem.store=memory", "idem.events.store=jdbc")
-        .run(
-            context ->
-                assertThat(context)
-                    .hasFailed()
-                    .getFailure()
-                    .hasMessageContaining("idem.events.store is jdbc")
-                    .hasMessageContaining("no transaction manager"));
+        .run(c -> stoppedTheStart(c, "idem.events.store is jdbc", "no transaction manager"));
   }
 }

@@ -74,7 +74,7 @@ public class LoyaltyCrashApp {
   }
 
   private static void halt(String line) {
-    System.out.println(line);
+    System.out.println(line); // the parent reads the child's standard output (ChildJvm.awaitLine)
     System.out.flush();
     Runtime.getRuntime().halt(137);
   }

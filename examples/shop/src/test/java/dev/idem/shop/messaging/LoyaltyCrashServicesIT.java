@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ExecutionOutcome;
+import dev.idem.shop.ServicesDatabase;
 import dev.idem.testsupport.ChildJvm;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -42,8 +43,7 @@ class LoyaltyCrashServicesIT {
 
   @BeforeAll
   static void createDatabase() throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
-    admin("CREATE DATABASE " + DATABASE);
+    ServicesDatabase.recreatePostgres(DATABASE);
     try (Connection c = DriverManager.getConnection(URL, "postgres", "");
         Statement s = c.createStatement()) {
       s.execute(
@@ -54,7 +54,7 @@ class LoyaltyCrashServicesIT {
 
   @AfterAll
   static void dropDatabase() throws SQLException {
-    admin("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
+    ServicesDatabase.dropPostgres(DATABASE);
   }
 
   @Test
@@ -150,14 +150,5 @@ class LoyaltyCrashServicesIT {
   private static JdbcTemplate jdbc() {
     return new JdbcTemplate(
         new org.springframework.jdbc.datasource.DriverManagerDataSource(URL, "postgres", ""));
-  }
-
-  private static void admin(String sql) throws SQLException {
-    try (Connection c =
-            DriverManager.getConnection(
-                "jdbc:postgresql://127.0.0.1:5432/postgres", "postgres", "");
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
   }
 }

@@ -82,41 +82,19 @@ final class EventListenerKeys {
   // methods (a record component's annotation is on its accessor too), and a class's fields
   private static List<String> paths(String operation, Class<?> event) {
     List<String> paths = new ArrayList<>();
-    for (Method method : event.getMethods()) {
-      // a generic accessor's bridge twin carries the annotation too: one path per name
-      if (!method.isBridge()
-          && !method.isSynthetic()
-          && AnnotatedElementUtils.hasAnnotation(method, EventId.class)
-          && !paths.contains(method.getName() + "()")) {
-        if (method.getParameterCount() != 0
-            || method.getReturnType() == void.class
-            || Modifier.isStatic(method.getModifiers())) {
-          throw refused(
-              operation,
-              "takes "
-                  + event.getName()
-                  + ", whose @EventId method "
-                  + method.getName()
-                  + " must be an instance method that takes nothing and returns the identity");
-        }
-        paths.add(method.getName() + "()");
-      }
-    }
+    // a generic accessor's bridge twin, and an overridden method, carry the annotation too
     ReflectionUtils.doWithMethods(
         event,
         method -> {
-          throw refused(
-              operation,
-              "takes "
-                  + event.getName()
-                  + ", whose @EventId method "
-                  + method.getName()
-                  + " is not public, so the key cannot call it; make it public");
+          String path = methodPath(operation, event, method);
+          if (!paths.contains(path)) {
+            paths.add(path);
+          }
         },
         method ->
-            !Modifier.isPublic(method.getModifiers())
+            !method.isBridge()
                 && !method.isSynthetic()
-                && method.isAnnotationPresent(EventId.class));
+                && AnnotatedElementUtils.hasAnnotation(method, EventId.class));
     if (!event.isRecord()) {
       ReflectionUtils.doWithFields(
           event,
@@ -127,28 +105,47 @@ final class EventListenerKeys {
     return paths;
   }
 
+  private static String methodPath(String operation, Class<?> event, Method method) {
+    if (!Modifier.isPublic(method.getModifiers())) {
+      throw refusedMember(
+          operation, event, "method", method.getName(), "is not public, so the key cannot call it");
+    }
+    if (method.getParameterCount() != 0
+        || method.getReturnType() == void.class
+        || Modifier.isStatic(method.getModifiers())) {
+      throw refusedMember(
+          operation,
+          event,
+          "method",
+          method.getName(),
+          "must be an instance method that takes nothing and returns the identity");
+    }
+    return method.getName() + "()";
+  }
+
   private static String fieldPath(String operation, Class<?> event, Field field) {
     if (Modifier.isStatic(field.getModifiers())) {
-      throw refused(
+      throw refusedMember(
           operation,
-          "takes "
-              + event.getName()
-              + ", whose @EventId field "
-              + field.getName()
-              + " is static: every event would have the same identity");
+          event,
+          "field",
+          field.getName(),
+          "is static: every event would have the same identity");
     }
     PropertyDescriptor property = BeanUtils.getPropertyDescriptor(event, field.getName());
     if (Modifier.isPublic(field.getModifiers())
         || (property != null && property.getReadMethod() != null)) {
       return field.getName();
     }
-    throw refused(
+    throw refusedMember(
+        operation, event, "field", field.getName(), "has no getter; add one, or mark the getter");
+  }
+
+  private static IllegalStateException refusedMember(
+      String operation, Class<?> event, String kind, String name, String why) {
+    return refused(
         operation,
-        "takes "
-            + event.getName()
-            + ", whose @EventId field "
-            + field.getName()
-            + " has no getter; add one, or mark the method that reads it");
+        "takes " + event.getName() + ", whose @EventId " + kind + " " + name + " " + why);
   }
 
   private static IllegalStateException refused(String operation, String why) {
