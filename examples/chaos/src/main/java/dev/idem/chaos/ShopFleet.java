@@ -164,8 +164,10 @@ final class ShopFleet implements AutoCloseable {
     c.add("-jar");
     c.add(settings.shopJar().toString());
     c.add("--shop.gateway.secret=" + secret);
-    c.add("--shop.reconcile.interval=2s");
-    c.add("--shop.reconcile.older-than=5s");
+    // a killed instance's payment flows are finished by the completer well within the wait too
+    c.add("--idem.completer.interval=1s");
+    c.add("--idem.completer.first-backoff=2s");
+    c.add("--idem.policies.payment-flow.lease=5s");
     // a killed instance's deliveries go stale and are resubmitted well within the wait for quiet
     c.add("--spring.modulith.events.staleness.published=10s");
     c.add("--spring.modulith.events.staleness.processing=10s");

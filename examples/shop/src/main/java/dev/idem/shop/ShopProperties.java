@@ -12,7 +12,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param users demo users by name, each with a password and a starting wallet balance
  * @param gateway how the fake third-party gateway behaves
- * @param reconcile the reconciliation job for payments left in PROCESSING
  * @param messaging the retry of event publications that did not complete
  * @param wallet how WALLET payments deduct the balance
  * @param audit the audit's deadlines
@@ -22,7 +21,6 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record ShopProperties(
     Map<String, User> users,
     @DefaultValue Gateway gateway,
-    @DefaultValue Reconcile reconcile,
     @DefaultValue Messaging messaging,
     @DefaultValue Wallet wallet,
     @DefaultValue Audit audit,
@@ -75,15 +73,6 @@ public record ShopProperties(
       @DefaultValue("2") int callbackRepeats,
       @DefaultValue("") String secret,
       @DefaultValue("") String callbackUrl) {}
-
-  /**
-   * The reconciliation job.
-   *
-   * @param interval pause between runs
-   * @param olderThan only payments in PROCESSING for longer than this are asked about
-   */
-  public record Reconcile(
-      @DefaultValue("10s") Duration interval, @DefaultValue("30s") Duration olderThan) {}
 
   /**
    * The retry of event publications whose listener failed or whose process died (Spring Modulith's

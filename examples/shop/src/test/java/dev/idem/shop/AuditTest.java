@@ -93,7 +93,7 @@ class AuditTest extends EndToEnd {
     String paymentNo = "PAY-between-" + key().substring(0, 8);
     String name = "wallet debit without a successful wallet payment";
     // A hot-mode payment between its two commits: the debit and its ledger row (no payment number
-    // yet) are in, the payment is PROCESSING; since a moment the reconciler does not reach.
+    // yet) are in, the payment is PROCESSING; no flow of it is left for the completer to finish.
     jdbc.update(
         "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
             + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', 2.00,"

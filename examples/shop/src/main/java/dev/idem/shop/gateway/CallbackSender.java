@@ -71,7 +71,7 @@ class CallbackSender implements DisposableBean {
       answered.computeIfAbsent(paymentNo, p -> new AtomicLong()).incrementAndGet();
       log.debug("callback {} {} answered {}", paymentNo, status, answer.statusCode());
     } catch (IOException e) {
-      // A real gateway retries later; the reconciliation job covers a callback that never lands.
+      // A real gateway retries later; the payment's flow settles without the callback anyway.
       log.warn("callback for {} failed: {}", paymentNo, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
  * by payment number as real gateways do, so asking again is always safe.
  *
  * <p>Behaviour comes from {@code shop.gateway.*} at random, or from {@link #script} for tests and
- * demonstrations: each new charge takes the next scripted behaviour first.
+ * demonstrations: each charge of a new payment number takes the next scripted behaviour first.
  */
 @Component
 public class FakeGateway {
@@ -37,7 +37,7 @@ public class FakeGateway {
   /**
    * Holds the next charge at the gateway until the returned hold is released: for tests and
    * demonstrations of a request caught in flight. The charge is recorded before it waits, so its
-   * outcome is fixed and a query (the reconciliation job's) finds it; only the answer is held.
+   * outcome is fixed and a query (a callback's) finds it; only the answer is held.
    */
   public GatewayHold holdNextCharge() {
     GatewayHold hold = new GatewayHold();
@@ -55,7 +55,7 @@ public class FakeGateway {
     }
   }
 
-  /** Queues behaviours for the next charges, in order. */
+  /** Queues behaviours for the next charges of new payment numbers, in order. */
   public void script(Behaviour... next) {
     script.addAll(List.of(next));
   }
@@ -68,12 +68,13 @@ public class FakeGateway {
    */
   public GatewayOutcome charge(String paymentNo, String orderNo, BigDecimal amount) {
     pause(settings.latency());
-    Behaviour behaviour = next();
+    // A script is for new charges: a repeat of a payment number (a retry, the completer's run)
+    // must not take the behaviour queued for the next payment.
+    Behaviour behaviour = book.find(paymentNo).isPresent() ? random() : next();
     GatewayOutcome wanted = behaviour.decline() ? GatewayOutcome.DECLINED : GatewayOutcome.APPROVED;
     GatewayBook.Recorded recorded = book.record(paymentNo, orderNo, amount, wanted);
     GatewayOutcome held = recorded.outcome();
-    // Held after recording: a reconciliation meanwhile finds the charge instead of closing the
-    // payment number as never seen (which would turn a charge in flight into a failure).
+    // Held after recording: a callback meanwhile finds the charge's outcome.
     GatewayHold hold = holds.poll();
     if (hold != null) {
       hold.hold();
@@ -92,14 +93,6 @@ public class FakeGateway {
     return held;
   }
 
-  /**
-   * The merchant's query: the outcome of the payment number, or, when the gateway never saw it,
-   * closes it as CANCELLED so that a charge still on its way is refused.
-   */
-  public GatewayOutcome queryOrCancel(String paymentNo, String orderNo, BigDecimal amount) {
-    return book.record(paymentNo, orderNo, amount, GatewayOutcome.CANCELLED).outcome();
-  }
-
   /** The outcome recorded for the payment number, if any. */
   public Optional<GatewayOutcome> query(String paymentNo) {
     return book.find(paymentNo);
@@ -115,9 +108,10 @@ public class FakeGateway {
 
   private Behaviour next() {
     Behaviour scripted = script.poll();
-    if (scripted != null) {
-      return scripted;
-    }
+    return scripted != null ? scripted : random();
+  }
+
+  private Behaviour random() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     return new Behaviour(
         random.nextDouble() < settings.failureRate(),

@@ -5,7 +5,5 @@ public enum GatewayOutcome {
   /** Money taken. */
   APPROVED,
   /** Refused, no money taken. */
-  DECLINED,
-  /** Closed by the merchant's query before any charge arrived; later charges are refused. */
-  CANCELLED
+  DECLINED
 }

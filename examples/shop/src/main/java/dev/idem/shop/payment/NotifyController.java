@@ -54,9 +54,7 @@ class NotifyController {
             .find(notice.paymentNo())
             .orElseThrow(() -> ShopException.notFound("no payment " + notice.paymentNo()));
     if (payment.method() == PaymentMethod.CARD) {
-      gateway
-          .query(payment.paymentNo())
-          .ifPresent(outcome -> PaymentService.settle(settlement, payment, outcome));
+      gateway.query(payment.paymentNo()).ifPresent(outcome -> settlement.settle(payment, outcome));
     }
     Payment now = payments.find(payment.paymentNo()).orElseThrow();
     return Map.of("paymentNo", now.paymentNo(), "status", now.status().name());

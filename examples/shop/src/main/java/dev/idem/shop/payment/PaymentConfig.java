@@ -1,12 +1,11 @@
 package dev.idem.shop.payment;
 
-import dev.idem.core.lock.LockProvider;
+import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.retry.OptimisticRetry;
 import dev.idem.core.state.StateTransitions;
 import dev.idem.jdbc.JdbcBalance;
 import dev.idem.jdbc.JdbcDialect;
-import dev.idem.jdbc.JdbcLockConfig;
-import dev.idem.jdbc.JdbcLockProvider;
+import dev.idem.jdbc.JdbcResumeLog;
 import dev.idem.jdbc.JdbcStateStore;
 import dev.idem.spring.SpringTransactionConnection;
 import java.sql.SQLException;
@@ -45,9 +44,13 @@ class PaymentConfig {
         .build();
   }
 
-  /** Jobs that must run on one instance at a time take their lock here (table idem_locks). */
+  /**
+   * The completer's log of resumable calls (the payments' flows), in the database whatever holds
+   * the idempotency records: a Redis that lost its data loses no payment left to finish, and a
+   * payment's entry is as durable as the payment.
+   */
   @Bean
-  LockProvider jobLocks(DataSource dataSource) throws SQLException {
-    return new JdbcLockProvider(dataSource, JdbcLockConfig.of(JdbcDialect.detect(dataSource)));
+  ResumeLog paymentFlowLog(DataSource dataSource) throws SQLException {
+    return new JdbcResumeLog(dataSource, JdbcDialect.detect(dataSource));
   }
 }

@@ -4,8 +4,6 @@ import dev.idem.shop.internal.DatabaseClock;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
@@ -18,11 +16,9 @@ public class PaymentRepository {
       "payment_no, order_no, username, method, amount, status, failure_reason";
 
   private final JdbcTemplate jdbc;
-  private final DatabaseClock clock;
 
-  PaymentRepository(JdbcTemplate jdbc, DatabaseClock clock) {
+  PaymentRepository(JdbcTemplate jdbc) {
     this.jdbc = jdbc;
-    this.clock = clock;
   }
 
   /**
@@ -62,25 +58,6 @@ public class PaymentRepository {
             + DatabaseClock.NOW
             + " WHERE payment_no = ? AND status = ?",
         paymentNo,
-        PaymentStatus.PROCESSING.name());
-  }
-
-  /**
-   * Payments in PROCESSING for longer than {@code age} by the database's clock (rows from before
-   * processing_since existed count from their creation).
-   */
-  public List<Payment> processingLongerThan(Duration age) {
-    String since = "COALESCE(processing_since, created_at)";
-    return jdbc.query(
-        "SELECT "
-            + COLUMNS
-            + " FROM payment_records WHERE status = ? AND "
-            + since
-            + " < "
-            + clock.ago(age)
-            + " ORDER BY "
-            + since,
-        PaymentRepository::map,
         PaymentStatus.PROCESSING.name());
   }
 

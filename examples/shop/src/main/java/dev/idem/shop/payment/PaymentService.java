@@ -1,9 +1,6 @@
 package dev.idem.shop.payment;
 
-import dev.idem.core.state.StateTransitions;
 import dev.idem.shop.ShopException;
-import dev.idem.shop.gateway.FakeGateway;
-import dev.idem.shop.gateway.GatewayOutcome;
 import dev.idem.shop.order.Order;
 import dev.idem.shop.order.OrderRepository;
 import java.util.Map;
@@ -11,14 +8,12 @@ import java.util.Optional;
 import java.util.UUID;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Pays an order. Every step is safe to repeat on its own, whatever key the client sends: the
- * order's one open payment is found or created (unique index on active_order_no), moved to
- * PROCESSING (guarded transition), charged under its payment number (the gateway deduplicates; the
- * wallet has a ledger row unique per order), and settled by a guarded transition whose winner alone
- * applies the effects.
+ * Pays an order, whatever key the client sends: the order's one open payment is found or created
+ * (unique index on active_order_no), and its {@link PaymentFlow} drives it to its end (or, run
+ * already, answers where it ended). Two requests for one order, with two keys, meet at the same
+ * payment and so at the same flow.
  */
 @Service
 public class PaymentService {
@@ -28,27 +23,12 @@ public class PaymentService {
 
   private final OrderRepository orders;
   private final PaymentRepository payments;
-  private final StateTransitions<String, PaymentStatus> transitions;
-  private final FakeGateway gateway;
-  private final WalletCharger wallet;
-  private final Settlement settlement;
-  private final TransactionTemplate tx;
+  private final PaymentFlow flow;
 
-  PaymentService(
-      OrderRepository orders,
-      PaymentRepository payments,
-      StateTransitions<String, PaymentStatus> transitions,
-      FakeGateway gateway,
-      WalletCharger wallet,
-      Settlement settlement,
-      TransactionTemplate tx) {
+  PaymentService(OrderRepository orders, PaymentRepository payments, PaymentFlow flow) {
     this.orders = orders;
     this.payments = payments;
-    this.transitions = transitions;
-    this.gateway = gateway;
-    this.wallet = wallet;
-    this.settlement = settlement;
-    this.tx = tx;
+    this.flow = flow;
   }
 
   public Paid pay(String username, String orderNo, PaymentMethod method) {
@@ -80,36 +60,8 @@ public class PaymentService {
           "order " + orderNo + " is being paid by " + payment.method(),
           Map.of("paymentNo", payment.paymentNo()));
     }
-    tx.executeWithoutResult(
-        s -> {
-          if (transitions
-              .transition(payment.paymentNo(), PaymentStatus.PENDING, PaymentStatus.PROCESSING)
-              .changed()) {
-            payments.startedProcessing(payment.paymentNo());
-          }
-        });
-    drive(payment);
+    flow.complete(payment.paymentNo());
     return new Paid(payments.find(payment.paymentNo()).orElseThrow(), created);
-  }
-
-  private void drive(Payment payment) {
-    if (payment.method() == PaymentMethod.WALLET) {
-      wallet.charge(payment);
-      return;
-    }
-    GatewayOutcome outcome =
-        gateway.charge(payment.paymentNo(), payment.orderNo(), payment.amount());
-    settle(settlement, payment, outcome);
-  }
-
-  /** Applies what the gateway said. */
-  static void settle(Settlement settlement, Payment payment, GatewayOutcome outcome) {
-    switch (outcome) {
-      case APPROVED -> settlement.settle(payment, PaymentStatus.SUCCESS, null);
-      case DECLINED -> settlement.settle(payment, PaymentStatus.FAILED, "declined by the gateway");
-      case CANCELLED ->
-          settlement.settle(payment, PaymentStatus.FAILED, "closed unpaid by reconciliation");
-    }
   }
 
   private static ShopException paid(String orderNo, String paymentNo) {

@@ -2,6 +2,7 @@ package dev.idem.shop.payment;
 
 import dev.idem.core.state.StateTransitions;
 import dev.idem.core.state.TransitionResult;
+import dev.idem.shop.gateway.GatewayOutcome;
 import dev.idem.shop.messaging.PaymentSucceeded;
 import dev.idem.shop.order.OrderRepository;
 import org.springframework.context.ApplicationEventPublisher;
@@ -11,7 +12,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Settles a payment: one guarded transition out of PROCESSING, and only the call that made it
  * applies the effects (order PAID and its event, or the order set free), in the same transaction.
- * The synchronous answer, every callback and the reconciliation job all come here, in any order and
+ * The payment's flow, however many times it runs, and every callback come here, in any order and
  * any number of times.
  */
 @Component
@@ -34,6 +35,14 @@ public class Settlement {
     this.orders = orders;
     this.events = events;
     this.tx = tx;
+  }
+
+  /** Settles a card payment from what the gateway said of it. */
+  public TransitionResult<PaymentStatus> settle(Payment payment, GatewayOutcome outcome) {
+    return switch (outcome) {
+      case APPROVED -> settle(payment, PaymentStatus.SUCCESS, null);
+      case DECLINED -> settle(payment, PaymentStatus.FAILED, "declined by the gateway");
+    };
   }
 
   /** PROCESSING to SUCCESS or FAILED with its effects; a repeat answers AlreadyThere. */

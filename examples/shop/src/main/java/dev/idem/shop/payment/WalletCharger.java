@@ -23,7 +23,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the {@link HotWallet}, in a transaction of its own; the payment then follows the ledger. A debit
  * made now or before (the ledger has the order's row) settles it SUCCESS, and that transaction
  * writes the payment number into the ledger row; a refusal settles it FAILED. A crash between the
- * two commits leaves the payment PROCESSING with its debit made: {@link #finish} settles it.
+ * two commits leaves the payment PROCESSING with its debit made: the flow's rerun settles it
+ * ({@link #finish}).
  */
 @Component
 class WalletCharger {
@@ -85,9 +86,10 @@ class WalletCharger {
   /**
    * Settles a wallet payment from the ledger, in any mode: asks the hot wallet to debit the order
    * once, which answers DUPLICATE when the ledger has the order's row already, and settles the
-   * payment from that answer. The reconciliation job calls it for payments left in PROCESSING: the
-   * debit is finished rather than abandoned, since the request id makes finishing it safe whatever
-   * is still in flight, while declaring it FAILED could not stop a debit queued a moment before.
+   * payment from that answer. A rerun of the payment's flow comes here again for a payment left in
+   * PROCESSING: the debit is finished rather than abandoned, since the request id makes finishing
+   * it safe whatever is still in flight, while declaring it FAILED could not stop a debit queued a
+   * moment before.
    *
    * @throws WalletBusyException when the debit got no answer (still PROCESSING)
    */
