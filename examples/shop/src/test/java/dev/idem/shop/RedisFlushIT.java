@@ -1,14 +1,20 @@
 package dev.idem.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.shop.ShopClient.Answer;
+import dev.idem.shop.gateway.Behaviour;
+import dev.idem.shop.gateway.Behaviour.Callback;
+import dev.idem.shop.gateway.FakeGateway;
 import dev.idem.testsupport.servers.ClosedAfterAll;
 import dev.idem.testsupport.servers.PrivateRedis;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -20,6 +26,8 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @DirtiesContext
 class RedisFlushIT extends EndToEnd {
+
+  @Autowired FakeGateway gateway;
 
   // Stops after the Spring context closes (see ClosedAfterAll).
   @RegisterExtension
@@ -71,6 +79,29 @@ class RedisFlushIT extends EndToEnd {
     assertThat(retry.status()).isEqualTo(409);
     assertThat(retry.text("type")).isEqualTo("urn:shop:problem:order-paid");
     assertThat(count("SELECT COUNT(*) FROM wallet_ledger WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aPaymentLeftUnfinishedWhenRedisLostEverythingIsStillFinishedOnceByTheCompleter() {
+    String orderNo = alice.order("STICKER", 1);
+    gateway.script(Behaviour.approve().timingOut().callback(Callback.NONE, 0));
+
+    Answer lost = alice.pay(orderNo, "CARD", key());
+    redis().flushAll();
+
+    assertThat(lost.status()).isEqualTo(504);
+    // The flow's entry is in the database, not in Redis: the completer still finds it, claims
+    // the key anew, asks the gateway again under the same payment number and settles.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
+    assertThat(
+            count(
+                "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+                orderNo))
+        .isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM payment_records WHERE order_no = ?", orderNo))
         .isEqualTo(1);
   }
 }
