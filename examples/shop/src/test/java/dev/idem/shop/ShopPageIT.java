@@ -151,8 +151,9 @@ class ShopPageIT extends EndToEnd {
         .atMost(Duration.ofSeconds(20))
         .ignoreExceptions()
         .until(() -> browser.findElement(By.id("shop")).isDisplayed());
-    // However long the reload took, the reconciliation job (PROCESSING for 3 s) that meets the
-    // payment while its answer is held finds the charge at the gateway and settles it paid.
+    // The answer comes once the page is back: the first request's flow settles the payment, and
+    // the reloaded page's request with the same key waits for it and gets its answer.
+    hold.release();
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
@@ -160,7 +161,6 @@ class ShopPageIT extends EndToEnd {
                 jdbc.queryForObject(
                     "SELECT status FROM payment_records WHERE order_no = ?", String.class, orderNo),
             "SUCCESS"::equals);
-    hold.release();
 
     List<String> lines =
         await()
