@@ -8,8 +8,11 @@ import dev.idem.core.store.IdempotencyRecord;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.RecordState;
 import java.security.Principal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -70,8 +73,12 @@ public class IdempotencyEndpoint {
 
   private static final String ABANDONED = "abandoned";
 
+  // the most calls of one step method in one run that a read looks for
+  private static final int MOST_CALLS = 100;
+
   private final IdempotencyStore store;
   private final AbandonedCalls abandoned;
+  private final Supplier<Set<String>> stepNames;
 
   /**
    * @param store the store whose records are read and given up
@@ -85,8 +92,22 @@ public class IdempotencyEndpoint {
    * @param completer the completer of resumable methods, once there is one
    */
   public IdempotencyEndpoint(IdempotencyStore store, Supplier<Optional<Completer>> completer) {
+    this(store, completer, Set::of);
+  }
+
+  /**
+   * @param store the store whose records are read and given up
+   * @param completer the completer of resumable methods, once there is one
+   * @param stepNames the first step name of each of the application's step methods, whose records a
+   *     read of a key shows
+   */
+  public IdempotencyEndpoint(
+      IdempotencyStore store,
+      Supplier<Optional<Completer>> completer,
+      Supplier<Set<String>> stepNames) {
     this.store = store;
     this.abandoned = new AbandonedCalls(completer);
+    this.stepNames = stepNames;
   }
 
   /**
@@ -138,10 +159,12 @@ public class IdempotencyEndpoint {
   }
 
   /**
-   * {@code GET}: the record of a key, its stored body left out.
+   * {@code GET}: the record of a key and of the steps its work made (those of the application's
+   * step methods, for the request the record holds), the stored bodies left out.
    *
    * @return 200 with the record; 404 when the key has none (never claimed, released, evicted or
-   *     expired); 400 for a scope or key no record can have; 503 when the store cannot be read
+   *     expired: a released key's steps are kept, and shown once a run claims it again); 400 for a
+   *     scope or key no record can have; 503 when the store cannot be read
    */
   @ReadOperation
   public WebEndpointResponse<IdempotencyRecordDescriptor> record(String scope, String key) {
@@ -149,11 +172,30 @@ public class IdempotencyEndpoint {
     try {
       return store
           .find(id)
-          .map(r -> new WebEndpointResponse<>(IdempotencyRecordDescriptor.of(r)))
+          .map(r -> new WebEndpointResponse<>(IdempotencyRecordDescriptor.of(r, stepsOf(r))))
           .orElseGet(() -> new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND));
     } catch (IdempotencyStoreException e) {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
+  }
+
+  // A step's record is keyed by a digest of its name and the work's request, which the store
+  // cannot list: each step method's calls are looked for in order, name, name#2, ... to the first
+  // missing.
+  private List<StepDescriptor> stepsOf(IdempotencyRecord record) {
+    List<StepDescriptor> steps = new ArrayList<>();
+    for (String name : new TreeSet<>(stepNames.get())) {
+      for (int n = 1; n <= MOST_CALLS; n++) {
+        String step = n == 1 ? name : name + "#" + n;
+        Optional<IdempotencyRecord> found =
+            store.find(record.key().step(step, record.fingerprint()));
+        if (found.isEmpty()) {
+          break;
+        }
+        steps.add(StepDescriptor.of(step, found.get()));
+      }
+    }
+    return steps;
   }
 
   /**

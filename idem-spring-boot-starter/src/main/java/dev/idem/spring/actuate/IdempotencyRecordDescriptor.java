@@ -5,6 +5,7 @@ import dev.idem.core.store.IdempotencyRecord;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
 import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -22,6 +23,9 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param fingerprint the SHA-256 (hex) of the request that claimed it; null when none was taken
  * @param outcome how the work ended (COMPLETED only)
  * @param storedBytes the size of the stored body (COMPLETED only)
+ * @param steps the key's steps that have a record, in the order of their names: those of the
+ *     application's step methods ({@code @Idempotent} without a key), each call in a run ({@code
+ *     name}, {@code name#2}, ...); steps made in code ({@code ctx.step}) are not listed
  */
 public record IdempotencyRecordDescriptor(
     String scope,
@@ -33,11 +37,22 @@ public record IdempotencyRecordDescriptor(
     boolean token,
     @Nullable String fingerprint,
     Outcome.@Nullable Kind outcome,
-    @Nullable Integer storedBytes)
+    @Nullable Integer storedBytes,
+    List<StepDescriptor> steps)
     implements OperationResponseBody {
 
-  /** The description of {@code record}, its body left out. */
+  public IdempotencyRecordDescriptor {
+    steps = List.copyOf(steps);
+  }
+
+  /** The description of {@code record}, its body left out, without its steps. */
   public static IdempotencyRecordDescriptor of(IdempotencyRecord record) {
+    return of(record, List.of());
+  }
+
+  /** The description of {@code record} and its {@code steps}, the bodies left out. */
+  public static IdempotencyRecordDescriptor of(
+      IdempotencyRecord record, List<StepDescriptor> steps) {
     Outcome outcome = record.outcome();
     Fingerprint fingerprint = record.fingerprint();
     return new IdempotencyRecordDescriptor(
@@ -50,6 +65,7 @@ public record IdempotencyRecordDescriptor(
         record.token(),
         fingerprint.equals(Fingerprint.NONE) ? null : fingerprint.value(),
         outcome == null ? null : outcome.kind(),
-        outcome == null ? null : outcome.payload().length);
+        outcome == null ? null : outcome.payload().length,
+        steps);
   }
 }

@@ -171,10 +171,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     Object target = invocation.getThis();
     Class<?> targetClass =
         target == null ? method.getDeclaringClass() : AopUtils.getTargetClass(target);
-    MethodPlan plan =
-        plans.computeIfAbsent(
-            new AnnotatedElementKey(method, targetClass),
-            k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
+    MethodPlan plan = planOf(method, targetClass);
     @Nullable Object[] arguments = invocation.getArguments();
     EvaluationContext context = context(plan, target, arguments);
     if (plan.isStep()) {
@@ -225,12 +222,16 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
    * @throws IllegalStateException another resumable method has the same operation
    */
   void register(Completer completer, Object bean, Method method, Class<?> targetClass) {
-    MethodPlan plan =
-        plans.computeIfAbsent(
-            new AnnotatedElementKey(method, targetClass),
-            k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
+    MethodPlan plan = planOf(method, targetClass);
     resumables.register(
         completer, plan, new JsonArguments(mapper, plan.method(), targetClass), bean);
+  }
+
+  /** The plan of {@code method} on beans of {@code targetClass}, made once. */
+  MethodPlan planOf(Method method, Class<?> targetClass) {
+    return plans.computeIfAbsent(
+        new AnnotatedElementKey(method, targetClass),
+        k -> MethodPlan.of(method, targetClass, parser, policies, mapper));
   }
 
   // the slot a follow-up asked for, else the one the clock is in

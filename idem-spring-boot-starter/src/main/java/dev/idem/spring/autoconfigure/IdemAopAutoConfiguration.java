@@ -15,6 +15,7 @@ import dev.idem.spring.aop.IdempotentCallerResolver;
 import dev.idem.spring.aop.IdempotentMethodInterceptor;
 import dev.idem.spring.aop.IdempotentMethodPostProcessor;
 import dev.idem.spring.aop.ResumableMethods;
+import dev.idem.spring.aop.StepMethods;
 import dev.idem.spring.aop.internal.JsonMissingCheck;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.autoconfigure.internal.ReactiveControllersCheck;
@@ -115,6 +116,14 @@ public class IdemAopAutoConfiguration {
           },
           settings.getInterval(),
           threads);
+    }
+
+    /** The names of the application's step methods, for the endpoint's read of a key. */
+    @Bean
+    @ConditionalOnMissingBean
+    StepMethods idemStepMethods(
+        ListableBeanFactory beans, IdempotentMethodInterceptor interceptor) {
+      return new StepMethods(beans, interceptor);
     }
 
     /**

@@ -3,8 +3,10 @@ package dev.idem.spring.autoconfigure;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.actuate.IdempotencyEndpoint;
 import dev.idem.spring.aop.ResumableMethods;
+import dev.idem.spring.aop.StepMethods;
 import dev.idem.spring.internal.ReplayCaches;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -37,6 +39,7 @@ public class IdemEndpointAutoConfiguration {
   public IdempotencyEndpoint idempotencyEndpoint(
       IdempotencyStore store,
       ObjectProvider<ResumableMethods> resumables,
+      ObjectProvider<StepMethods> steps,
       ObjectProvider<ReplayCaches> replayCaches) {
     ReplayCaches caches = replayCaches.getIfAvailable();
     return new IdempotencyEndpoint(
@@ -45,6 +48,10 @@ public class IdemEndpointAutoConfiguration {
         () -> {
           ResumableMethods methods = resumables.getIfAvailable();
           return methods == null ? Optional.empty() : methods.completer();
+        },
+        () -> {
+          StepMethods methods = steps.getIfAvailable();
+          return methods == null ? Set.of() : methods.names();
         });
   }
 }

@@ -2,6 +2,7 @@ package dev.idem.spring.actuate;
 
 import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.Fingerprint;
 import dev.idem.core.IdempotencyKey;
@@ -13,6 +14,7 @@ import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
+import dev.idem.spring.Idempotent;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -24,8 +26,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -74,6 +78,8 @@ class IdempotencyEndpointTest {
   @LocalServerPort int port;
 
   @Autowired IdempotencyStore store;
+  @Autowired Checkout checkout;
+  @Autowired Charges charges;
 
   @Test
   void anAnonymousCallerIsAskedToAuthenticateAndChangesNothing() {
@@ -256,6 +262,42 @@ class IdempotencyEndpointTest {
         .orElseThrow(() -> new AssertionError("no log line with " + fragment));
   }
 
+  @Test
+  void anOperatorReadsTheStepsOfTheRequestTheRecordHoldsNeverAnEarlierRequestsSteps() {
+    String order = "order-" + UUID.randomUUID();
+    // A first request charges once and fails: its key is released, its step kept.
+    assertThatThrownBy(() -> checkout.pay(order, 1, true))
+        .isInstanceOf(IllegalStateException.class);
+    // Another request under the key (another payload) charges twice and succeeds.
+    checkout.pay(order, 2, false);
+    IdempotencyKey key = IdempotencyKey.of(Checkout.OPERATION, order);
+
+    HttpResponse<String> answer = send(OPERATOR, read(key));
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    JsonNode steps = JSON.readTree(answer.body()).get("steps");
+    assertThat(steps).hasSize(2);
+    assertThat(steps.get(0).get("name").asString()).isEqualTo("Charges.charge");
+    assertThat(steps.get(1).get("name").asString()).isEqualTo("Charges.charge#2");
+    for (JsonNode step : steps) {
+      assertThat(step.get("state").asString()).isEqualTo("COMPLETED");
+      assertThat(step.get("outcome").asString()).isEqualTo("SUCCESS");
+      assertThat(step.get("storedBytes").asInt()).isPositive();
+      assertThat(step.has("payload")).isFalse();
+    }
+    assertThat(charges.calls()).containsExactly(order + ":1", order + ":2", order + ":3");
+  }
+
+  @Test
+  void aKeyWhoseWorkMadeNoStepShowsNone() {
+    IdempotencyKey key = newKey();
+    complete(claim(key), "receipt");
+
+    JsonNode record = JSON.readTree(send(OPERATOR, read(key)).body());
+
+    assertThat(record.get("steps")).isEmpty();
+  }
+
   private IdempotencyKey newKey() {
     // a slash, a query's and a fragment's characters and a percent sign: all must round-trip
     return IdempotencyKey.of(SCOPE, "k/" + UUID.randomUUID() + "?a=1&b=%2F+c#d");
@@ -343,6 +385,16 @@ class IdempotencyEndpointTest {
   static class OperatorApplication {
 
     @Bean
+    Charges charges() {
+      return new Charges();
+    }
+
+    @Bean
+    Checkout checkout(Charges charges) {
+      return new Checkout(charges);
+    }
+
+    @Bean
     IdempotencyStore store() {
       return new InMemoryIdempotencyStore();
     }
@@ -372,6 +424,40 @@ class IdempotencyEndpointTest {
               .roles("IDEM_OPERATOR")
               .build(),
           User.withUsername(VIEWER).password("{noop}" + VIEWER + "-secret").roles("USER").build());
+    }
+  }
+
+  /** A step method: {@code @Idempotent} without a key. */
+  static class Charges {
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+
+    @Idempotent
+    public String charge(String order, int amount) {
+      calls.add(order + ":" + amount);
+      return "charged " + order + " " + amount;
+    }
+
+    List<String> calls() {
+      return calls;
+    }
+  }
+
+  /** A keyed method whose work makes steps: one charge then a failure, or two charges. */
+  static class Checkout {
+    static final String OPERATION = "checkout";
+    private final Charges charges;
+
+    Checkout(Charges charges) {
+      this.charges = charges;
+    }
+
+    @Idempotent(operation = OPERATION, key = "#order")
+    public String pay(String order, int amount, boolean failAfterFirst) {
+      String first = charges.charge(order, amount);
+      if (failAfterFirst) {
+        throw new IllegalStateException("failed after the first charge");
+      }
+      return first + ", " + charges.charge(order, amount + 1);
     }
   }
 }

@@ -36,7 +36,7 @@ public final class StepNames {
 
   /** The name of the next call of {@code operation} with {@code input} in {@code run}. */
   public String next(ExecutionContext run, String operation, Fingerprint input) {
-    String name = stepName(operation);
+    String name = baseOf(operation);
     int n;
     synchronized (runs) {
       Calls calls =
@@ -59,15 +59,19 @@ public final class StepNames {
       return;
     }
     synchronized (runs) {
-      Calls calls = runs.computeIfAbsent(run, r -> new HashMap<>()).get(stepName(operation));
+      Calls calls = runs.computeIfAbsent(run, r -> new HashMap<>()).get(baseOf(operation));
       if (calls != null) {
         calls.failedInput = input.value();
       }
     }
   }
 
-  // an operation may hold what a step name may not: '/', spaces, other text
-  private static String stepName(String operation) {
+  /**
+   * The name of the first step a call of {@code operation} makes in a run; later calls add {@code
+   * #2}, {@code #3}, ... An operation may hold what a step name may not ('/', spaces, other text):
+   * those become '_', and the name is cut to fit.
+   */
+  public static String baseOf(String operation) {
     StringBuilder name = new StringBuilder();
     for (int i = 0; i < operation.length() && name.length() < LONGEST; i++) {
       char c = operation.charAt(i);
