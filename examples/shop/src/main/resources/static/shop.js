@@ -410,8 +410,36 @@ async function refreshAudit() {
   }
 }
 
+// The latest payments with their journals; drawn again only when they changed.
+let drawnSteps = null;
+
+async function refreshPaymentSteps() {
+  const { json } = await call('GET', '/api/payments/steps');
+  const drawn = JSON.stringify(json);
+  if (drawn === drawnSteps) return;
+  drawnSteps = drawn;
+  const list = $('payment-steps');
+  list.innerHTML = '';
+  for (const p of json) {
+    const item = document.createElement('li');
+    item.dataset.payment = p.paymentNo;
+    item.textContent = `${p.method} payment ${p.paymentNo} of order ${p.orderNo}: ${p.status}`;
+    const steps = document.createElement('ol');
+    for (const step of p.steps) {
+      const line = document.createElement('li');
+      line.textContent = step;
+      if (step.includes('came back') || step.includes('stored answer')) line.className = 'replayed';
+      else if (step.startsWith('stopped') || step.includes('was lost')) line.className = 'failed';
+      else if (step.startsWith('the completer')) line.className = 'completer';
+      steps.appendChild(line);
+    }
+    item.appendChild(steps);
+    list.appendChild(item);
+  }
+}
+
 async function refresh() {
-  await Promise.all([refreshProducts(), refreshOrders(), refreshWallet()]);
+  await Promise.all([refreshProducts(), refreshOrders(), refreshWallet(), refreshPaymentSteps()]);
   redrawButtons();
   await refreshAudit();
 }

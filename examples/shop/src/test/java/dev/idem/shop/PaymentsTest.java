@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import tools.jackson.databind.JsonNode;
 
 class PaymentsTest extends EndToEnd {
 
@@ -94,6 +95,64 @@ class PaymentsTest extends EndToEnd {
     assertThat(late.text("type")).isEqualTo("urn:shop:problem:order-paid");
     assertThat(late.text("paymentNo")).isEqualTo(lost.text("paymentNo"));
     assertThat(charges(orderNo)).isEqualTo(1);
+    assertThat(steps(alice, lost.text("paymentNo")))
+        .containsSubsequence(
+            "a payment request runs the flow",
+            "charge: the gateway's answer was lost; the step stored nothing",
+            "stopped (GatewayTimeoutException): the flow runs again, from its steps",
+            "the completer runs the flow",
+            "charge: the gateway answered APPROVED; stored as the step's",
+            "ended SUCCESS");
+    assertThat(steps(bob, lost.text("paymentNo"))).as("another shopper's payment").isNull();
+  }
+
+  @Test
+  void aChargedCardWhoseSettlementFailedIsSettledFromItsStoredChargeWithoutAskingTheGatewayAgain() {
+    String orderNo = alice.order("STICKER", 2);
+    String poison = "poison_" + key().substring(0, 8);
+    jdbc.execute(
+        "ALTER TABLE orders ADD CONSTRAINT "
+            + poison
+            + " CHECK (order_no <> '"
+            + orderNo
+            + "' OR status <> 'PAID')");
+
+    Answer failed = alice.pay(orderNo, "CARD", key());
+    String paymentNo =
+        jdbc.queryForObject(
+            "SELECT payment_no FROM payment_records WHERE active_order_no = ?",
+            String.class,
+            orderNo);
+    jdbc.execute("ALTER TABLE orders DROP CONSTRAINT " + poison);
+
+    assertThat(failed.status()).isGreaterThanOrEqualTo(500);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
+    assertThat(charges(orderNo)).isEqualTo(1);
+    assertThat(events(orderNo)).isEqualTo(1);
+    List<String> steps = steps(alice, paymentNo);
+    assertThat(steps)
+        .containsSubsequence(
+            "a payment request runs the flow",
+            "charge: the gateway answered APPROVED; stored as the step's",
+            "stopped (DataIntegrityViolationException): the flow runs again, from its steps",
+            "the completer runs the flow",
+            "charge: its stored outcome came back; the gateway was not asked again",
+            "ended SUCCESS");
+    assertThat(steps).filteredOn(s -> s.startsWith("charge: the gateway answered")).hasSize(1);
+  }
+
+  /** The journal of the payment as the page gets it, or null when the shopper does not see it. */
+  private static List<String> steps(ShopClient client, String paymentNo) {
+    for (JsonNode payment : client.get("/api/payments/steps").json()) {
+      if (payment.path("paymentNo").asString().equals(paymentNo)) {
+        List<String> steps = new ArrayList<>();
+        payment.path("steps").forEach(step -> steps.add(step.asString()));
+        return steps;
+      }
+    }
+    return null;
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.idem.shop.payment;
 
 import dev.idem.shop.gateway.FakeGateway;
 import dev.idem.shop.gateway.GatewayOutcome;
+import dev.idem.shop.gateway.GatewayTimeoutException;
 import dev.idem.spring.Idempotent;
 import java.math.BigDecimal;
 import org.springframework.stereotype.Component;
@@ -20,13 +21,23 @@ class CardCharge {
   static final String OPERATION = "card-charge";
 
   private final FakeGateway gateway;
+  private final PaymentJournal journal;
 
-  CardCharge(FakeGateway gateway) {
+  CardCharge(FakeGateway gateway, PaymentJournal journal) {
     this.gateway = gateway;
+    this.journal = journal;
   }
 
   @Idempotent(operation = OPERATION)
   public GatewayOutcome charge(String paymentNo, String orderNo, BigDecimal amount) {
-    return gateway.charge(paymentNo, orderNo, amount);
+    try {
+      GatewayOutcome outcome = gateway.charge(paymentNo, orderNo, amount);
+      journal.write(
+          paymentNo, "charge: the gateway answered " + outcome + "; stored as the step's");
+      return outcome;
+    } catch (GatewayTimeoutException e) {
+      journal.write(paymentNo, "charge: the gateway's answer was lost; the step stored nothing");
+      throw e;
+    }
   }
 }

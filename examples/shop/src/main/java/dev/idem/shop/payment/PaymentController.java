@@ -5,14 +5,16 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.security.Principal;
+import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code POST /api/orders/{orderNo}/payments}. */
+/** {@code POST /api/orders/{orderNo}/payments}, and {@code GET /api/payments/steps}. */
 @RestController
 class PaymentController {
 
@@ -44,10 +46,33 @@ class PaymentController {
     }
   }
 
-  private final PaymentService payments;
+  /** A payment and what happened to it, step by step. */
+  record PaymentSteps(
+      String paymentNo, String orderNo, String method, String status, List<String> steps) {}
 
-  PaymentController(PaymentService payments) {
+  private final PaymentService payments;
+  private final PaymentRepository records;
+  private final PaymentJournal journal;
+
+  PaymentController(PaymentService payments, PaymentRepository records, PaymentJournal journal) {
     this.payments = payments;
+    this.records = records;
+    this.journal = journal;
+  }
+
+  /** The caller's five latest payments, each with its journal. */
+  @GetMapping("/api/payments/steps")
+  List<PaymentSteps> steps(Principal principal) {
+    return records.latestOf(principal.getName(), 5).stream()
+        .map(
+            p ->
+                new PaymentSteps(
+                    p.paymentNo(),
+                    p.orderNo(),
+                    p.method().name(),
+                    p.status().name(),
+                    journal.of(p.paymentNo())))
+        .toList();
   }
 
   @Idempotent(operation = "payments", waitFor = "10s")

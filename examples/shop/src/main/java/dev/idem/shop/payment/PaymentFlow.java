@@ -2,6 +2,7 @@ package dev.idem.shop.payment;
 
 import dev.idem.core.state.StateTransitions;
 import dev.idem.spring.Idempotent;
+import java.util.Locale;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -33,6 +34,7 @@ public class PaymentFlow {
   private final WalletCharger wallet;
   private final Settlement settlement;
   private final TransactionTemplate tx;
+  private final PaymentJournal journal;
 
   PaymentFlow(
       PaymentRepository payments,
@@ -40,13 +42,15 @@ public class PaymentFlow {
       CardCharge card,
       WalletCharger wallet,
       Settlement settlement,
-      TransactionTemplate tx) {
+      TransactionTemplate tx,
+      PaymentJournal journal) {
     this.payments = payments;
     this.transitions = transitions;
     this.card = card;
     this.wallet = wallet;
     this.settlement = settlement;
     this.tx = tx;
+    this.journal = journal;
   }
 
   /**
@@ -61,8 +65,24 @@ public class PaymentFlow {
   public PaymentStatus complete(String paymentNo) {
     Payment payment = current(paymentNo);
     if (payment.status() == PaymentStatus.SUCCESS || payment.status() == PaymentStatus.FAILED) {
+      journal.write(paymentNo, PaymentJournal.runner() + " found it " + payment.status());
       return payment.status();
     }
+    journal.write(paymentNo, PaymentJournal.runner() + " runs the flow");
+    try {
+      PaymentStatus ended = drive(payment);
+      journal.write(paymentNo, "ended " + ended);
+      return ended;
+    } catch (RuntimeException e) {
+      journal.write(
+          paymentNo,
+          "stopped (" + e.getClass().getSimpleName() + "): the flow runs again, from its steps");
+      throw e;
+    }
+  }
+
+  private PaymentStatus drive(Payment payment) {
+    String paymentNo = payment.paymentNo();
     tx.executeWithoutResult(
         s -> {
           if (transitions
@@ -72,13 +92,13 @@ public class PaymentFlow {
           }
         });
     if (payment.method() == PaymentMethod.WALLET) {
-      if (payment.status() == PaymentStatus.PROCESSING) {
-        // a run before this one got this far: its debit may have committed (hot modes, or a mode
-        // changed since), so the ledger says whether to debit or only to settle
-        wallet.finish(payment);
-      } else {
-        wallet.charge(payment);
-      }
+      // a run before this one got to PROCESSING: its debit may have committed (hot modes, or a
+      // mode changed since), so the ledger says whether to debit or only to settle
+      WalletCharger.Result result =
+          payment.status() == PaymentStatus.PROCESSING
+              ? wallet.finish(payment)
+              : wallet.charge(payment);
+      journal.write(paymentNo, "wallet: " + result.name().toLowerCase(Locale.ROOT));
     } else {
       settlement.settle(
           payment, card.charge(payment.paymentNo(), payment.orderNo(), payment.amount()));

@@ -2,8 +2,10 @@ package dev.idem.shop.payment;
 
 import dev.idem.shop.internal.DatabaseClock;
 import java.math.BigDecimal;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
@@ -59,6 +61,23 @@ public class PaymentRepository {
             + " WHERE payment_no = ? AND status = ?",
         paymentNo,
         PaymentStatus.PROCESSING.name());
+  }
+
+  /** The user's latest {@code limit} payments, newest first. */
+  List<Payment> latestOf(String username, int limit) {
+    return jdbc.query(
+        c -> {
+          PreparedStatement statement =
+              c.prepareStatement(
+                  "SELECT "
+                      + COLUMNS
+                      + " FROM payment_records WHERE username = ?"
+                      + " ORDER BY created_at DESC, payment_no");
+          statement.setString(1, username);
+          statement.setMaxRows(limit);
+          return statement;
+        },
+        PaymentRepository::map);
   }
 
   /** Lets the order go after its payment FAILED, so that it can be paid again. */

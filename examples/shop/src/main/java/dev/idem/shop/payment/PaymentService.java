@@ -60,7 +60,7 @@ public class PaymentService {
           "order " + orderNo + " is being paid by " + payment.method(),
           Map.of("paymentNo", payment.paymentNo()));
     }
-    flow.complete(payment.paymentNo());
+    PaymentJournal.asRequest(() -> flow.complete(payment.paymentNo()));
     return new Paid(payments.find(payment.paymentNo()).orElseThrow(), created);
   }
 
