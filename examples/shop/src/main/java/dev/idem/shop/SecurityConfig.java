@@ -44,7 +44,7 @@ class SecurityConfig {
         .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .authorizeHttpRequests(
             auth ->
-                auth.requestMatchers("/api/payments/notify")
+                auth.requestMatchers("/api/payments/notify", "/gateway/charges")
                     .permitAll()
                     .requestMatchers(HttpMethod.GET, "/api/products")
                     .permitAll()

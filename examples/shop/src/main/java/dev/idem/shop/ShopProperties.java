@@ -62,6 +62,8 @@ public record ShopProperties(
    *     the demo value {@code change-me-gateway-secret} of the embedded default is refused under
    *     profile {@code services}
    * @param callbackUrl where callbacks go; empty means this application's own notify endpoint
+   * @param url where the shop sends its charges; empty means this application's own {@code
+   *     /gateway/charges}
    */
   public record Gateway(
       @DefaultValue("100ms") Duration latency,
@@ -72,7 +74,8 @@ public record ShopProperties(
       @DefaultValue("500ms") Duration callbackDelay,
       @DefaultValue("2") int callbackRepeats,
       @DefaultValue("") String secret,
-      @DefaultValue("") String callbackUrl) {}
+      @DefaultValue("") String callbackUrl,
+      @DefaultValue("") String url) {}
 
   /**
    * The retry of event publications whose listener failed or whose process died (Spring Modulith's

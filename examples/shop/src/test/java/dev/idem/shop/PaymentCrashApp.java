@@ -48,7 +48,7 @@ public final class PaymentCrashApp {
         @Override
         public Object postProcessAfterInitialization(Object bean, String name) {
           if (bean instanceof FakeGateway) {
-            return around(bean, "charge", 3, at, "before-charge", "in-charge");
+            return around(bean, "charge", 4, at, "before-charge", "in-charge");
           }
           if (bean instanceof Settlement) {
             return around(bean, "settle", 2, at, "after-charge", "after-settle");

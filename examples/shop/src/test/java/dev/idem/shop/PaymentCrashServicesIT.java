@@ -102,7 +102,7 @@ class PaymentCrashServicesIT {
     Answer repeat = survivor.pay(orderNo, "CARD", key);
     assertThat(repeat.status()).isEqualTo(answer.status());
     assertThat(repeat.text("paymentNo")).isEqualTo(paymentNo);
-    assertThat(count("SELECT COUNT(*) FROM gateway_charges WHERE order_no = ?", orderNo))
+    assertThat(count("SELECT COUNT(*) FROM gateway_requests WHERE order_no = ?", orderNo))
         .isEqualTo(1);
     assertThat(only("SELECT status FROM payment_records WHERE order_no = ?", orderNo))
         .isEqualTo("SUCCESS");

@@ -88,6 +88,15 @@ class PaymentsTest extends EndToEnd {
         .atMost(Duration.ofSeconds(30))
         .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
     assertThat(charges(orderNo)).isEqualTo(1);
+    // Asked twice (the lost answer, the completer's run), under one key: the step's, derived
+    assertThat(count("SELECT COUNT(*) FROM gateway_requests WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT request_key FROM gateway_requests WHERE order_no = ?",
+                String.class,
+                orderNo))
+        .matches("[0-9a-f]{64}");
     assertThat(events(orderNo)).isEqualTo(1);
     // The client's repeat, late, finds its payment done: the order paid, under that payment.
     Answer late = alice.pay(orderNo, "CARD", key);
@@ -283,6 +292,35 @@ class PaymentsTest extends EndToEnd {
                 paymentNo))
         .isEqualTo(1);
     assertThat(alice.get("/api/orders/" + orderNo).text("status")).isEqualTo("PAID");
+  }
+
+  @Test
+  void aCardPaymentTheVersionBeforeStepsLeftChargedIsAskedAgainUnderItsPaymentNumberNotANewKey() {
+    String orderNo = alice.order("STICKER", 1);
+    String paymentNo = "PAY-earlier-" + key().substring(0, 8);
+    // As the upgrade leaves it: charged under its payment number, PROCESSING, its key noted.
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, gateway_key) VALUES (?, ?, ?, 'alice', 'CARD', 2.00, 'PROCESSING',"
+            + " ?)",
+        paymentNo,
+        orderNo,
+        orderNo,
+        paymentNo);
+    jdbc.update(
+        "INSERT INTO gateway_requests (request_key, payment_no, order_no, amount, outcome)"
+            + " VALUES (?, ?, ?, 2.00, 'APPROVED')",
+        paymentNo,
+        paymentNo,
+        orderNo);
+
+    Answer again = alice.pay(orderNo, "CARD", key());
+
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.text("paymentNo")).isEqualTo(paymentNo);
+    assertThat(again.text("status")).isEqualTo("SUCCESS");
+    assertThat(count("SELECT COUNT(*) FROM gateway_requests WHERE order_no = ?", orderNo))
+        .isEqualTo(1);
   }
 
   @Test
@@ -513,7 +551,7 @@ class PaymentsTest extends EndToEnd {
 
   private long charges(String orderNo) {
     return count(
-        "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+        "SELECT COUNT(*) FROM gateway_requests WHERE order_no = ? AND outcome = 'APPROVED'",
         orderNo);
   }
 

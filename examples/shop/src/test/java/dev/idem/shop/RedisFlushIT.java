@@ -98,7 +98,7 @@ class RedisFlushIT extends EndToEnd {
         .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
     assertThat(
             count(
-                "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+                "SELECT COUNT(*) FROM gateway_requests WHERE order_no = ? AND outcome = 'APPROVED'",
                 orderNo))
         .isEqualTo(1);
     assertThat(count("SELECT COUNT(*) FROM payment_records WHERE order_no = ?", orderNo))

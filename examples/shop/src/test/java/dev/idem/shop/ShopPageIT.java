@@ -113,7 +113,7 @@ class ShopPageIT extends EndToEnd {
         .isEqualTo(1);
     assertThat(
             count(
-                "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+                "SELECT COUNT(*) FROM gateway_requests WHERE order_no = ? AND outcome = 'APPROVED'",
                 byCard))
         .isEqualTo(1);
   }
@@ -182,7 +182,7 @@ class ShopPageIT extends EndToEnd {
         .isEqualTo(1);
     assertThat(
             count(
-                "SELECT COUNT(*) FROM gateway_charges WHERE order_no = ? AND outcome = 'APPROVED'",
+                "SELECT COUNT(*) FROM gateway_requests WHERE order_no = ? AND outcome = 'APPROVED'",
                 orderNo))
         .isEqualTo(1);
     awaitAuditOkOnThePage();

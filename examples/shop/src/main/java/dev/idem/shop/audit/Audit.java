@@ -61,7 +61,8 @@ public class Audit {
     counts.put("paidOrders", count("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
     counts.put("payments", count("SELECT COUNT(*) FROM payment_records"));
     counts.put(
-        "gatewayCharges", count("SELECT COUNT(*) FROM gateway_charges WHERE outcome = 'APPROVED'"));
+        "gatewayCharges",
+        count("SELECT COUNT(*) FROM gateway_requests WHERE outcome = 'APPROVED'"));
     counts.put("walletDebits", count("SELECT COUNT(*) FROM wallet_ledger"));
     counts.put("loyaltyEntries", count("SELECT COUNT(*) FROM loyalty_points"));
     long pendingMessages =
@@ -94,7 +95,7 @@ public class Audit {
             + " GROUP BY order_no HAVING COUNT(*) > 1");
     c.put(
         "order charged more than once at the gateway",
-        "SELECT order_no FROM gateway_charges WHERE outcome = 'APPROVED'"
+        "SELECT order_no FROM gateway_requests WHERE outcome = 'APPROVED'"
             + " GROUP BY order_no HAVING COUNT(*) > 1");
     c.put(
         "paid order without a successful payment",
@@ -106,12 +107,12 @@ public class Audit {
             + " WHERE p.status = 'SUCCESS' AND o.status <> 'PAID'");
     c.put(
         "money taken by the gateway for a payment that failed",
-        "SELECT g.payment_no FROM gateway_charges g JOIN payment_records p"
+        "SELECT g.payment_no FROM gateway_requests g JOIN payment_records p"
             + " ON p.payment_no = g.payment_no WHERE g.outcome = 'APPROVED' AND p.status = 'FAILED'");
     c.put(
         "successful card payment without its gateway charge",
         "SELECT p.payment_no FROM payment_records p WHERE p.method = 'CARD' AND p.status ="
-            + " 'SUCCESS' AND NOT EXISTS (SELECT 1 FROM gateway_charges g WHERE g.payment_no ="
+            + " 'SUCCESS' AND NOT EXISTS (SELECT 1 FROM gateway_requests g WHERE g.payment_no ="
             + " p.payment_no AND g.outcome = 'APPROVED')");
     c.put(
         "wallet balance differs from its ledger",

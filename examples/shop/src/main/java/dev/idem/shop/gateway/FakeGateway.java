@@ -11,10 +11,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.stereotype.Component;
 
 /**
- * A third-party card gateway inside the application: it takes time, declines some charges, loses
- * some answers (the caller times out without knowing whether money moved), calls back
- * asynchronously (possibly several times, before or after its synchronous answer), and deduplicates
- * by payment number as real gateways do, so asking again is always safe.
+ * A third-party card gateway inside the application, served over HTTP ({@link GatewayController}):
+ * it takes time, declines some charges, loses some answers (the caller times out without knowing
+ * whether money moved), calls back asynchronously (possibly several times, before or after its
+ * synchronous answer), and deduplicates by the Idempotency-Key it receives, as Stripe does, so
+ * asking again with the same key is always safe.
  *
  * <p>Behaviour comes from {@code shop.gateway.*} at random, or from {@link #script} for tests and
  * demonstrations: each charge of a new payment number takes the next scripted behaviour first.
@@ -61,18 +62,18 @@ public class FakeGateway {
   }
 
   /**
-   * Charges the payment once: a repeat of the payment number gets the first outcome and moves no
-   * money.
+   * Charges the payment once per Idempotency-Key, as Stripe does: a repeat of the key gets the
+   * first outcome and moves no money; another key is another charge, whatever payment it names.
    *
    * @throws GatewayTimeoutException when the answer is lost (the charge may have happened)
    */
-  public GatewayOutcome charge(String paymentNo, String orderNo, BigDecimal amount) {
+  public GatewayOutcome charge(String key, String paymentNo, String orderNo, BigDecimal amount) {
     pause(settings.latency());
-    // A script is for new charges: a repeat of a payment number (a retry, the completer's run)
-    // must not take the behaviour queued for the next payment.
-    Behaviour behaviour = book.find(paymentNo).isPresent() ? random() : next();
+    // A script is for new charges: a repeat of a key (a retry, the completer's run) must not take
+    // the behaviour queued for the next payment.
+    Behaviour behaviour = book.byKey(key).isPresent() ? random() : next();
     GatewayOutcome wanted = behaviour.decline() ? GatewayOutcome.DECLINED : GatewayOutcome.APPROVED;
-    GatewayBook.Recorded recorded = book.record(paymentNo, orderNo, amount, wanted);
+    GatewayBook.Recorded recorded = book.record(key, paymentNo, orderNo, amount, wanted);
     GatewayOutcome held = recorded.outcome();
     // Held after recording: a callback meanwhile finds the charge's outcome.
     GatewayHold hold = holds.poll();
@@ -93,9 +94,9 @@ public class FakeGateway {
     return held;
   }
 
-  /** The outcome recorded for the payment number, if any. */
+  /** The merchant's query: the outcome recorded for the payment number, if any. */
   public Optional<GatewayOutcome> query(String paymentNo) {
-    return book.find(paymentNo);
+    return book.ofPayment(paymentNo);
   }
 
   /**

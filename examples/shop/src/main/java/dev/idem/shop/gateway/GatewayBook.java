@@ -6,7 +6,10 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
-/** The fake gateway's own records, one per payment number (its primary key). */
+/**
+ * The fake gateway's own records, one per Idempotency-Key it received (its primary key): a repeat
+ * of a key gets the first outcome; another key is another charge, whatever payment it names.
+ */
 @Repository
 class GatewayBook {
 
@@ -16,28 +19,43 @@ class GatewayBook {
     this.jdbc = jdbc;
   }
 
-  /** The outcome that holds for a payment number, and whether this call recorded it. */
+  /** The outcome that holds for a key, and whether this call recorded it. */
   record Recorded(GatewayOutcome outcome, boolean fresh) {}
 
-  /** Records the outcome unless the payment number has one already. */
-  Recorded record(String paymentNo, String orderNo, BigDecimal amount, GatewayOutcome o) {
+  /** Records the outcome under the key unless the key has one already. */
+  Recorded record(
+      String key, String paymentNo, String orderNo, BigDecimal amount, GatewayOutcome o) {
     try {
       jdbc.update(
-          "INSERT INTO gateway_charges (payment_no, order_no, amount, outcome) VALUES (?, ?, ?, ?)",
+          "INSERT INTO gateway_requests (request_key, payment_no, order_no, amount, outcome)"
+              + " VALUES (?, ?, ?, ?, ?)",
+          key,
           paymentNo,
           orderNo,
           amount,
           o.name());
       return new Recorded(o, true);
     } catch (DuplicateKeyException e) {
-      return new Recorded(find(paymentNo).orElseThrow(() -> e), false);
+      return new Recorded(byKey(key).orElseThrow(() -> e), false);
     }
   }
 
-  Optional<GatewayOutcome> find(String paymentNo) {
+  Optional<GatewayOutcome> byKey(String key) {
     return jdbc
         .query(
-            "SELECT outcome FROM gateway_charges WHERE payment_no = ?",
+            "SELECT outcome FROM gateway_requests WHERE request_key = ?",
+            (rs, i) -> GatewayOutcome.valueOf(rs.getString(1)),
+            key)
+        .stream()
+        .findFirst();
+  }
+
+  /** The first outcome the gateway recorded for the payment, under whatever key. */
+  Optional<GatewayOutcome> ofPayment(String paymentNo) {
+    return jdbc
+        .query(
+            "SELECT outcome FROM gateway_requests WHERE payment_no = ?"
+                + " ORDER BY created_at, request_key",
             (rs, i) -> GatewayOutcome.valueOf(rs.getString(1)),
             paymentNo)
         .stream()

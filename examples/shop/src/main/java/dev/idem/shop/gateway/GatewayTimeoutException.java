@@ -2,7 +2,7 @@ package dev.idem.shop.gateway;
 
 /**
  * The gateway did not answer in time: the charge may or may not have happened. Asking again with
- * the same payment number is safe, since the gateway deduplicates by it.
+ * the same Idempotency-Key is safe, since the gateway deduplicates by it.
  */
 public final class GatewayTimeoutException extends RuntimeException {
 

@@ -10,7 +10,7 @@ import org.springframework.core.env.Profiles;
  * embedded default is refused when profile {@code services} is active, and an empty one always, so
  * that a deployment cannot run with a secret printed in the docs.
  */
-final class GatewaySecret {
+public final class GatewaySecret {
 
   /** The embedded default's demo secret (application.yml). */
   static final String DEMO = "change-me-gateway-secret";
@@ -26,7 +26,7 @@ final class GatewaySecret {
    *
    * @throws IllegalStateException when it is empty, or the demo secret under profile services
    */
-  static GatewaySecret of(String configured, Environment environment) {
+  public static GatewaySecret of(String configured, Environment environment) {
     if (configured == null || configured.isBlank()) {
       throw new IllegalStateException(
           "shop.gateway.secret (SHOP_GATEWAY_SECRET) is empty: set the gateway's shared secret");
@@ -40,7 +40,7 @@ final class GatewaySecret {
   }
 
   /** Whether {@code sent} is the secret, compared in constant time. */
-  boolean matches(String sent) {
+  public boolean matches(String sent) {
     return sent != null && MessageDigest.isEqual(secret, sent.getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -100,8 +100,10 @@ public class PaymentFlow {
               : wallet.charge(payment);
       journal.write(paymentNo, "wallet: " + result.name().toLowerCase(Locale.ROOT));
     } else {
+      String earlierKey = payments.earlierGatewayKey(paymentNo).orElse(null);
       settlement.settle(
-          payment, card.charge(payment.paymentNo(), payment.orderNo(), payment.amount()));
+          payment,
+          card.charge(payment.paymentNo(), payment.orderNo(), payment.amount(), earlierKey));
     }
     return current(paymentNo).status();
   }

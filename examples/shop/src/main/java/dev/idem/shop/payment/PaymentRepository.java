@@ -63,6 +63,21 @@ public class PaymentRepository {
         PaymentStatus.PROCESSING.name());
   }
 
+  /**
+   * The key a card payment left PROCESSING by the version before steps was charged under (its
+   * payment number), if it is one; empty for any other payment.
+   */
+  Optional<String> earlierGatewayKey(String paymentNo) {
+    return jdbc
+        .queryForList(
+            "SELECT gateway_key FROM payment_records WHERE payment_no = ? AND gateway_key IS NOT"
+                + " NULL",
+            String.class,
+            paymentNo)
+        .stream()
+        .findFirst();
+  }
+
   /** The user's latest {@code limit} payments, newest first. */
   List<Payment> latestOf(String username, int limit) {
     return jdbc.query(
