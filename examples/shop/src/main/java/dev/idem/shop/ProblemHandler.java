@@ -3,6 +3,7 @@ package dev.idem.shop;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.hot.DeductionFailedException;
 import dev.idem.shop.gateway.GatewayTimeoutException;
+import dev.idem.shop.payment.GatewayBusyException;
 import dev.idem.shop.payment.WalletBusyException;
 import java.net.URI;
 import java.util.Map;
@@ -47,6 +48,17 @@ class ProblemHandler {
         "gateway-timeout",
         e.getMessage(),
         Map.of("paymentNo", e.paymentNo()));
+  }
+
+  @ExceptionHandler(GatewayBusyException.class)
+  ResponseEntity<ProblemDetail> gatewayBusy(GatewayBusyException e) {
+    // refused before it was sent: the key is freed, and the retry charges under the same step key
+    return withRetryAfter(
+        problem(
+            HttpStatus.SERVICE_UNAVAILABLE,
+            "gateway-busy",
+            e.getMessage(),
+            Map.of("paymentNo", e.paymentNo())));
   }
 
   @ExceptionHandler(WalletBusyException.class)

@@ -64,6 +64,9 @@ public record ShopProperties(
    * @param callbackUrl where callbacks go; empty means this application's own notify endpoint
    * @param url where the shop sends its charges; empty means this application's own {@code
    *     /gateway/charges}
+   * @param maxConcurrentCharges how many charges of this instance may wait for the gateway at once;
+   *     one more is refused with 503 {@code gateway-busy} (the gateway is served on this
+   *     application's own threads, which a burst of payments must not take all of)
    */
   public record Gateway(
       @DefaultValue("100ms") Duration latency,
@@ -75,7 +78,16 @@ public record ShopProperties(
       @DefaultValue("2") int callbackRepeats,
       @DefaultValue("") String secret,
       @DefaultValue("") String callbackUrl,
-      @DefaultValue("") String url) {}
+      @DefaultValue("") String url,
+      @DefaultValue("64") int maxConcurrentCharges) {
+
+    public Gateway {
+      if (maxConcurrentCharges < 1) {
+        throw new IllegalArgumentException(
+            "shop.gateway.max-concurrent-charges must be at least 1, was " + maxConcurrentCharges);
+      }
+    }
+  }
 
   /**
    * The retry of event publications whose listener failed or whose process died (Spring Modulith's

@@ -60,6 +60,53 @@ class GatewayTest extends EndToEnd {
         .isZero();
   }
 
+  @Test
+  void aKeyReusedForAnotherChargeIsRefusedNotAnsweredWithTheFirst() {
+    ShopClient merchant = ShopClient.anonymous(port);
+    String paymentNo = "PAY-gw-" + key().substring(0, 8);
+    String key = key();
+
+    Answer first = charge(merchant, body(paymentNo, "ORD-a", "3.00"), key);
+    Answer otherAmount = charge(merchant, body(paymentNo, "ORD-a", "4.00"), key);
+    Answer otherPayment = charge(merchant, body(paymentNo + "x", "ORD-a", "3.00"), key);
+    Answer same = charge(merchant, body(paymentNo, "ORD-a", "3.0"), key);
+
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(otherAmount.status()).isEqualTo(422);
+    assertThat(otherPayment.status()).isEqualTo(422);
+    assertThat(same.status()).isEqualTo(200);
+    assertThat(count("SELECT COUNT(*) FROM gateway_requests WHERE request_key = ?", key))
+        .isEqualTo(1);
+    jdbc.update("DELETE FROM gateway_requests WHERE request_key = ?", key);
+  }
+
+  @Test
+  void referencesAndAmountsTheGatewayCannotKeepAreRefusedBeforeAnythingIsRecorded() {
+    ShopClient merchant = ShopClient.anonymous(port);
+    String paymentNo = "PAY-gw-" + key().substring(0, 8);
+
+    assertThat(charge(merchant, body(paymentNo, "ORD-a", "0.001"), key()).status()).isEqualTo(400);
+    assertThat(charge(merchant, body(paymentNo, "ORD-a", "-1"), key()).status()).isEqualTo(400);
+    assertThat(charge(merchant, body(paymentNo, "ORD-a", "1e12"), key()).status()).isEqualTo(400);
+    assertThat(charge(merchant, body(paymentNo + "\\\"", "ORD-a", "1"), key()).status())
+        .isEqualTo(400);
+    assertThat(charge(merchant, body("P".repeat(65), "ORD-a", "1"), key()).status()).isEqualTo(400);
+    assertThat(charge(merchant, body(paymentNo, "ORD-a", "1"), "k".repeat(256)).status())
+        .isEqualTo(400);
+    assertThat(count("SELECT COUNT(*) FROM gateway_requests WHERE payment_no LIKE ?", "PAY-gw-%"))
+        .isZero();
+  }
+
+  private static String body(String paymentNo, String orderNo, String amount) {
+    return "{\"paymentNo\":\""
+        + paymentNo
+        + "\",\"orderNo\":\""
+        + orderNo
+        + "\",\"amount\":"
+        + amount
+        + "}";
+  }
+
   private Answer charge(ShopClient merchant, String body, String key) {
     return merchant.post(
         "/gateway/charges",

@@ -66,6 +66,7 @@ public class FakeGateway {
    * first outcome and moves no money; another key is another charge, whatever payment it names.
    *
    * @throws GatewayTimeoutException when the answer is lost (the charge may have happened)
+   * @throws GatewayKeyReuseException when the key came before with another charge
    */
   public GatewayOutcome charge(String key, String paymentNo, String orderNo, BigDecimal amount) {
     pause(settings.latency());
@@ -74,6 +75,9 @@ public class FakeGateway {
     Behaviour behaviour = book.byKey(key).isPresent() ? random() : next();
     GatewayOutcome wanted = behaviour.decline() ? GatewayOutcome.DECLINED : GatewayOutcome.APPROVED;
     GatewayBook.Recorded recorded = book.record(key, paymentNo, orderNo, amount, wanted);
+    if (!recorded.sameCharge()) {
+      throw new GatewayKeyReuseException(key);
+    }
     GatewayOutcome held = recorded.outcome();
     // Held after recording: a callback meanwhile finds the charge's outcome.
     GatewayHold hold = holds.poll();

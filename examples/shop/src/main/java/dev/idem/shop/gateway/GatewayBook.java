@@ -19,8 +19,11 @@ class GatewayBook {
     this.jdbc = jdbc;
   }
 
-  /** The outcome that holds for a key, and whether this call recorded it. */
-  record Recorded(GatewayOutcome outcome, boolean fresh) {}
+  /**
+   * The outcome that holds for a key, whether this call recorded it, and whether the key's record
+   * is of this same charge (payment, order and amount).
+   */
+  record Recorded(GatewayOutcome outcome, boolean fresh, boolean sameCharge) {}
 
   /** Records the outcome under the key unless the key has one already. */
   Recorded record(
@@ -34,9 +37,23 @@ class GatewayBook {
           orderNo,
           amount,
           o.name());
-      return new Recorded(o, true);
+      return new Recorded(o, true, true);
     } catch (DuplicateKeyException e) {
-      return new Recorded(byKey(key).orElseThrow(() -> e), false);
+      return jdbc
+          .query(
+              "SELECT outcome, payment_no, order_no, amount FROM gateway_requests"
+                  + " WHERE request_key = ?",
+              (rs, i) ->
+                  new Recorded(
+                      GatewayOutcome.valueOf(rs.getString(1)),
+                      false,
+                      rs.getString(2).equals(paymentNo)
+                          && rs.getString(3).equals(orderNo)
+                          && rs.getBigDecimal(4).compareTo(amount) == 0),
+              key)
+          .stream()
+          .findFirst()
+          .orElseThrow(() -> e);
     }
   }
 

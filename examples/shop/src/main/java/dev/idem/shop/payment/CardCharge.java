@@ -10,6 +10,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
@@ -45,11 +47,13 @@ class CardCharge {
   private final ShopProperties.Gateway settings;
   private final Environment environment;
   private final PaymentJournal journal;
+  private final Semaphore inFlight;
 
   CardCharge(ShopProperties properties, Environment environment, PaymentJournal journal) {
     this.settings = properties.gateway();
     this.environment = environment;
     this.journal = journal;
+    this.inFlight = new Semaphore(settings.maxConcurrentCharges());
     JdkClientHttpRequestFactory requests =
         new JdkClientHttpRequestFactory(
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build());
@@ -72,6 +76,10 @@ class CardCharge {
   @Idempotent(operation = OPERATION)
   public GatewayOutcome charge(
       String paymentNo, String orderNo, BigDecimal amount, @Nullable String earlierKey) {
+    if (!enter()) {
+      journal.write(paymentNo, "charge: not sent, too many charges in flight; nothing stored");
+      throw new GatewayBusyException(paymentNo);
+    }
     try {
       GatewayOutcome outcome = send(paymentNo, orderNo, amount, earlierKey);
       journal.write(
@@ -80,6 +88,19 @@ class CardCharge {
     } catch (GatewayTimeoutException e) {
       journal.write(paymentNo, "charge: the gateway's answer was lost; the step stored nothing");
       throw e;
+    } finally {
+      inFlight.release();
+    }
+  }
+
+  // A short wait for a place among the charges in flight: a burst waits a little, not a thread's
+  // life.
+  private boolean enter() {
+    try {
+      return inFlight.tryAcquire(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

@@ -16,10 +16,10 @@ import org.springframework.stereotype.Component;
  * JdbcHotAccountStore} on the shop's own tables ({@code accounts}, and {@code wallet_ledger} whose
  * unique {@code order_no} is the request id). The store commits each batch in its own transaction,
  * with its ledger rows, so the debit of an order happens once whoever asks for it: the request that
- * opened the payment, a retry, or the reconciliation job finishing a payment left behind.
+ * opened the payment, a retry, or a rerun of its flow finishing a payment left behind.
  *
  * <p>Batches of concurrent debits when {@code shop.wallet.mode=coalesce}, one debit at a time with
- * {@code serialize}; the reconciliation job uses it in every mode.
+ * {@code serialize}; a rerun of a payment's flow that finds it PROCESSING uses it in every mode.
  */
 @Component
 class HotWallet {

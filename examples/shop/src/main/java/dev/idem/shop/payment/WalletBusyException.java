@@ -3,8 +3,8 @@ package dev.idem.shop.payment;
 /**
  * The wallet's hot-account executor gave no answer for a debit (its queue was full, the wait ran
  * out, or the database failed the batch). The payment stays PROCESSING: a retry, with any key, asks
- * again under the same order number and cannot debit twice; the reconciliation job settles it
- * otherwise. Answered 503, which the idempotency filter does not store.
+ * again under the same order number and cannot debit twice; the completer runs the payment's flow
+ * again otherwise. Answered 503, which the idempotency filter does not store.
  */
 public final class WalletBusyException extends RuntimeException {
 

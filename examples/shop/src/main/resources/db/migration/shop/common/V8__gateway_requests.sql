@@ -12,8 +12,12 @@ CREATE TABLE gateway_requests (
 );
 CREATE INDEX gateway_requests_payment ON gateway_requests (payment_no);
 CREATE INDEX gateway_requests_order ON gateway_requests (order_no);
+-- CANCELLED (the old reconciliation job closed a payment number the gateway never saw) is a
+-- charge that took no money: DECLINED, which settles its payment FAILED.
 INSERT INTO gateway_requests (request_key, payment_no, order_no, amount, outcome, created_at)
-  SELECT payment_no, payment_no, order_no, amount, outcome, created_at FROM gateway_charges;
+  SELECT payment_no, payment_no, order_no, amount,
+         CASE WHEN outcome = 'CANCELLED' THEN 'DECLINED' ELSE outcome END, created_at
+  FROM gateway_charges;
 DROP TABLE gateway_charges;
 -- A card payment the previous version left PROCESSING may have been charged under its payment
 -- number: its flow asks the gateway again under that key, never under a new one.
