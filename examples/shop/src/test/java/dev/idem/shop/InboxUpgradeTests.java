@@ -12,9 +12,11 @@ import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Upgrading a database migrated before the loyalty inbox moved from {@code shop_inbox} (V3, since
@@ -62,6 +64,41 @@ abstract class InboxUpgradeTests {
 
     assertThat(tableExists("shop_inbox")).isFalse();
     assertThat(tableExists("idem_records")).isTrue();
+  }
+
+  @Test
+  void theGatewaysBooksMoveToItsKeysAndACardPaymentLeftProcessingKeepsItsPaymentNumberAsKey()
+      throws Exception {
+    // As the version with its reconciliation job left them: V7 is the last before the move.
+    migrate("7");
+    JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+    String payment =
+        "INSERT INTO payment_records (payment_no, order_no, username, method, amount, status)"
+            + " VALUES (?, ?, 'alice', ?, 2.00, ?)";
+    jdbc.update(payment, "PAY-card", "ORD-1", "CARD", "PROCESSING");
+    jdbc.update(payment, "PAY-wallet", "ORD-2", "WALLET", "PROCESSING");
+    jdbc.update(payment, "PAY-paid", "ORD-3", "CARD", "SUCCESS");
+    String charge =
+        "INSERT INTO gateway_charges (payment_no, order_no, amount, outcome) VALUES (?, ?, 2.00, ?)";
+    jdbc.update(charge, "PAY-card", "ORD-1", "APPROVED");
+    jdbc.update(charge, "PAY-closed", "ORD-4", "CANCELLED");
+
+    migrate("latest");
+
+    assertThat(
+            jdbc.queryForList(
+                "SELECT request_key, payment_no, outcome FROM gateway_requests ORDER BY"
+                    + " request_key"))
+        .extracting(row -> row.values().stream().map(String::valueOf).toList())
+        .containsExactly(
+            List.of("PAY-card", "PAY-card", "APPROVED"),
+            List.of("PAY-closed", "PAY-closed", "DECLINED"));
+    assertThat(
+            jdbc.queryForList(
+                "SELECT payment_no FROM payment_records WHERE gateway_key = payment_no",
+                String.class))
+        .containsExactly("PAY-card");
+    assertThat(tableExists("gateway_charges")).isFalse();
   }
 
   // The shop's own migrations up to target (plus extra locations); the removed V3 is let pass
