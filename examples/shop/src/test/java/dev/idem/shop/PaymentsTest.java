@@ -18,6 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 
+/**
+ * The payment suite, over HTTP: concurrency, the gateway's lost answers and callbacks, the
+ * completer, the wallet's modes (run again by {@code PaymentsCoalesceTest} and {@code
+ * PaymentsSerializeTest}) and the journal. Longer than 400 lines because it is the one suite every
+ * wallet mode and database runs: split, each part would be declared again in each of them.
+ */
 class PaymentsTest extends EndToEnd {
 
   @Autowired FakeGateway gateway;

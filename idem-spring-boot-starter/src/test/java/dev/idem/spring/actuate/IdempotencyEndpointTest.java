@@ -54,7 +54,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The {@code idempotency} endpoint over real HTTP, secured as an application would secure it:
  * Spring Security with HTTP Basic, the endpoint open to the role IDEM_OPERATOR only. Records are
  * made and checked on the in-memory store directly; what the store does on every backend is the
- * contract suite's part ({@code EvictionContract}).
+ * contract suite's part ({@code EvictionContract}). Longer than 400 lines because every read and
+ * write is checked through the same secured application, which one class starts once.
  */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
