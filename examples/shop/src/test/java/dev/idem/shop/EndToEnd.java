@@ -3,6 +3,7 @@ package dev.idem.shop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -70,5 +71,49 @@ abstract class EndToEnd {
 
   static String key() {
     return UUID.randomUUID().toString();
+  }
+
+  // What the payment suites read of the shop's tables and API.
+
+  /**
+   * Makes the database refuse the order as PAID (a CHECK constraint), so that settling its payment
+   * fails; returns the constraint's name, to drop it.
+   */
+  String refusePaid(String orderNo) {
+    String constraint = "poison_" + key().substring(0, 8);
+    jdbc.execute(
+        "ALTER TABLE orders ADD CONSTRAINT "
+            + constraint
+            + " CHECK (order_no <> '"
+            + orderNo
+            + "' OR status <> 'PAID')");
+    return constraint;
+  }
+
+  String openPaymentOf(String orderNo) {
+    return jdbc.queryForObject(
+        "SELECT payment_no FROM payment_records WHERE active_order_no = ?", String.class, orderNo);
+  }
+
+  String status(String paymentNo) {
+    return jdbc.queryForObject(
+        "SELECT status FROM payment_records WHERE payment_no = ?", String.class, paymentNo);
+  }
+
+  long charges(String orderNo) {
+    return count(
+        "SELECT COUNT(*) FROM gateway_requests WHERE order_no = ? AND outcome = 'APPROVED'",
+        orderNo);
+  }
+
+  static BigDecimal balance(ShopClient client) {
+    return client.get("/api/accounts/me").json().path("balance").decimalValue();
+  }
+
+  /** The publications of the order's payment event (one per listener: the shop has one). */
+  long events(String orderNo) {
+    return count(
+        "SELECT COUNT(*) FROM EVENT_PUBLICATION WHERE serialized_event LIKE ?",
+        "%\"orderNo\":\"" + orderNo + "\"%");
   }
 }
