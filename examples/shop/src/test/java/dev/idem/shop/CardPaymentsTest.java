@@ -193,16 +193,9 @@ class CardPaymentsTest extends EndToEnd {
   void aForgedSuccessCallbackForAWalletPaymentChangesNothing() {
     String orderNo = alice.order("STICKER", 4);
     String paymentNo = "PAY-wallet-" + key().substring(0, 8);
-    // A wallet payment caught in PROCESSING, as after a crash in the middle of its transaction;
-    // PROCESSING from a moment the reconciliation job does not reach, so that only the callback
-    // could move it.
-    jdbc.update(
-        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
-            + " amount, status, processing_since) VALUES (?, ?, ?, 'alice', 'WALLET', 4.00,"
-            + " 'PROCESSING', TIMESTAMP '2037-01-01 00:00:00')",
-        paymentNo,
-        orderNo,
-        orderNo);
+    // A wallet payment caught in PROCESSING with no flow to finish it: only the callback could
+    // move it.
+    insertWalletProcessing(paymentNo, orderNo, "alice", "4.00");
     BigDecimal before = balance(alice);
 
     Answer forged = notice(paymentNo, "SUCCESS", secret());

@@ -76,6 +76,22 @@ abstract class EndToEnd {
   // What the payment suites read of the shop's tables and API.
 
   /**
+   * A WALLET payment caught in PROCESSING, as a crash in the middle of its transaction (or a
+   * version before the payment's flow) leaves it, with no flow of it for the completer to finish.
+   */
+  void insertWalletProcessing(String paymentNo, String orderNo, String username, String amount) {
+    jdbc.update(
+        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
+            + " amount, status, processing_since) VALUES (?, ?, ?, ?, 'WALLET', "
+            + amount
+            + ", 'PROCESSING', TIMESTAMP '2000-01-01 00:00:00')",
+        paymentNo,
+        orderNo,
+        orderNo,
+        username);
+  }
+
+  /**
    * Makes the database refuse the order as PAID (a CHECK constraint), so that settling its payment
    * fails; returns the constraint's name, to drop it.
    */

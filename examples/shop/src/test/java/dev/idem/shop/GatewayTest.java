@@ -15,9 +15,7 @@ class GatewayTest extends EndToEnd {
   void aRepeatedKeyIsOneChargeAndAnotherKeyForThePaymentIsAnother() {
     ShopClient merchant = ShopClient.anonymous(port);
     String paymentNo = "PAY-gw-" + key().substring(0, 8);
-    String orderNo = "ORD-gw-" + key().substring(0, 8);
-    String body =
-        "{\"paymentNo\":\"" + paymentNo + "\",\"orderNo\":\"" + orderNo + "\",\"amount\":3.00}";
+    String body = body(paymentNo, "ORD-gw-" + key().substring(0, 8), "3.00");
     String first = key();
 
     Answer once = charge(merchant, body, first);
@@ -44,7 +42,7 @@ class GatewayTest extends EndToEnd {
   void aChargeWithoutTheSecretOrAKeyOrAnAmountIsRefusedAndRecordsNothing() {
     ShopClient merchant = ShopClient.anonymous(port);
     String paymentNo = "PAY-gw-" + key().substring(0, 8);
-    String body = "{\"paymentNo\":\"" + paymentNo + "\",\"orderNo\":\"ORD-x\",\"amount\":3.00}";
+    String body = body(paymentNo, "ORD-x", "3.00");
 
     Answer noSecret =
         merchant.post("/gateway/charges", body, "Idempotency-Key", key(), "X-Gateway-Secret", "no");

@@ -196,19 +196,6 @@ class PaymentsTest extends EndToEnd {
     return answer;
   }
 
-  private void insertWalletProcessing(
-      String paymentNo, String orderNo, String username, String amount) {
-    jdbc.update(
-        "INSERT INTO payment_records (payment_no, order_no, active_order_no, username, method,"
-            + " amount, status, processing_since) VALUES (?, ?, ?, ?, 'WALLET', "
-            + amount
-            + ", 'PROCESSING', TIMESTAMP '2000-01-01 00:00:00')",
-        paymentNo,
-        orderNo,
-        orderNo,
-        username);
-  }
-
   @Test
   void aSecondPaymentWithAFreshKeyOnAPaidOrderIsRefusedAndTheFirstStaysAsItWas() {
     String orderNo = alice.order("STICKER", 7);

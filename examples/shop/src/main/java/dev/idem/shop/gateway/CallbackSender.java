@@ -1,6 +1,7 @@
 package dev.idem.shop.gateway;
 
 import dev.idem.shop.ShopProperties;
+import dev.idem.shop.internal.OwnServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -85,11 +86,7 @@ class CallbackSender implements DisposableBean {
   }
 
   private URI target() {
-    if (!settings.callbackUrl().isBlank()) {
-      return URI.create(settings.callbackUrl());
-    }
-    String port = environment.getProperty("local.server.port", "8080");
-    return URI.create("http://localhost:" + port + "/api/payments/notify");
+    return OwnServer.uri(settings.callbackUrl(), environment, "/api/payments/notify");
   }
 
   @Override

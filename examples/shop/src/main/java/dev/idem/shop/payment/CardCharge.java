@@ -3,6 +3,7 @@ package dev.idem.shop.payment;
 import dev.idem.shop.ShopProperties;
 import dev.idem.shop.gateway.GatewayOutcome;
 import dev.idem.shop.gateway.GatewayTimeoutException;
+import dev.idem.shop.internal.OwnServer;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.client.IdempotentRetries;
 import java.math.BigDecimal;
@@ -139,10 +140,6 @@ class CardCharge {
   }
 
   private URI target() {
-    if (!settings.url().isBlank()) {
-      return URI.create(settings.url());
-    }
-    String port = environment.getProperty("local.server.port", "8080");
-    return URI.create("http://127.0.0.1:" + port + "/gateway/charges");
+    return OwnServer.uri(settings.url(), environment, "/gateway/charges");
   }
 }
