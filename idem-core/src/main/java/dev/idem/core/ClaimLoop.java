@@ -80,6 +80,71 @@ final class ClaimLoop {
     return answer;
   }
 
+  /**
+   * A first claim sent ahead of its call, with others ({@link IdempotencyStore#claimAll}).
+   *
+   * @param answer the store's answer to it
+   * @param at when it was sent ({@link System#nanoTime})
+   */
+  record Sent(CompletableFuture<ClaimResult> answer, long at) {}
+
+  /**
+   * As {@link #claim(ClaimRequest, IdempotencyConfig, Executor, Supplier, CompletableFuture,
+   * Function)}, whose first round is the claim {@code first} sent ahead: its answer is decided as
+   * the first round's would be, except that a claim held so long before its call came that more
+   * than half its lease has gone by is given back and claimed again, and, under WAIT, a key found
+   * in progress is claimed again by a round that can wait for it. A claim taken and left undecided
+   * (the call refused before it ran) is given back.
+   */
+  <R> CompletableFuture<R> claim(
+      Sent first,
+      ClaimRequest request,
+      IdempotencyConfig config,
+      Executor storeCalls,
+      CompletableFuture<@Nullable Void> stop,
+      Function<@Nullable ClaimResult, CompletableFuture<R>> then) {
+    CompletableFuture<R> answer = new CompletableFuture<>();
+    Round<R> rounds =
+        new Round<>(
+            request,
+            config,
+            storeCalls,
+            () -> () -> {},
+            stop,
+            then,
+            answer,
+            System.nanoTime() + config.maxWait().toNanos());
+    rounds.submitFirst(first);
+    return answer;
+  }
+
+  /** Gives back what {@code sent} claimed, when it took the key, without waiting. */
+  void giveBack(CompletableFuture<ClaimResult> sent) {
+    sent.thenAccept(
+        result -> {
+          if (result instanceof ClaimResult.Claimed claimed) {
+            try {
+              store
+                  .release(claimed.lease())
+                  .whenComplete(
+                      (released, failure) -> {
+                        if (failure != null) {
+                          log.warn(
+                              "could not give back the claim of {}; it ends with its lease",
+                              claimed.lease().key(),
+                              failure);
+                        }
+                      });
+            } catch (RuntimeException e) {
+              log.warn(
+                  "could not give back the claim of {}; it ends with its lease",
+                  claimed.lease().key(),
+                  e);
+            }
+          }
+        });
+  }
+
   /** The rounds of one asynchronous claim. */
   private final class Round<R> {
     private final ClaimRequest request;
@@ -108,6 +173,53 @@ final class ClaimLoop {
       this.then = then;
       this.answer = answer;
       this.deadline = deadline;
+    }
+
+    void submitFirst(Sent first) {
+      try {
+        storeCalls.execute(() -> first(first));
+      } catch (RuntimeException | Error e) {
+        giveBack(first.answer());
+        answer.completeExceptionally(wrapped(e));
+      }
+    }
+
+    // On a storeCalls thread, as every round.
+    private void first(Sent first) {
+      CompletableFuture<ClaimResult> sent = first.answer();
+      if (sent.isDone()) {
+        takeFirst(first);
+        return;
+      }
+      sent.whenComplete(
+          (result, failure) -> {
+            try {
+              Settlement.handOver(() -> takeFirst(first), storeCalls, "decide a claim's answer");
+            } catch (RuntimeException | Error e) {
+              giveBack(sent);
+              answer.completeExceptionally(wrapped(e));
+            }
+          });
+    }
+
+    private void takeFirst(Sent first) {
+      try {
+        CompletableFuture<ClaimResult> sent = first.answer();
+        ClaimResult result = sent.isCompletedExceptionally() ? null : sent.join();
+        if (result instanceof ClaimResult.InProgress && waits()) {
+          run(0); // a round that subscribes before it claims, so that no wake-up is missed
+        } else if (result instanceof ClaimResult.Claimed claimed
+            && System.nanoTime() - first.at() > request.lease().toNanos() / 2) {
+          // the calls before this one took half its lease: given back and claimed afresh, never
+          // run on a lease that may end before its watchdog starts
+          store.release(claimed.lease()).whenComplete((released, failure) -> submit(0));
+        } else {
+          decide(0, null, sent, first.at());
+        }
+      } catch (RuntimeException | Error e) {
+        giveBack(first.answer());
+        answer.completeExceptionally(wrapped(e));
+      }
     }
 
     void submit(int round) {

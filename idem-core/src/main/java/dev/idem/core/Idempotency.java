@@ -6,11 +6,15 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -262,6 +266,19 @@ public final class Idempotency implements AutoCloseable {
       boolean replayUsed,
       @Nullable Consumer<PendingOutcome> deferral)
       throws E {
+    return run(request, codec, work, config, replayUsed, deferral, null);
+  }
+
+  // ... whose first claim was sent ahead when first is not null
+  private <T extends @Nullable Object, E extends Exception> Executed<T> run(
+      ClaimRequest request,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      boolean replayUsed,
+      @Nullable Consumer<PendingOutcome> deferral,
+      ClaimLoop.@Nullable Sent first)
+      throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Runnable end = start(request.key());
@@ -269,18 +286,86 @@ public final class Idempotency implements AutoCloseable {
       CallerRuns here = new CallerRuns();
       CompletableFuture<@Nullable Void> stop = new CompletableFuture<>();
       AsyncWork<T> now = context -> CompletableFuture.completedFuture(work.run(context));
+      Function<@Nullable ClaimResult, CompletableFuture<Executed<T>>> then =
+          result -> begin(result, request, codec, config, replayUsed, deferral).run(now, here);
       return here.join(
-          claims.claim(
-              request,
-              config,
-              here,
-              NOT_OBSERVED,
-              stop,
-              result -> begin(result, request, codec, config, replayUsed, deferral).run(now, here)),
+          first == null
+              ? claims.claim(request, config, here, NOT_OBSERVED, stop, then)
+              : claims.claim(first, request, config, here, stop, then),
           () -> stop.complete(null));
     } finally {
       ended(end, request.key());
     }
+  }
+
+  /**
+   * Runs {@code work} once for each key of {@code calls}, key after key in the map's order, as
+   * {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig,
+   * Consumer)} runs it for one, with the fingerprint the map gives the key. The keys' first claims
+   * are sent together ({@link IdempotencyStore#claimAll}: one round trip on Redis instead of one
+   * per key); every other rule is the single call's, for each key alone. The work finds its key in
+   * {@link ExecutionContext#key()}.
+   *
+   * <p>The first call that throws ends the batch, as a loop of single calls would end: the calls
+   * before it keep their outcomes (stored, or held by {@code deferral}), its own outcome is settled
+   * as the single call settles it, and the keys after it are given back unrun, so that a retry runs
+   * them.
+   *
+   * @param calls the keys, in the order to run them, each with its request's fingerprint
+   * @param deferral receives each held outcome, as for the single call; null stores them at once
+   * @return each call's value and whether it was replayed, in the map's order
+   * @throws E what the work threw, for the first call that threw
+   */
+  public <T extends @Nullable Object, E extends Exception> List<Executed<T>> executeEach(
+      Map<IdempotencyKey, Fingerprint> calls,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      @Nullable Consumer<PendingOutcome> deferral)
+      throws E {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(work, "work");
+    List<ClaimRequest> requests = new ArrayList<>(calls.size());
+    calls.forEach(
+        (key, fingerprint) ->
+            requests.add(
+                new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
+    long sentAt = System.nanoTime();
+    List<CompletableFuture<ClaimResult>> sent = claimAll(requests);
+    List<Executed<T>> done = new ArrayList<>(requests.size());
+    try {
+      for (int i = 0; i < requests.size(); i++) {
+        ClaimLoop.Sent first = new ClaimLoop.Sent(sent.get(i), sentAt);
+        done.add(run(requests.get(i), codec, work, config, true, deferral, first));
+      }
+      return done;
+    } finally {
+      // the call that threw settled its own claim; those after it never ran
+      for (int i = done.size() + 1; i < sent.size(); i++) {
+        claims.giveBack(sent.get(i));
+      }
+    }
+  }
+
+  // One stage per request, whatever the store does wrong: a store that throws, or answers with
+  // fewer stages, fails the claims it did not answer.
+  private List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    List<CompletableFuture<ClaimResult>> sent;
+    try {
+      sent = store.claimAll(requests);
+    } catch (RuntimeException e) {
+      return requests.stream().map(r -> CompletableFuture.<ClaimResult>failedFuture(e)).toList();
+    }
+    if (sent.size() != requests.size()) {
+      sent.forEach(claims::giveBack);
+      IdempotencyStoreException wrong =
+          new IdempotencyStoreException(
+              "the store answered " + sent.size() + " claims for " + requests.size());
+      return requests.stream()
+          .map(r -> CompletableFuture.<ClaimResult>failedFuture(wrong))
+          .toList();
+    }
+    return sent;
   }
 
   /**

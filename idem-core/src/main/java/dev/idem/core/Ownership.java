@@ -7,7 +7,11 @@ import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -234,6 +238,38 @@ final class Ownership {
     }
   }
 
+  /**
+   * Completes each held outcome as {@link PendingOutcome#complete()} does, their store calls sent
+   * together: one round trip for all on a store that answers later (Redis), rather than one per
+   * outcome. Every outcome is tried before the first failure is thrown.
+   */
+  static List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
+    CallerRuns here = new CallerRuns();
+    List<CompletableFuture<Boolean>> stages = new ArrayList<>(outcomes.size());
+    for (PendingOutcome outcome : outcomes) {
+      try {
+        stages.add(
+            outcome instanceof Held held
+                ? held.completing(here)
+                : CompletableFuture.completedFuture(outcome.complete()));
+      } catch (RuntimeException | Error e) {
+        stages.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    here.join(
+        CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new))
+            .handle((all, failure) -> null));
+    List<Boolean> stored = new ArrayList<>(stages.size());
+    for (CompletableFuture<Boolean> stage : stages) {
+      try {
+        stored.add(stage.join());
+      } catch (CompletionException | CancellationException e) {
+        throw CallerRuns.rethrown(Settlement.unwrap(e));
+      }
+    }
+    return stored;
+  }
+
   private static boolean kept(Duration retention) {
     return !retention.isNegative() && !retention.isZero();
   }
@@ -296,7 +332,7 @@ final class Ownership {
    * An outcome held back until the caller settles it; the watchdog keeps its lease meanwhile. A
    * null outcome is an answer not to store: completing it frees the key.
    */
-  private final class Held implements PendingOutcome {
+  final class Held implements PendingOutcome {
     private final LiveLease running;
     private final LeaseWatchdog.@Nullable Watch watch;
     private final @Nullable Outcome outcome;
@@ -324,18 +360,26 @@ final class Ownership {
 
     @Override
     public boolean complete() {
-      settle();
       CallerRuns here = new CallerRuns();
+      return here.join(completing(here));
+    }
+
+    /** {@link #complete()} as a stage whose store calls and decisions run on {@code after}. */
+    CompletableFuture<Boolean> completing(Executor after) {
+      settle();
       if (outcome == null) {
-        here.join(settlement.release(running, here));
-        return true;
+        return settlement.release(running, after).thenApply(released -> true);
       }
-      if (here.join(settlement.storeOutcome(running, outcome, retention, config, here))) {
-        return true;
-      }
-      report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
-      log.warn("lease on {} was lost before its held outcome was stored", running.key());
-      return false;
+      return settlement
+          .storeOutcome(running, outcome, retention, config, after)
+          .thenApply(
+              stored -> {
+                if (!stored) {
+                  report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+                  log.warn("lease on {} was lost before its held outcome was stored", key());
+                }
+                return stored;
+              });
     }
 
     @Override

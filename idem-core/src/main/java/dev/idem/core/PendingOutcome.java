@@ -1,6 +1,7 @@
 package dev.idem.core;
 
 import dev.idem.core.store.Outcome;
+import java.util.List;
 
 /**
  * The outcome of work that ran under a claimed key, held back from the store until the caller
@@ -38,4 +39,15 @@ public interface PendingOutcome {
    * the same fingerprint takes over after it, with a greater fence.
    */
   void keep();
+
+  /**
+   * Completes each of {@code outcomes} as {@link #complete()} completes one, their store calls sent
+   * together: one round trip for them all on a store that answers later (Redis) instead of one
+   * each. Every outcome is tried before the first failure, if any, is thrown.
+   *
+   * @return what {@link #complete()} returned for each, in order
+   */
+  static List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
+    return Ownership.completeAll(outcomes);
+  }
 }

@@ -8,6 +8,7 @@ import dev.idem.core.state.StateStore;
 import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
+import dev.idem.testsupport.BatchContract;
 import dev.idem.testsupport.CompleterContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
@@ -109,6 +110,14 @@ abstract class JdbcBackendTests {
     @Override
     protected IdempotencyStore store() {
       return JdbcBackendTests.this.plain();
+    }
+  }
+
+  @Nested
+  class Batches extends BatchContract {
+    @Override
+    protected IdempotencyStore store() {
+      return plain();
     }
   }
 

@@ -12,6 +12,7 @@ import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordChangeNotifier;
 import dev.idem.core.store.RecordState;
 import dev.idem.core.store.StoreCapability;
+import dev.idem.redis.internal.ClaimBatches;
 import dev.idem.redis.internal.CompletedReplays;
 import dev.idem.redis.internal.Connect;
 import dev.idem.redis.internal.EvictionCheck;
@@ -71,6 +72,7 @@ public final class RedisIdempotencyStore
   private final ScopeTally tally;
   private final byte[] changeChannel;
   private final RecordClaims claims;
+  private final ClaimBatches batches;
   private final RecordCompletions completions;
   private final @Nullable ReplicaAcks acks;
 
@@ -87,6 +89,7 @@ public final class RedisIdempotencyStore
       this.tally = new ScopeTally(scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
       this.claims = new RecordClaims(keys, scripts, replays, tally, changes);
+      this.batches = new ClaimBatches(backend, keys, claims);
       this.completions = new RecordCompletions(backend, keys, scripts, replays, tally, clock);
     } catch (RedisException e) {
       backend.close();
@@ -169,6 +172,17 @@ public final class RedisIdempotencyStore
   @Override
   public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
     return acks != null ? acknowledged(acks, request) : sent(request);
+  }
+
+  /**
+   * Sends the claims together: those of one hash slot in one script (all of them on a standalone
+   * server), a capped one alone. With replica acknowledgements, each waits for its own.
+   */
+  @Override
+  public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    return acks != null
+        ? IdempotencyStore.super.claimAll(requests)
+        : batches.claimAll(requests, this::sent);
   }
 
   private CompletableFuture<ClaimResult> sent(ClaimRequest request) {

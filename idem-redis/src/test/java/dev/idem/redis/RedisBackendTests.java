@@ -6,6 +6,7 @@ import dev.idem.core.lock.LockProvider;
 import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.testsupport.AsyncEngineContract;
+import dev.idem.testsupport.BatchContract;
 import dev.idem.testsupport.CompleterContract;
 import dev.idem.testsupport.EngineContract;
 import dev.idem.testsupport.IdempotencyStoreContract;
@@ -119,6 +120,14 @@ abstract class RedisBackendTests {
 
   @Nested
   class ReplayCache extends ReplayCacheContract {
+    @Override
+    protected IdempotencyStore store() {
+      return RedisBackendTests.this.store();
+    }
+  }
+
+  @Nested
+  class Batches extends BatchContract {
     @Override
     protected IdempotencyStore store() {
       return RedisBackendTests.this.store();

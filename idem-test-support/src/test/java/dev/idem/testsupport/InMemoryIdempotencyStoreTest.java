@@ -28,6 +28,16 @@ class InMemoryIdempotencyStoreTest {
   }
 
   @Nested
+  class Batches extends BatchContract {
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+
+    @Override
+    protected IdempotencyStore store() {
+      return store;
+    }
+  }
+
+  @Nested
   class Tokens extends TokenContract {
     private final MutableClock clock =
         MutableClock.stoppedAt(Instant.parse("2026-01-01T00:00:00Z"));

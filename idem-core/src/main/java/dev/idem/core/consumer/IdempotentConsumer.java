@@ -1,6 +1,7 @@
 package dev.idem.core.consumer;
 
 import dev.idem.core.Executed;
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
@@ -12,7 +13,12 @@ import dev.idem.core.Work;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -109,6 +115,78 @@ public final class IdempotentConsumer {
             : idempotency.executeWithStatus(
                 key, fingerprint, ResultCodec.none(), handler, config, deferral);
     return executed.replayed() ? Delivery.DUPLICATE : Delivery.PROCESSED;
+  }
+
+  /** A handler of one message of a batch. */
+  @FunctionalInterface
+  public interface BatchHandler<E extends Exception> {
+    /**
+     * Handles the message at {@code index} of the batch.
+     *
+     * @param context the running work's context of that message's claim (its key, fence, steps)
+     */
+    void handle(int index, ExecutionContext context) throws E;
+  }
+
+  /** {@link #processAll(List, BatchHandler, Consumer)} with each outcome stored at once. */
+  public <E extends Exception> List<Delivery> processAll(
+      List<String> messageIds, BatchHandler<E> handler) throws E {
+    return processAll(messageIds, handler, null);
+  }
+
+  /**
+   * Processes a batch of messages as {@link #process(String, Fingerprint, Work, Consumer)}
+   * processes one, message after message in the list's order, with the claims of all their ids sent
+   * together: one round trip to the store for the batch rather than one per message (on Redis; a
+   * store that cannot claim several keys at once claims them one by one). Every other rule is the
+   * single message's, for each message alone. An id that comes twice in the list is one message:
+   * its first copy is handled and the later ones are {@link Delivery#DUPLICATE}.
+   *
+   * <p>The first handler that throws ends the batch, as a loop over {@link #process} would end: the
+   * messages before it stay processed, its own id is released (or held, with a deferral), and the
+   * ids after it are given back unhandled, so that their redelivery handles them.
+   *
+   * @param deferral receives each held outcome, or null to store them at once
+   * @return what became of each message, in the list's order
+   * @throws InvalidKeyException when a message has no id; nothing was claimed
+   * @throws E what the first handler that threw threw
+   */
+  public <E extends Exception> List<Delivery> processAll(
+      List<String> messageIds, BatchHandler<E> handler, @Nullable Consumer<PendingOutcome> deferral)
+      throws E {
+    Objects.requireNonNull(handler, "handler");
+    List<IdempotencyKey> keys = new ArrayList<>(messageIds.size());
+    Map<IdempotencyKey, Integer> firstAt = new HashMap<>();
+    Map<IdempotencyKey, Fingerprint> calls = new LinkedHashMap<>();
+    for (int i = 0; i < messageIds.size(); i++) {
+      IdempotencyKey key = keyOf(messageIds.get(i));
+      keys.add(key);
+      if (firstAt.putIfAbsent(key, i) == null) {
+        calls.put(key, Fingerprint.NONE);
+      }
+    }
+    List<Executed<@Nullable Void>> executed =
+        idempotency.executeEach(
+            calls,
+            ResultCodec.none(),
+            context -> {
+              handler.handle(Objects.requireNonNull(firstAt.get(context.key())), context);
+              return null;
+            },
+            config,
+            deferral);
+    Map<IdempotencyKey, Boolean> replayed = new HashMap<>();
+    int at = 0;
+    for (IdempotencyKey key : calls.keySet()) {
+      replayed.put(key, executed.get(at++).replayed());
+    }
+    List<Delivery> deliveries = new ArrayList<>(keys.size());
+    for (int i = 0; i < keys.size(); i++) {
+      IdempotencyKey key = keys.get(i);
+      boolean first = firstAt.get(key) == i;
+      deliveries.add(first && !replayed.get(key) ? Delivery.PROCESSED : Delivery.DUPLICATE);
+    }
+    return deliveries;
   }
 
   /**

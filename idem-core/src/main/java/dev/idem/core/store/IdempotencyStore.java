@@ -5,6 +5,8 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.StoreFullException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +60,29 @@ public interface IdempotencyStore extends RecordChangeNotifier {
    * and leaves no record of the key.
    */
   CompletableFuture<ClaimResult> claim(ClaimRequest request);
+
+  /**
+   * Claims each of {@code requests}, as {@link #claim} claims one, and answers their stages in the
+   * same order: each request is claimed by the rules of {@link #claim} alone, as if claimed on its
+   * own in the list's order, and one request's failure fails only its own stage. A store that can
+   * sends them together (Redis: one script per hash slot); the default claims them one by one. The
+   * requests name distinct keys.
+   *
+   * <p>A decorator built on {@link ForwardingIdempotencyStore} inherits this default, so every
+   * request goes through its own {@link #claim}; it overrides this method to pass the requests on
+   * together.
+   */
+  default List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    List<CompletableFuture<ClaimResult>> answers = new ArrayList<>(requests.size());
+    for (ClaimRequest request : requests) {
+      try {
+        answers.add(claim(request));
+      } catch (RuntimeException e) {
+        answers.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    return answers;
+  }
 
   /**
    * Stores the outcome and keeps it for {@code retention}. Ends with false, changing nothing, when

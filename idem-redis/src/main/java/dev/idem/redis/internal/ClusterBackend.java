@@ -6,6 +6,7 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.api.sync.RedisStringCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -32,6 +33,11 @@ public final class ClusterBackend implements RedisBackend {
   @Override
   public RedisScriptingAsyncCommands<byte[], byte[]> scriptingAsync() {
     return connection.async();
+  }
+
+  @Override
+  public int slotOf(byte[] key) {
+    return SlotHash.getSlot(key);
   }
 
   @Override

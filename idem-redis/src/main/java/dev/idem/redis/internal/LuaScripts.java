@@ -85,6 +85,46 @@ public final class LuaScripts {
       end
       """;
 
+  private static final String CLAIM_ONE =
+      """
+      if redis.call('EXISTS', KEYS[2]) == 1 then return {'G'} end
+      local token = live and r.T == '1'
+      if ARGV[5] == '1' and not token then return {'U'} end
+      local lease = tonumber(ARGV[4])
+      local function claim(fence, tok, tokenEnd)
+        local leaseUntil = now + lease
+        local expires = leaseUntil + lease
+        if tok and tokenEnd and tokenEnd > expires then expires = tokenEnd end
+        local c = {S = 'P', F = fence, O = ARGV[6], U = leaseUntil, E = expires}
+        -- A duplicate waiting on the owner taken over still waits for this claim's end.
+        if r.S == 'P' and r.W then c.W = r.W end
+        if ARGV[3] ~= '' then c.P = ARGV[3] end
+        if ARGV[1] ~= '' then c.A = ARGV[1] end
+        if ARGV[2] ~= '' then c.V = ARGV[2] end
+        if tok then
+          c.T = '1'
+          c.N = tokenEnd
+        end
+        redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
+        return {'C', fence, leaseUntil}
+      end
+      if not live then return claim(nextFence(), false, nil) end
+      if r.S == 'I' then return claim(nextFence(), true, tonumber(r.N)) end
+      local fp = r.P or ''
+      local same = ARGV[3] == '' or fp == '' or fp == ARGV[3]
+      if r.S == 'P' then
+        if not same then return reply('M') end
+        if now >= lu then return claim(nextFence(), token, tonumber(r.N)) end
+        if ARGV[7] == '1' and not r.W then
+          r.W = '1'
+          redis.call('SET', KEYS[1], encode(r), 'KEEPTTL')
+        end
+        return reply('I')
+      end
+      if same then return reply('D') end
+      return reply('M')
+      """;
+
   /**
    * KEYS: record, the given-back mark of the new owner. ARGV: scope, value, fingerprint, lease ms,
    * require issued (0/1), new owner, mark waiter (0/1). Answers {@code {'G'}} when that owner's
@@ -94,49 +134,40 @@ public final class LuaScripts {
    * {@link dev.idem.core.store.ClaimVerdict}, which the store contract checks it against. The fence
    * is the greater of the record's fence + 1 and the server's clock in microseconds.
    */
-  public static final Script CLAIM =
+  public static final Script CLAIM = new Script(NOW + FIELDS + READ + CLAIM_ONE);
+
+  /** The arguments of one claim in {@link #CLAIM_ALL}: {@link #CLAIM}'s. */
+  public static final int CLAIM_ARGS = 7;
+
+  /**
+   * {@link #CLAIM} for several keys of one hash slot at once. KEYS: each claim's two keys, claim
+   * after claim. ARGV: each claim's {@value #CLAIM_ARGS} arguments, claim after claim. Answers a
+   * list of {@link #CLAIM}'s answers, in order; a claim that raised an error answers {@code {'E',
+   * message}} in its place, the others being made as if alone.
+   */
+  public static final Script CLAIM_ALL =
       new Script(
           NOW
               + FIELDS
+              + "local function claimOne(KEYS, ARGV)\n"
               + READ
+              + CLAIM_ONE
               + """
-              if redis.call('EXISTS', KEYS[2]) == 1 then return {'G'} end
-              local token = live and r.T == '1'
-              if ARGV[5] == '1' and not token then return {'U'} end
-              local lease = tonumber(ARGV[4])
-              local function claim(fence, tok, tokenEnd)
-                local leaseUntil = now + lease
-                local expires = leaseUntil + lease
-                if tok and tokenEnd and tokenEnd > expires then expires = tokenEnd end
-                local c = {S = 'P', F = fence, O = ARGV[6], U = leaseUntil, E = expires}
-                -- A duplicate waiting on the owner taken over still waits for this claim's end.
-                if r.S == 'P' and r.W then c.W = r.W end
-                if ARGV[3] ~= '' then c.P = ARGV[3] end
-                if ARGV[1] ~= '' then c.A = ARGV[1] end
-                if ARGV[2] ~= '' then c.V = ARGV[2] end
-                if tok then
-                  c.T = '1'
-                  c.N = tokenEnd
-                end
-                redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
-                return {'C', fence, leaseUntil}
               end
-              if not live then return claim(nextFence(), false, nil) end
-              if r.S == 'I' then return claim(nextFence(), true, tonumber(r.N)) end
-              local fp = r.P or ''
-              local same = ARGV[3] == '' or fp == '' or fp == ARGV[3]
-              if r.S == 'P' then
-                if not same then return reply('M') end
-                if now >= lu then return claim(nextFence(), token, tonumber(r.N)) end
-                if ARGV[7] == '1' and not r.W then
-                  r.W = '1'
-                  redis.call('SET', KEYS[1], encode(r), 'KEEPTTL')
+              local out, per = {}, %d
+              for i = 1, #KEYS / 2 do
+                local a = {}
+                for j = 1, per do a[j] = ARGV[(i - 1) * per + j] end
+                local ok, answer = pcall(claimOne, {KEYS[2 * i - 1], KEYS[2 * i]}, a)
+                if ok then
+                  out[i] = answer
+                else
+                  out[i] = {'E', type(answer) == 'table' and answer.err or tostring(answer)}
                 end
-                return reply('I')
               end
-              if same then return reply('D') end
-              return reply('M')
-              """);
+              return out
+              """
+                  .formatted(CLAIM_ARGS));
 
   /**
    * KEYS: record. ARGV: none. Answers {@code {}} when absent or expired, else {@code {'F', value,

@@ -11,6 +11,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -217,14 +218,61 @@ public final class RecordClaims {
             flag(request.requireIssued()),
             RedisKeys.bytes(owner),
             flag(changes.hasListeners(key.digest())))
-        .thenApply(
-            reply -> {
-              ClaimResult result = RecordReplies.claim(reply, key, owner);
-              if (result instanceof ClaimResult.Completed completed) {
-                replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
-              }
-              return result;
-            });
+        .thenApply(reply -> answer(reply, key, owner));
+  }
+
+  private ClaimResult answer(List<Object> reply, IdempotencyKey key, String owner) {
+    ClaimResult result = RecordReplies.claim(reply, key, owner);
+    if (result instanceof ClaimResult.Completed completed) {
+      replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
+    }
+    return result;
+  }
+
+  /**
+   * Claims the keys of {@code requests}, all in one hash slot and none capped, with one script:
+   * each by the claim script's rules, as if alone. The stage ends with each claim's reply, to be
+   * read by {@link #answer(Object, ClaimRequest, String)}.
+   *
+   * @param owners the new owner of each claim, in the same order
+   */
+  public CompletableFuture<List<Object>> claimAll(
+      List<ClaimRequest> requests, List<String> owners) {
+    byte[][] recordKeys = new byte[2 * requests.size()][];
+    byte[][] args = new byte[LuaScripts.CLAIM_ARGS * requests.size()][];
+    for (int i = 0; i < requests.size(); i++) {
+      ClaimRequest request = requests.get(i);
+      IdempotencyKey key = request.key();
+      recordKeys[2 * i] = keys.record(key);
+      recordKeys[2 * i + 1] = keys.givenBack(key, owners.get(i));
+      int a = LuaScripts.CLAIM_ARGS * i;
+      args[a] = RedisKeys.bytes(key.scope());
+      args[a + 1] = RedisKeys.bytes(key.value());
+      args[a + 2] = RedisKeys.bytes(request.fingerprint().value());
+      args[a + 3] = RedisKeys.bytes(RedisKeys.millis(request.lease()));
+      args[a + 4] = flag(request.requireIssued());
+      args[a + 5] = RedisKeys.bytes(owners.get(i));
+      args[a + 6] = flag(changes.hasListeners(key.digest()));
+    }
+    return scripts.listAsync(LuaScripts.CLAIM_ALL, recordKeys, args);
+  }
+
+  /**
+   * One claim's answer in the reply of {@link #claimAll}.
+   *
+   * @throws IdempotencyStoreException when that claim raised an error in Redis
+   */
+  @SuppressWarnings("unchecked")
+  public ClaimResult answer(Object reply, ClaimRequest request, String owner) {
+    List<Object> one = (List<Object>) reply;
+    if (!one.isEmpty() && RecordReplies.text(one.get(0)).equals("E")) {
+      throw new IdempotencyStoreException(
+          "Redis failed the claim of "
+              + request.key()
+              + ": "
+              + (one.size() > 1 ? RecordReplies.text(one.get(1)) : "no message"));
+    }
+    return answer(one, request.key(), owner);
   }
 
   /**

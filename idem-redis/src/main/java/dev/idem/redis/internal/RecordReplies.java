@@ -119,7 +119,7 @@ public final class RecordReplies {
         outcome);
   }
 
-  private static String text(Object o) {
+  static String text(Object o) {
     return o == null ? "" : new String((byte[]) o, StandardCharsets.UTF_8);
   }
 

@@ -46,6 +46,14 @@ public interface RedisBackend extends AutoCloseable {
    */
   Timer timer();
 
+  /**
+   * The hash slot of {@code key}: keys of one slot may go in one script. A standalone server has
+   * one slot for every key.
+   */
+  default int slotOf(byte[] key) {
+    return 0;
+  }
+
   /** Plain string commands on the same connection, routed by key. */
   RedisStringCommands<byte[], byte[]> strings();
 

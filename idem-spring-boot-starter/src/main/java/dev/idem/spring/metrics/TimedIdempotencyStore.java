@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -94,6 +96,25 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   @Override
   public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
     return timedStage("claim", () -> super.claim(request));
+  }
+
+  /**
+   * Passes the claims on together, timed and observed as one call ({@code claim-all}); each claim's
+   * stage ends with its own answer, after the meter.
+   */
+  @Override
+  public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    List<CompletableFuture<ClaimResult>> answers = new ArrayList<>(requests.size());
+    CompletableFuture<@Nullable Void> all =
+        timedStage(
+            "claim-all",
+            () -> {
+              answers.addAll(delegate().claimAll(requests));
+              return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
+            });
+    return answers.stream()
+        .map(answer -> all.handle((x, f) -> answer).thenCompose(a -> a))
+        .toList();
   }
 
   /** Timed and observed as {@link #claim} is. */

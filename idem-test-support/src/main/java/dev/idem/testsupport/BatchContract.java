@@ -1,0 +1,326 @@
+package dev.idem.testsupport;
+
+import static dev.idem.testsupport.Stages.now;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.PendingOutcome;
+import dev.idem.core.RequestInProgressException;
+import dev.idem.core.StoreFullException;
+import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
+import dev.idem.core.store.RecordState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Batches on a store: {@link dev.idem.core.store.IdempotencyStore#claimAll} answers each request as
+ * a claim of it alone would, and {@link IdempotentConsumer#processAll} handles each message once,
+ * by the single message's rules, however the batch ends.
+ */
+public abstract class BatchContract extends StoreContractSupport {
+
+  private final List<Idempotency> engines = new ArrayList<>();
+
+  private IdempotentConsumer consumer(String group, IdempotencyConfig config) {
+    Idempotency engine = Idempotency.builder(store()).build();
+    engines.add(engine);
+    return new IdempotentConsumer(engine, group, config);
+  }
+
+  private IdempotentConsumer consumer(String group) {
+    return consumer(group, IdempotentConsumer.DEFAULT_CONFIG);
+  }
+
+  @AfterEach
+  void closeEngines() {
+    engines.forEach(Idempotency::close);
+  }
+
+  private static List<ClaimResult> answers(List<CompletableFuture<ClaimResult>> stages) {
+    return stages.stream().map(Stages::now).toList();
+  }
+
+  @Test
+  void aBatchOfFreshKeysIsClaimedKeyByKeyInOrder() {
+    // more keys than one script carries, so that a batch in several parts keeps its order
+    List<ClaimRequest> requests =
+        IntStream.range(0, 300)
+            .mapToObj(i -> ClaimRequest.of(newKey(), fingerprint("b" + i), longLease()))
+            .toList();
+    List<ClaimResult> answers = answers(store().claimAll(requests));
+    assertThat(answers).hasSize(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      assertThat(answers.get(i)).isInstanceOf(ClaimResult.Claimed.class);
+      Lease lease = ((ClaimResult.Claimed) answers.get(i)).lease();
+      assertThat(lease.key()).isEqualTo(requests.get(i).key());
+      assertThat(complete(lease, Outcome.success(bytes("r" + i)), longLease())).isTrue();
+    }
+    ClaimResult again = claim(requests.get(299));
+    assertThat(again).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(outcomeOf(((ClaimResult.Completed) again).record()).payload())
+        .isEqualTo(bytes("r299"));
+  }
+
+  @Test
+  void eachRequestOfABatchIsAnsweredAsItsClaimAloneWouldBe() {
+    IdempotencyKey done = newKey();
+    complete(
+        claimOrFail(done, fingerprint("a"), longLease()), Outcome.success(bytes("1")), longLease());
+    IdempotencyKey reused = newKey();
+    complete(
+        claimOrFail(reused, fingerprint("a"), longLease()),
+        Outcome.success(bytes("2")),
+        longLease());
+    IdempotencyKey running = newKey();
+    Lease held = claimOrFail(running, fingerprint("a"), longLease());
+    IdempotencyKey token = newKey();
+    store().issue(token, longLease());
+    IdempotencyKey noToken = newKey();
+    IdempotencyKey fresh = newKey();
+    List<ClaimRequest> requests =
+        List.of(
+            ClaimRequest.of(done, fingerprint("a"), longLease()),
+            ClaimRequest.of(reused, fingerprint("other"), longLease()),
+            ClaimRequest.of(running, fingerprint("a"), longLease()),
+            new ClaimRequest(token, fingerprint("t"), longLease(), true),
+            new ClaimRequest(noToken, fingerprint("t"), longLease(), true),
+            ClaimRequest.of(fresh, fingerprint("a"), longLease()));
+
+    List<ClaimResult> answers = answers(store().claimAll(requests));
+
+    assertThat(answers.get(0)).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(answers.get(1)).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(answers.get(2)).isInstanceOf(ClaimResult.InProgress.class);
+    assertThat(answers.get(3)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(answers.get(4)).isInstanceOf(ClaimResult.UnknownToken.class);
+    assertThat(answers.get(5)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(store().find(noToken)).as("a refused token claim leaves nothing").isEmpty();
+    assertThat(release(held)).as("the running key's owner was left alone").isTrue();
+  }
+
+  @Test
+  void aCappedClaimThatFindsItsScopeFullFailsOnlyItsOwnStage() {
+    IdempotencyKey first = newKey();
+    claimCappedOrFail(first, 1);
+    IdempotencyKey over = newKey();
+    IdempotencyKey fresh = IdempotencyKey.of("batch-other-" + UUID.randomUUID(), "k");
+    List<CompletableFuture<ClaimResult>> stages =
+        store()
+            .claimAll(
+                List.of(capped(over, 1), ClaimRequest.of(fresh, fingerprint("a"), longLease())));
+    assertThatThrownBy(() -> now(stages.get(0))).isInstanceOf(StoreFullException.class);
+    assertThat(now(stages.get(1))).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(store().find(over)).isEmpty();
+  }
+
+  @Test
+  void aBatchHandlesEachMessageOnceAndItsRepeatNone() {
+    String group = "batch-" + UUID.randomUUID();
+    List<String> ids = List.of("m1", "m2", "m1", "m3");
+    List<Integer> handled = Collections.synchronizedList(new ArrayList<>());
+
+    List<Delivery> first = consumer(group).processAll(ids, (index, ctx) -> handled.add(index));
+
+    assertThat(handled).as("an id twice in one batch is one message").containsExactly(0, 1, 3);
+    assertThat(first)
+        .containsExactly(
+            Delivery.PROCESSED, Delivery.PROCESSED, Delivery.DUPLICATE, Delivery.PROCESSED);
+    List<Delivery> again =
+        consumer(group)
+            .processAll(List.of("m3", "m4", "m2"), (index, ctx) -> handled.add(10 + index));
+    assertThat(again).containsExactly(Delivery.DUPLICATE, Delivery.PROCESSED, Delivery.DUPLICATE);
+    assertThat(handled).containsExactly(0, 1, 3, 11);
+  }
+
+  @Test
+  void aHandlerThatThrowsEndsTheBatchAndLeavesNoLaterMessageHeld() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    List<String> ids = List.of("a", "b", "c", "d");
+    List<String> handled = Collections.synchronizedList(new ArrayList<>());
+    assertThatThrownBy(
+            () ->
+                consumer.processAll(
+                    ids,
+                    (index, ctx) -> {
+                      if (index == 1) {
+                        throw new IllegalStateException("downstream timed out");
+                      }
+                      handled.add(ids.get(index));
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(handled).containsExactly("a");
+    for (String id : List.of("b", "c", "d")) {
+      assertThat(store().find(consumer.keyOf(id)))
+          .as("%s is free for its redelivery, not held until its lease ends", id)
+          .isEmpty();
+    }
+
+    List<Delivery> redelivered =
+        consumer.processAll(ids, (index, ctx) -> handled.add(ids.get(index)));
+
+    assertThat(redelivered)
+        .containsExactly(
+            Delivery.DUPLICATE, Delivery.PROCESSED, Delivery.PROCESSED, Delivery.PROCESSED);
+    assertThat(handled).containsExactly("a", "b", "c", "d");
+  }
+
+  @Test
+  void aMessageInFlightElsewhereStopsTheBatchThereAndFreesTheRest() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    Lease elsewhere = claimOrFail(consumer.keyOf("y"), Fingerprint.NONE, longLease());
+    List<String> handled = Collections.synchronizedList(new ArrayList<>());
+    List<String> ids = List.of("x", "y", "z");
+
+    assertThatThrownBy(() -> consumer.processAll(ids, (index, ctx) -> handled.add(ids.get(index))))
+        .isInstanceOf(RequestInProgressException.class);
+
+    assertThat(handled).containsExactly("x");
+    assertThat(store().find(consumer.keyOf("z"))).isEmpty();
+    assertThat(release(elsewhere)).as("the other holder keeps its claim").isTrue();
+  }
+
+  @Test
+  void underWaitABatchWaitsForAMessageInFlightElsewhere() throws Exception {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer =
+        consumer(
+            group,
+            IdempotencyConfig.custom()
+                .retention(Duration.ofHours(1))
+                .waitInProgress(Duration.ofSeconds(20))
+                .build());
+    Lease elsewhere = claimOrFail(consumer.keyOf("w2"), Fingerprint.NONE, longLease());
+    List<String> handled = Collections.synchronizedList(new ArrayList<>());
+    List<String> ids = List.of("w1", "w2", "w3");
+    Thread other =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(300);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              complete(elsewhere, Outcome.success(new byte[0]), longLease());
+            });
+    other.start();
+    try {
+      List<Delivery> deliveries =
+          consumer.processAll(ids, (index, ctx) -> handled.add(ids.get(index)));
+      assertThat(deliveries)
+          .containsExactly(Delivery.PROCESSED, Delivery.DUPLICATE, Delivery.PROCESSED);
+      assertThat(handled).containsExactly("w1", "w3");
+    } finally {
+      other.join();
+    }
+  }
+
+  @Test
+  void heldOutcomesOfABatchAreCompletedTogether() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    List<PendingOutcome> held = new ArrayList<>();
+    List<String> ids = List.of("p", "q", "r");
+    consumer.processAll(ids, (index, ctx) -> {}, held::add);
+    assertThat(held).hasSize(3);
+    for (String id : ids) {
+      assertThat(store().find(consumer.keyOf(id)).orElseThrow().state())
+          .isEqualTo(RecordState.IN_PROGRESS);
+    }
+
+    assertThat(PendingOutcome.completeAll(held)).containsExactly(true, true, true);
+
+    AtomicInteger ran = new AtomicInteger();
+    assertThat(consumer.processAll(ids, (index, ctx) -> ran.incrementAndGet()))
+        .containsOnly(Delivery.DUPLICATE);
+    assertThat(ran).hasValue(0);
+    assertThatThrownBy(() -> PendingOutcome.completeAll(List.of(held.get(0))))
+        .as("an outcome is settled once")
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aBatchSlowerThanHalfALeaseClaimsItsLaterMessagesAfresh() throws Exception {
+    Duration lease = Duration.ofMillis(600);
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer =
+        consumer(
+            group, IdempotencyConfig.custom().lease(lease).retention(Duration.ofHours(1)).build());
+    List<Delivery> deliveries =
+        consumer.processAll(
+            List.of("slow", "later"),
+            (index, ctx) -> {
+              if (index == 0) {
+                Thread.sleep(lease.toMillis() / 2 + 200);
+              }
+            });
+    assertThat(deliveries).containsOnly(Delivery.PROCESSED);
+    assertThat(store().find(consumer.keyOf("later")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
+  }
+
+  @Test
+  void batchesThatOverlapOnTwoConsumersHandleEachMessageOnce() throws Exception {
+    String group = "batch-" + UUID.randomUUID();
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    List<String> ids = IntStream.range(0, 60).mapToObj(i -> "o" + i).toList();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int c = 0; c < 2; c++) {
+        IdempotentConsumer consumer = consumer(group);
+        List<String> mine = new ArrayList<>(ids);
+        Collections.shuffle(mine);
+        runs.add(
+            pool.submit(
+                () -> {
+                  // a refused batch comes again, as a broker redelivers it
+                  for (int attempt = 0; attempt < 200; attempt++) {
+                    try {
+                      consumer.processAll(
+                          mine,
+                          (index, ctx) ->
+                              effects
+                                  .computeIfAbsent(mine.get(index), k -> new AtomicInteger())
+                                  .incrementAndGet());
+                      return;
+                    } catch (RequestInProgressException e) {
+                      Thread.onSpinWait();
+                    }
+                  }
+                  throw new AssertionError("a batch was refused 200 times");
+                }));
+      }
+      for (Future<?> run : runs) {
+        run.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(effects).hasSize(ids.size());
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+  }
+}
