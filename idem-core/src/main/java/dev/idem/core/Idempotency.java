@@ -303,8 +303,9 @@ public final class Idempotency implements AutoCloseable {
    * {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig,
    * Consumer)} runs it for one, with the fingerprint the map gives the key. The keys' first claims
    * are sent together ({@link IdempotencyStore#claimAll}: one round trip on Redis instead of one
-   * per key); every other rule is the single call's, for each key alone. The work finds its key in
-   * {@link ExecutionContext#key()}.
+   * per key), and, without a deferral, each outcome's store call is sent as its work ends and
+   * waited for once, at the end of the batch; every other rule is the single call's, for each key
+   * alone. The work finds its key in {@link ExecutionContext#key()}.
    *
    * <p>The first call that throws ends the batch, as a loop of single calls would end: the calls
    * before it keep their outcomes (stored, or held by {@code deferral}), its own outcome is settled
@@ -312,8 +313,9 @@ public final class Idempotency implements AutoCloseable {
    * them.
    *
    * @param calls the keys, in the order to run them, each with its request's fingerprint
-   * @param deferral receives each held outcome, as for the single call; null stores them at once
+   * @param deferral receives each held outcome, as for the single call; null stores them
    * @return each call's value and whether it was replayed, in the map's order
+   * @throws LeaseLostException when another owner took a key over before its value was stored
    * @throws E what the work threw, for the first call that threw
    */
   public <T extends @Nullable Object, E extends Exception> List<Executed<T>> executeEach(
@@ -330,19 +332,98 @@ public final class Idempotency implements AutoCloseable {
         (key, fingerprint) ->
             requests.add(
                 new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
+    // in the caller's transaction each outcome is written with it, call by call, as alone
+    Batch batch = deferral == null && !store.joinsCurrentTransaction() ? new Batch(config) : null;
     long sentAt = System.nanoTime();
     List<CompletableFuture<ClaimResult>> sent = claimAll(requests);
     List<Executed<T>> done = new ArrayList<>(requests.size());
     try {
       for (int i = 0; i < requests.size(); i++) {
         ClaimLoop.Sent first = new ClaimLoop.Sent(sent.get(i), sentAt);
-        done.add(run(requests.get(i), codec, work, config, true, deferral, first));
+        if (batch == null) {
+          done.add(run(requests.get(i), codec, work, config, true, deferral, first));
+          continue;
+        }
+        try {
+          done.add(run(requests.get(i), codec, work, config, true, batch::hold, first));
+          batch.returned();
+        } catch (Throwable failure) {
+          batch.threw(failure);
+          throw failure;
+        }
       }
-      return done;
     } finally {
       // the call that threw settled its own claim; those after it never ran
       for (int i = done.size() + 1; i < sent.size(); i++) {
         claims.giveBack(sent.get(i));
+      }
+      if (batch != null) {
+        batch.settled(done.size() == requests.size());
+      }
+    }
+    return done;
+  }
+
+  /**
+   * The outcomes of a batch without a deferral: each held as its work ends and its store call sent
+   * at once, on an executor of the caller's that runs what follows the store's answers when the
+   * batch waits for them all, at its end.
+   */
+  private static final class Batch {
+    private final IdempotencyConfig config;
+    private final CallerRuns settling = new CallerRuns();
+    private final List<CompletableFuture<Boolean>> stored = new ArrayList<>();
+    private final List<IdempotencyKey> keys = new ArrayList<>();
+    private Ownership.@Nullable Held held;
+
+    Batch(IdempotencyConfig config) {
+      this.config = config;
+    }
+
+    void hold(PendingOutcome outcome) {
+      held = (Ownership.Held) outcome;
+    }
+
+    // The call returned: its outcome's store call goes now (a replay held nothing).
+    void returned() {
+      Ownership.Held outcome = held;
+      held = null;
+      if (outcome != null) {
+        keys.add(outcome.key());
+        stored.add(outcome.completing(settling));
+      }
+    }
+
+    // The call threw: its failure is settled as a single call settles it, kept when terminal.
+    void threw(Throwable failure) {
+      Ownership.Held outcome = held;
+      held = null;
+      if (outcome != null) {
+        keys.add(outcome.key());
+        stored.add(
+            Ownership.isTerminal(config, failure)
+                ? outcome.completing(settling)
+                : outcome.releasing(settling).thenApply(released -> true));
+      }
+    }
+
+    /**
+     * Waits for every store call sent.
+     *
+     * @param whole true when no call threw: a value whose lease was lost is then thrown
+     */
+    void settled(boolean whole) {
+      settling.join(
+          CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new))
+              .handle((all, failure) -> null));
+      for (int i = 0; i < stored.size(); i++) {
+        boolean kept = stored.get(i).handle((value, failure) -> failure == null && value).join();
+        if (whole && !kept) {
+          throw new LeaseLostException(
+              "the lease on "
+                  + keys.get(i)
+                  + " was taken over, or its store failed, before the result could be stored");
+        }
       }
     }
   }

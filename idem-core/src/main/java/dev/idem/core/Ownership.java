@@ -274,7 +274,7 @@ final class Ownership {
     return !retention.isNegative() && !retention.isZero();
   }
 
-  private static boolean isTerminal(IdempotencyConfig config, Throwable failure) {
+  static boolean isTerminal(IdempotencyConfig config, Throwable failure) {
     if (!(failure instanceof Exception e)) {
       return false;
     }
@@ -384,9 +384,14 @@ final class Ownership {
 
     @Override
     public void release() {
-      settle();
       CallerRuns here = new CallerRuns();
-      here.join(settlement.release(running, here));
+      here.join(releasing(here));
+    }
+
+    /** {@link #release()} as a stage whose store call and decisions run on {@code after}. */
+    CompletableFuture<@Nullable Void> releasing(Executor after) {
+      settle();
+      return settlement.release(running, after);
     }
 
     @Override

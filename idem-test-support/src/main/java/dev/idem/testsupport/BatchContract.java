@@ -15,6 +15,8 @@ import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
@@ -185,6 +187,66 @@ public abstract class BatchContract extends StoreContractSupport {
         .containsExactly(
             Delivery.DUPLICATE, Delivery.PROCESSED, Delivery.PROCESSED, Delivery.PROCESSED);
     assertThat(handled).containsExactly("a", "b", "c", "d");
+  }
+
+  @Test
+  void eachMessagesOutcomeIsOnItsWayToTheStoreBeforeTheNextMessageRuns() {
+    AtomicInteger completions = new AtomicInteger();
+    IdempotencyStore counted =
+        new ForwardingIdempotencyStore(store()) {
+          @Override
+          public CompletableFuture<Boolean> complete(
+              Lease lease, Outcome outcome, Duration retention) {
+            completions.incrementAndGet();
+            return super.complete(lease, outcome, retention);
+          }
+        };
+    Idempotency engine = Idempotency.builder(counted).build();
+    engines.add(engine);
+    IdempotentConsumer consumer =
+        new IdempotentConsumer(
+            engine, "batch-" + UUID.randomUUID(), IdempotentConsumer.DEFAULT_CONFIG);
+    List<Integer> sentBefore = new ArrayList<>();
+    // a crash between two messages must not take the first one's record with it
+    consumer.processAll(
+        List.of("s1", "s2", "s3"), (index, ctx) -> sentBefore.add(completions.get()));
+    assertThat(sentBefore).containsExactly(0, 1, 2);
+    assertThat(completions).hasValue(3);
+  }
+
+  @Test
+  void aTerminalFailureEndsTheBatchAndIsKeptForItsRedelivery() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer =
+        consumer(
+            group,
+            IdempotencyConfig.custom()
+                .retention(Duration.ofHours(1))
+                .terminalWhen(IllegalArgumentException.class::isInstance)
+                .build());
+    List<String> ids = List.of("t1", "t2", "t3");
+    AtomicInteger ran = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                consumer.processAll(
+                    ids,
+                    (index, ctx) -> {
+                      ran.incrementAndGet();
+                      if (index == 1) {
+                        throw new IllegalArgumentException("malformed order");
+                      }
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(store().find(consumer.keyOf("t1")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
+    assertThat(store().find(consumer.keyOf("t2")).orElseThrow().state())
+        .as("a terminal failure is the message's answer")
+        .isEqualTo(RecordState.COMPLETED);
+    assertThat(store().find(consumer.keyOf("t3"))).isEmpty();
+
+    assertThat(consumer.processAll(List.of("t1", "t3"), (index, ctx) -> ran.incrementAndGet()))
+        .containsExactly(Delivery.DUPLICATE, Delivery.PROCESSED);
+    assertThat(ran).hasValue(3);
   }
 
   @Test
