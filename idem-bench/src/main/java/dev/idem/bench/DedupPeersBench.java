@@ -48,6 +48,7 @@ public final class DedupPeersBench {
   /**
    * One peer's rounds together.
    *
+   * @param batch the most deliveries a consumer handled at once (1: one by one)
    * @param messages distinct messages published (each twice)
    * @param deliveries deliveries handled, redeliveries included
    * @param requeued deliveries whose handling threw, so the broker delivered them again
@@ -58,6 +59,7 @@ public final class DedupPeersBench {
   record Row(
       String peer,
       String store,
+      int batch,
       long messages,
       long deliveries,
       long requeued,
@@ -69,6 +71,7 @@ public final class DedupPeersBench {
       return new Row(
           peer,
           store,
+          batch,
           messages + other.messages,
           deliveries + other.deliveries,
           requeued + other.requeued,
@@ -103,22 +106,23 @@ public final class DedupPeersBench {
           peers.addAll(DedupPeers.all(rig, url));
           for (int round = 1; round <= rounds; round++) {
             for (DedupPeer peer : peers) {
-              if (!peer.name().contains(only)) {
-                continue;
+              if (peer.name().contains(only)) {
+                record(rows, round, turn(peer, round, messages, effects));
               }
-              Row row = turn(peer, round, messages, effects);
-              rows.merge(peer.name(), row, Row::plus);
-              System.out.printf(
-                  Locale.ROOT,
-                  "round %d: %s: %.0f messages/s, %d deliveries, %d requeued, %d doubled, %d lost%n",
-                  round,
-                  peer.name(),
-                  row.messagesPerSecond(),
-                  row.deliveries(),
-                  row.requeued(),
-                  row.doubled(),
-                  row.lost());
             }
+          }
+          List<DedupBatchPeers.BatchPeer> batchPeers = DedupBatchPeers.all(rig, url, peers);
+          try {
+            for (int round = 1; round <= rounds; round++) {
+              for (DedupBatchPeers.BatchPeer peer : batchPeers) {
+                if (peer.name().contains(only)) {
+                  record(rows, round, turn(peer, round, messages, effects));
+                }
+              }
+            }
+          } finally {
+            Peers.closeAll(
+                batchPeers.stream().map(DedupBatchPeers.BatchPeer::ownShutdown).toList());
           }
         } finally {
           try {
@@ -155,12 +159,71 @@ public final class DedupPeersBench {
     BenchJdbc.execute(effects, "DROP TABLE IF EXISTS " + EFFECTS);
   }
 
+  private static void record(Map<String, Row> rows, int round, Row row) {
+    rows.merge(row.peer() + "|" + row.batch(), row, Row::plus);
+    System.out.printf(
+        Locale.ROOT,
+        "round %d: %s (batch %d): %.0f messages/s, %d deliveries, %d requeued, %d doubled, %d"
+            + " lost%n",
+        round,
+        row.peer(),
+        row.batch(),
+        row.messagesPerSecond(),
+        row.deliveries(),
+        row.requeued(),
+        row.doubled(),
+        row.lost());
+  }
+
+  /** One round of a single-message de-duplicator, its ids prefixed {@code r<round>-}. */
+  static Row turn(DedupPeer peer, int round, int messages, DataSource effects) throws Exception {
+    return turn(
+        peer.name(),
+        peer.store(),
+        1,
+        "r" + round + "-",
+        messages,
+        effects,
+        (queue, effectOf) ->
+            queue.drain(id -> peer.receive().receive(id, effectOf.of(id)), DRAIN_LIMIT_SECONDS));
+  }
+
+  /** One round of a batch de-duplicator, its ids prefixed {@code b<round>-}. */
+  static Row turn(DedupBatchPeers.BatchPeer peer, int round, int messages, DataSource effects)
+      throws Exception {
+    return turn(
+        peer.name(),
+        peer.store(),
+        DedupBatchPeers.BATCH,
+        "b" + round + "-",
+        messages,
+        effects,
+        (queue, effectOf) ->
+            queue.drainBatches(
+                ids -> peer.receive().receive(ids, effectOf),
+                DedupBatchPeers.BATCH,
+                DRAIN_LIMIT_SECONDS));
+  }
+
+  /** How one round drains its queue, with each message's effect by its id. */
+  @FunctionalInterface
+  interface Drainer {
+    RabbitQueue.Drained drain(RabbitQueue queue, DedupBatchPeers.Effects effectOf) throws Exception;
+  }
+
   /**
-   * One round of {@code peer}: {@code messages} messages, each published twice, drained, and the
+   * One round of a de-duplicator: {@code messages} messages, each published twice, drained, and the
    * effects counted; needs {@link #createEffects}.
    */
-  static Row turn(DedupPeer peer, int round, int messages, DataSource effects) throws Exception {
-    String prefix = "r" + round + "-";
+  private static Row turn(
+      String peer,
+      String store,
+      int batch,
+      String prefix,
+      int messages,
+      DataSource effects,
+      Drainer drainer)
+      throws Exception {
     List<String> order = new ArrayList<>(2 * messages);
     for (int i = 0; i < messages; i++) {
       order.add(prefix + i);
@@ -177,28 +240,26 @@ public final class DedupPeersBench {
     try (RabbitQueue queue = new RabbitQueue(CONSUMERS)) {
       queue.publish(order);
       drained =
-          queue.drain(
+          drainer.drain(
+              queue,
               id ->
-                  peer.receive()
-                      .receive(
-                          id,
-                          connection -> {
-                            int n = Integer.parseInt(id.substring(prefix.length()));
-                            if (n % FAIL_EVERY == 0 && failedOnce.add(id)) {
-                              throw new IllegalStateException("downstream call timed out");
-                            }
-                            try (PreparedStatement ps = connection.prepareStatement(insert)) {
-                              ps.setString(1, peer.name());
-                              ps.setString(2, id);
-                              ps.executeUpdate();
-                            }
-                          }),
-              DRAIN_LIMIT_SECONDS);
+                  connection -> {
+                    int n = Integer.parseInt(id.substring(prefix.length()));
+                    if (n % FAIL_EVERY == 0 && failedOnce.add(id)) {
+                      throw new IllegalStateException("downstream call timed out");
+                    }
+                    try (PreparedStatement ps = connection.prepareStatement(insert)) {
+                      ps.setString(1, peer);
+                      ps.setString(2, id);
+                      ps.executeUpdate();
+                    }
+                  });
     }
-    long[] counted = count(effects, peer.name(), prefix);
+    long[] counted = count(effects, peer, prefix);
     return new Row(
-        peer.name(),
-        peer.store(),
+        peer,
+        store,
+        batch,
         messages,
         drained.deliveries(),
         drained.requeued(),

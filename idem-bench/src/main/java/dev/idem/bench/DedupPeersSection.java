@@ -71,6 +71,18 @@ record DedupPeersSection(
             + " receiver here, the mark and the effect commit apart: a process that dies between"
             + " them loses the message (not exercised here).");
     lines.add(
+        ("- Batch rounds (issue 34): the same queue, each consumer handling at once up to %d"
+                + " deliveries it has received (its prefetch), acknowledged with one ack and the"
+                + " rest requeued with one nack. Idem: `IdempotentConsumer.processAll(ids,"
+                + " handler)` on the Redis store and on a `JdbcIdempotencyStore` on PostgreSQL: the"
+                + " batch's ids claimed together (one script on Redis, one insert and one read on"
+                + " PostgreSQL), each message's effect committing on its own and its record's store"
+                + " call sent as its handler returns, all waited for once at the batch's end; the"
+                + " first failure ends the batch, the rest coming again. The peers have no batch"
+                + " call: they take the batch message by message, as in the single rounds, and stop"
+                + " at the first failure.")
+            .formatted(DedupBatchPeers.BATCH));
+    lines.add(
         "- Each de-duplicator has one HikariCP pool of %d connections.".formatted(DedupPeers.POOL));
     lines.add("");
     lines.add(
@@ -103,10 +115,10 @@ record DedupPeersSection(
     for (DedupPeersBench.Row row : rows) {
       values
           .computeIfAbsent("messages/s", m -> new LinkedHashMap<>())
-          .put(row.peer(), row.messagesPerSecond());
+          .put(named(row), row.messagesPerSecond());
       values
           .computeIfAbsent("messages lost", m -> new LinkedHashMap<>())
-          .put(row.peer(), (double) row.lost());
+          .put(named(row), (double) row.lost());
     }
     BenchCharts.bars(
         folder.resolve("dedup-peers.png"),
@@ -117,7 +129,7 @@ record DedupPeersSection(
   }
 
   private String line(DedupPeersBench.Row row) {
-    DedupPeersBench.Row idem = idemOn(row.store());
+    DedupPeersBench.Row idem = idemOn(row);
     String ratio = "-";
     String met = idem == row ? "Idem's own" : "-";
     if (idem != null && idem != row) {
@@ -129,7 +141,7 @@ record DedupPeersSection(
     return String.format(
         Locale.ROOT,
         "| %s | %s | %.0f | %d | %d | %d | %d | %s | %s |",
-        row.peer(),
+        named(row),
         row.store(),
         row.messagesPerSecond(),
         row.deliveries(),
@@ -140,8 +152,20 @@ record DedupPeersSection(
         met);
   }
 
-  private DedupPeersBench.Row idemOn(String store) {
-    String idem = store.equals("Redis") ? DedupPeers.IDEM_REDIS : DedupPeers.IDEM_JDBC;
-    return rows.stream().filter(r -> r.peer().equals(idem)).findFirst().orElse(null);
+  // Idem's row on the same server, in the same rounds (single messages, or batches)
+  private DedupPeersBench.Row idemOn(DedupPeersBench.Row row) {
+    boolean redis = row.store().equals("Redis");
+    String idem =
+        row.batch() == 1
+            ? (redis ? DedupPeers.IDEM_REDIS : DedupPeers.IDEM_JDBC)
+            : (redis ? DedupBatchPeers.IDEM_REDIS : DedupBatchPeers.IDEM_JDBC);
+    return rows.stream()
+        .filter(r -> r.peer().equals(idem) && r.batch() == row.batch())
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static String named(DedupPeersBench.Row row) {
+    return row.batch() == 1 ? row.peer() : row.peer() + ", batches of " + row.batch();
   }
 }

@@ -4,17 +4,22 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Delivery;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -152,6 +157,100 @@ final class RabbitQueue implements AutoCloseable {
         Thread.sleep(20);
       }
     } finally {
+      for (Channel channel : channels) {
+        channel.close();
+      }
+    }
+    return new Drained(
+        acked.sum() + requeued.sum(), requeued.sum(), (last.get() - first.get()) / 1e9);
+  }
+
+  /** Handles a batch of deliveries; throwing counts as having handled none. */
+  @FunctionalInterface
+  interface BatchHandler {
+    /**
+     * Handles {@code messageIds} in order.
+     *
+     * @return how many of them, from the first, were handled: those are acknowledged, the rest
+     *     requeued
+     */
+    int handle(List<String> messageIds) throws Exception;
+  }
+
+  /**
+   * As {@link #drain}, with each consumer handling what it has received in batches of at most
+   * {@code batch} deliveries (its prefetch): it takes the first delivery as it comes and whatever
+   * else has arrived by then, and acknowledges the batch's handled deliveries with one ack and
+   * requeues the rest with one nack.
+   */
+  Drained drainBatches(BatchHandler handler, int batch, long limit)
+      throws IOException, InterruptedException, TimeoutException {
+    LongAdder acked = new LongAdder();
+    LongAdder requeued = new LongAdder();
+    AtomicLong first = new AtomicLong();
+    AtomicLong last = new AtomicLong();
+    List<Channel> channels = new ArrayList<>();
+    ExecutorService workers = Executors.newFixedThreadPool(consumers);
+    AtomicBoolean stop = new AtomicBoolean();
+    try {
+      for (int i = 0; i < consumers; i++) {
+        Channel channel = connection.createChannel();
+        channels.add(channel);
+        channel.basicQos(batch);
+        BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
+        channel.basicConsume(queue, false, (tag, delivery) -> received.add(delivery), tag -> {});
+        workers.execute(
+            () -> {
+              List<Delivery> taken = new ArrayList<>(batch);
+              while (!stop.get()) {
+                try {
+                  Delivery head = received.poll(20, TimeUnit.MILLISECONDS);
+                  if (head == null) {
+                    continue;
+                  }
+                  first.compareAndSet(0, System.nanoTime());
+                  taken.clear();
+                  taken.add(head);
+                  received.drainTo(taken, batch - 1);
+                  List<String> ids =
+                      taken.stream().map(d -> d.getProperties().getMessageId()).toList();
+                  int done;
+                  try {
+                    done = Math.max(0, Math.min(ids.size(), handler.handle(ids)));
+                  } catch (Exception | Error e) {
+                    done = 0;
+                  }
+                  last.set(System.nanoTime());
+                  if (done > 0) {
+                    channel.basicAck(taken.get(done - 1).getEnvelope().getDeliveryTag(), true);
+                    acked.add(done);
+                  }
+                  if (done < ids.size()) {
+                    channel.basicNack(
+                        taken.get(ids.size() - 1).getEnvelope().getDeliveryTag(), true, true);
+                    requeued.add(ids.size() - done);
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              }
+            });
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
+      while (acked.sum() < published) {
+        if (System.nanoTime() > deadline) {
+          throw new TimeoutException(
+              "%d of %d messages acknowledged after %d s".formatted(acked.sum(), published, limit));
+        }
+        Thread.sleep(20);
+      }
+    } finally {
+      stop.set(true);
+      workers.shutdown();
+      workers.awaitTermination(10, TimeUnit.SECONDS);
       for (Channel channel : channels) {
         channel.close();
       }

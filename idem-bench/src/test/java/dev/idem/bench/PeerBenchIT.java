@@ -47,6 +47,40 @@ class PeerBenchIT {
   }
 
   @Test
+  void inBatchesIdemLosesAndDoublesNothingAndThePeersLoseWhatTheyLoseAlone() throws Exception {
+    int messages = 500;
+    try (RedisRig rig = RedisRig.fromEnvironment();
+        HikariDataSource effects =
+            BenchJdbc.pool(BenchDatabase.postgresql().url(), "dedup-batch-effects-test", 2)) {
+      DedupPeersBench.createEffects(effects);
+      List<DedupPeer> single = DedupPeers.all(rig, BenchDatabase.postgresql().url());
+      try {
+        List<DedupBatchPeers.BatchPeer> peers =
+            DedupBatchPeers.all(rig, BenchDatabase.postgresql().url(), single);
+        try {
+          for (DedupBatchPeers.BatchPeer peer : peers) {
+            DedupPeersBench.Row row = DedupPeersBench.turn(peer, 1, messages, effects);
+            assertThat(row.doubled()).as(peer.name()).isZero();
+            long failed = messages / DedupPeersBench.FAIL_EVERY;
+            assertThat(row.requeued()).as(peer.name()).isGreaterThanOrEqualTo(failed);
+            assertThat(row.lost())
+                .as(peer.name())
+                .isEqualTo(peer.name().equals(DedupPeers.SPRING_REDIS) ? failed : 0);
+          }
+        } finally {
+          Peers.closeAll(peers.stream().map(DedupBatchPeers.BatchPeer::ownShutdown).toList());
+        }
+      } finally {
+        try {
+          Peers.closeAll(single.stream().map(DedupPeer::shutdown).toList());
+        } finally {
+          DedupPeersBench.dropEffects(effects);
+        }
+      }
+    }
+  }
+
+  @Test
   void idemLosesNothingWhereTheMarkFirstReceiverLosesEveryFailedFirstHandling() throws Exception {
     int messages = 500;
     try (RedisRig rig = RedisRig.fromEnvironment();

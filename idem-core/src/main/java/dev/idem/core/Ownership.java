@@ -9,6 +9,7 @@ import dev.idem.core.store.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -240,21 +241,51 @@ final class Ownership {
 
   /**
    * Completes each held outcome as {@link PendingOutcome#complete()} does, their store calls sent
-   * together: one round trip for all on a store that answers later (Redis), rather than one per
+   * together ({@link IdempotencyStore#completeAll}): one round trip for all rather than one per
    * outcome. Every outcome is tried before the first failure is thrown.
    */
-  static List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
+  List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
     CallerRuns here = new CallerRuns();
     List<CompletableFuture<Boolean>> stages = new ArrayList<>(outcomes.size());
+    List<Held> settled = new ArrayList<>();
+    List<CompletableFuture<Boolean>> settledStages = new ArrayList<>();
+    List<IdempotencyStore.Completion> completions = new ArrayList<>();
     for (PendingOutcome outcome : outcomes) {
       try {
-        stages.add(
-            outcome instanceof Held held
-                ? held.completing(here)
-                : CompletableFuture.completedFuture(outcome.complete()));
+        if (outcome instanceof Held held && held.ownership() == this) {
+          held.settle();
+          if (held.outcome != null) {
+            completions.add(
+                new IdempotencyStore.Completion(
+                    held.running.lease(), held.outcome, held.retention));
+          }
+          CompletableFuture<Boolean> stage = new CompletableFuture<>();
+          settled.add(held);
+          settledStages.add(stage);
+          stages.add(stage);
+        } else {
+          stages.add(CompletableFuture.completedFuture(outcome.complete()));
+        }
       } catch (RuntimeException | Error e) {
         stages.add(CompletableFuture.failedFuture(e));
       }
+    }
+    List<CompletableFuture<Boolean>> sent = sendAll(completions);
+    int next = 0;
+    for (int i = 0; i < settled.size(); i++) {
+      Held held = settled.get(i);
+      CompletableFuture<Boolean> stage = settledStages.get(i);
+      (held.outcome == null
+              ? settlement.release(held.running, here).thenApply(released -> true)
+              : held.stored(here, sent.get(next++)))
+          .whenComplete(
+              (value, failure) -> {
+                if (failure != null) {
+                  stage.completeExceptionally(failure);
+                } else {
+                  stage.complete(value);
+                }
+              });
     }
     here.join(
         CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new))
@@ -268,6 +299,26 @@ final class Ownership {
       }
     }
     return stored;
+  }
+
+  // One stage per completion, whatever the store does wrong; a failed stage is a first attempt
+  // that failed, which the settlement tries again.
+  private List<CompletableFuture<Boolean>> sendAll(List<IdempotencyStore.Completion> completions) {
+    if (completions.isEmpty()) {
+      return List.of();
+    }
+    try {
+      List<CompletableFuture<Boolean>> sent = store.completeAll(completions);
+      if (sent.size() == completions.size()) {
+        return sent;
+      }
+      IdempotencyStoreException wrong =
+          new IdempotencyStoreException(
+              "the store answered " + sent.size() + " completions for " + completions.size());
+      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(wrong)).toList();
+    } catch (RuntimeException e) {
+      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(e)).toList();
+    }
   }
 
   private static boolean kept(Duration retention) {
@@ -370,8 +421,20 @@ final class Ownership {
       if (outcome == null) {
         return settlement.release(running, after).thenApply(released -> true);
       }
+      return stored(after, null);
+    }
+
+    /** The ownership that handed this outcome out. */
+    Ownership ownership() {
+      return Ownership.this;
+    }
+
+    // The outcome stored, after settle(); its first attempt is sent when that is not null.
+    private CompletableFuture<Boolean> stored(
+        Executor after, @Nullable CompletableFuture<Boolean> sent) {
+      Outcome held = Objects.requireNonNull(outcome);
       return settlement
-          .storeOutcome(running, outcome, retention, config, after)
+          .storeOutcome(running, held, retention, config, after, sent)
           .thenApply(
               stored -> {
                 if (!stored) {

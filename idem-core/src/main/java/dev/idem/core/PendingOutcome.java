@@ -42,12 +42,17 @@ public interface PendingOutcome {
 
   /**
    * Completes each of {@code outcomes} as {@link #complete()} completes one, their store calls sent
-   * together: one round trip for them all on a store that answers later (Redis) instead of one
-   * each. Every outcome is tried before the first failure, if any, is thrown.
+   * together ({@link dev.idem.core.store.IdempotencyStore#completeAll}): one round trip for them
+   * all instead of one each. Every outcome is tried before the first failure, if any, is thrown.
    *
    * @return what {@link #complete()} returned for each, in order
    */
   static List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
-    return Ownership.completeAll(outcomes);
+    if (outcomes.isEmpty()) {
+      return List.of();
+    }
+    return outcomes.get(0) instanceof Ownership.Held held
+        ? held.ownership().completeAll(outcomes)
+        : outcomes.stream().map(PendingOutcome::complete).toList();
   }
 }

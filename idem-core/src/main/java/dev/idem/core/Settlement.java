@@ -59,7 +59,22 @@ final class Settlement {
       Duration retention,
       IdempotencyConfig config,
       Executor after) {
-    Storing storing = new Storing(running, outcome, retention, config, after);
+    return storeOutcome(running, outcome, retention, config, after, null);
+  }
+
+  /**
+   * As {@link #storeOutcome(LiveLease, Outcome, Duration, IdempotencyConfig, Executor)}, whose
+   * first attempt is {@code sent}, the store's answer to a completion sent ahead with others
+   * ({@link IdempotencyStore#completeAll}), when it is not null.
+   */
+  CompletableFuture<Boolean> storeOutcome(
+      LiveLease running,
+      Outcome outcome,
+      Duration retention,
+      IdempotencyConfig config,
+      Executor after,
+      @Nullable CompletableFuture<Boolean> sent) {
+    Storing storing = new Storing(running, outcome, retention, config, after, sent);
     storing.attempt(1, null);
     return storing.stored;
   }
@@ -72,23 +87,28 @@ final class Settlement {
     private final IdempotencyConfig config;
     private final Executor after;
     private final CompletableFuture<Boolean> stored = new CompletableFuture<>();
+    private @Nullable CompletableFuture<Boolean> sent;
 
     Storing(
         LiveLease running,
         Outcome outcome,
         Duration retention,
         IdempotencyConfig config,
-        Executor after) {
+        Executor after,
+        @Nullable CompletableFuture<Boolean> sent) {
       this.running = running;
       this.outcome = outcome;
       this.retention = retention;
       this.config = config;
       this.after = after;
+      this.sent = sent;
     }
 
     void attempt(int attempt, @Nullable RuntimeException last) {
       IdempotencyKey key = running.key();
-      completeOrMark(running, outcome, retention, after)
+      CompletableFuture<Boolean> first = sent;
+      sent = null;
+      completeOrMark(running, outcome, retention, after, first)
           .whenComplete(
               (done, failure) -> {
                 if (failure == null) {
@@ -142,8 +162,18 @@ final class Settlement {
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
   CompletableFuture<Boolean> completeOrMark(
       LiveLease running, Outcome outcome, Duration retention, Executor after) {
+    return completeOrMark(running, outcome, retention, after, null);
+  }
+
+  // ... whose completion was sent ahead when sent is not null
+  private CompletableFuture<Boolean> completeOrMark(
+      LiveLease running,
+      Outcome outcome,
+      Duration retention,
+      Executor after,
+      @Nullable CompletableFuture<Boolean> sent) {
     CompletableFuture<Boolean> marked = new CompletableFuture<>();
-    complete(running, outcome, retention, after)
+    (sent != null ? sent : complete(running, outcome, retention, after))
         .whenComplete(
             (done, failure) -> {
               if (failure == null) {

@@ -12,6 +12,7 @@ import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
 import dev.idem.core.store.StoreCapability;
+import dev.idem.jdbc.internal.AbsentClaims;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Params;
 import dev.idem.jdbc.internal.RecordRow;
@@ -24,13 +25,22 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records in a database table: the article's unique-index strategy. The primary key on the key's
@@ -66,6 +76,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
+  private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
   private static final int CLAIM_ATTEMPTS = 8;
 
   // Marks the owner of a claim written in the caller's transaction. Until that transaction ends
@@ -82,6 +94,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   private final Set<StoreCapability> capabilities;
   private final int maxOutcomeBytes;
   private final @Nullable String readCommitted;
+  private final @Nullable AbsentClaims absentClaims;
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
@@ -89,6 +102,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     this.alone = new Jdbc(dataSource, null, config.callTimeout());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect.sql(), config.table());
+    this.absentClaims = AbsentClaims.of(dialect.sql(), config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
     this.readCommitted =
         config.readCommittedClaims() ? dialect.sql().readCommittedNextTransaction() : null;
@@ -150,6 +164,68 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
           throw new IdempotencyStoreException(
               "claim of " + request.key() + " kept racing with other claims; try again");
         });
+  }
+
+  /**
+   * Claims the keys that have no record with one insert and one read, outside any transaction of
+   * the caller's, and each of the others as {@link #claim} claims it alone: a capped claim, a
+   * token's, a step's, one whose record only a claim's update may take (expired, its lease ended),
+   * and every claim in join mode or on a database that cannot skip duplicates in an insert (H2).
+   */
+  @Override
+  public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    List<Integer> together = new ArrayList<>();
+    for (int i = 0; i < requests.size(); i++) {
+      ClaimRequest request = requests.get(i);
+      if (!request.capped() && !request.requireIssued() && !request.key().isStep()) {
+        together.add(i);
+      }
+    }
+    ClaimResult[] answers = new ClaimResult[requests.size()];
+    if (absentClaims != null && together.size() > 1 && !jdbc.joined()) {
+      // in the order of their ids, so that two batches lock their rows in one order
+      together.sort(Comparator.comparing(i -> requests.get(i).key().digest()));
+      claimTogether(requests, together, answers);
+    }
+    List<CompletableFuture<ClaimResult>> stages = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      stages.add(
+          answers[i] != null
+              ? CompletableFuture.completedFuture(answers[i])
+              : claim(requests.get(i)));
+    }
+    return stages;
+  }
+
+  // What one insert and one read answer; a failure leaves every claim to be made alone (the
+  // insert's transaction rolled back with it).
+  private void claimTogether(
+      List<ClaimRequest> requests, List<Integer> together, ClaimResult[] answers) {
+    AbsentClaims claims = Objects.requireNonNull(absentClaims);
+    List<ClaimRequest> sent = together.stream().map(requests::get).toList();
+    List<String> owners = sent.stream().map(r -> newOwner()).toList();
+    Map<String, RecordRow> rows;
+    try {
+      rows =
+          jdbc.run(
+              "claim",
+              c -> {
+                if (readCommitted != null) {
+                  try (Statement s = c.createStatement()) {
+                    s.execute(readCommitted);
+                  }
+                }
+                return claims.claim(c, sent, owners);
+              });
+    } catch (IdempotencyStoreException e) {
+      log.debug("the claims of {} keys together failed; each is claimed alone", sent.size(), e);
+      return;
+    }
+    for (int j = 0; j < sent.size(); j++) {
+      ClaimRequest request = sent.get(j);
+      answers[together.get(j)] =
+          RecordRow.classify(rows.get(request.key().digest()), request, owners.get(j));
+    }
   }
 
   // A joined claim that gives up at once on a row another transaction holds: the engine's policy
@@ -267,6 +343,72 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
                         lease.fence(),
                         lease.owner())
                     == 1);
+  }
+
+  /**
+   * Stores the outcomes with one batch of statements on one pooled connection, in the order of
+   * their ids; in join mode, and for a step's record, each as {@link #complete} stores it. A
+   * completion the database answers without a count fails its stage, so that the engine reads back
+   * what it stored.
+   */
+  @Override
+  public List<CompletableFuture<Boolean>> completeAll(List<Completion> completions) {
+    List<Integer> together = new ArrayList<>();
+    for (int i = 0; i < completions.size(); i++) {
+      Completion c = completions.get(i);
+      boolean fits =
+          c.outcome().payload().length <= maxOutcomeBytes
+              || c.outcome().kind() == Outcome.Kind.UNSTORED;
+      if (fits && !c.lease().key().isStep()) {
+        together.add(i);
+      }
+    }
+    if (together.size() < 2 || jdbc.joined()) {
+      return super.completeAll(completions);
+    }
+    together.sort(Comparator.comparing(i -> completions.get(i).lease().key().digest()));
+    Map<Integer, CompletableFuture<Boolean>> batched = new HashMap<>();
+    try {
+      int[] counts =
+          jdbc.run(
+              "complete",
+              c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql.complete())) {
+                  for (int i : together) {
+                    Completion done = completions.get(i);
+                    Params.bind(
+                        ps,
+                        done.outcome().kind().name(),
+                        done.outcome().payload(),
+                        Math.max(1, done.retention().toMillis()),
+                        done.lease().key().digest(),
+                        done.lease().fence(),
+                        done.lease().owner());
+                    ps.addBatch();
+                  }
+                  return ps.executeBatch();
+                }
+              });
+      for (int j = 0; j < together.size(); j++) {
+        batched.put(
+            together.get(j),
+            counts[j] >= 0
+                ? CompletableFuture.completedFuture(counts[j] == 1)
+                : CompletableFuture.failedFuture(
+                    new IdempotencyStoreException("the database did not count the completion")));
+      }
+    } catch (IdempotencyStoreException e) {
+      for (int i : together) {
+        batched.put(i, CompletableFuture.failedFuture(e));
+      }
+    }
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>(completions.size());
+    for (int i = 0; i < completions.size(); i++) {
+      Completion c = completions.get(i);
+      CompletableFuture<Boolean> answer = batched.get(i);
+      answers.add(answer != null ? answer : complete(c.lease(), c.outcome(), c.retention()));
+    }
+    return answers;
   }
 
   @Override

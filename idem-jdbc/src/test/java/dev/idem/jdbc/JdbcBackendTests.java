@@ -1,12 +1,18 @@
 package dev.idem.jdbc;
 
+import static dev.idem.testsupport.Stages.now;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.idem.core.lock.LockProvider;
 import dev.idem.core.resume.ResumeLog;
 import dev.idem.core.state.StateStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import dev.idem.testsupport.AsyncEngineContract;
 import dev.idem.testsupport.BatchContract;
 import dev.idem.testsupport.CompleterContract;
@@ -16,15 +22,19 @@ import dev.idem.testsupport.LockProviderContract;
 import dev.idem.testsupport.OutcomeContract;
 import dev.idem.testsupport.ReplayCacheContract;
 import dev.idem.testsupport.ResumeLogContract;
+import dev.idem.testsupport.Stages;
 import dev.idem.testsupport.StateStoreContract;
 import dev.idem.testsupport.StepContract;
 import dev.idem.testsupport.TokenContract;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /**
  * Everything idem-jdbc runs on one database, the JDBC backend matrix declared once: the shared
@@ -118,6 +128,50 @@ abstract class JdbcBackendTests {
     @Override
     protected IdempotencyStore store() {
       return plain();
+    }
+
+    @Test
+    void aBatchIsClaimedInOneInsertAndOneReadWhereTheDatabaseCanSkipDuplicates() {
+      assumeTrue(!dialect().name().equals("h2"), "H2 inserts no row while skipping duplicates");
+      CountedStatements counted = new CountedStatements(Databases.pool(url()));
+      JdbcIdempotencyStore store =
+          new JdbcIdempotencyStore(
+              counted.dataSource(),
+              JdbcStoreConfig.custom(dialect()).readCommittedClaims(readCommittedClaims()).build());
+      List<ClaimRequest> done = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        ClaimRequest request = ClaimRequest.of(newKey(), fingerprint("a"), longLease());
+        Lease lease = ((ClaimResult.Claimed) now(store.claim(request))).lease();
+        now(store.complete(lease, Outcome.success(bytes("r")), longLease()));
+        done.add(request);
+      }
+      List<ClaimRequest> batch = new ArrayList<>(done);
+      for (int i = 0; i < 300; i++) {
+        batch.add(ClaimRequest.of(newKey(), fingerprint("a"), longLease()));
+      }
+      counted.take();
+
+      List<ClaimResult> answers = store.claimAll(batch).stream().map(Stages::now).toList();
+
+      assertThat(counted.take())
+          .as("an insert and a read for each 200 keys, none for a key alone")
+          .isEqualTo(4);
+      assertThat(answers.subList(0, 5)).allMatch(ClaimResult.Completed.class::isInstance);
+      assertThat(answers.subList(5, answers.size()))
+          .allMatch(ClaimResult.Claimed.class::isInstance);
+
+      List<IdempotencyStore.Completion> completions =
+          answers.subList(5, answers.size()).stream()
+              .map(
+                  a ->
+                      new IdempotencyStore.Completion(
+                          ((ClaimResult.Claimed) a).lease(),
+                          Outcome.success(bytes("r")),
+                          longLease()))
+              .toList();
+      counted.take();
+      assertThat(store.completeAll(completions).stream().map(Stages::now)).containsOnly(true);
+      assertThat(counted.take()).as("one batch of statements for every completion").isEqualTo(1);
     }
   }
 

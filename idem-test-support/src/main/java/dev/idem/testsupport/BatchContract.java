@@ -17,6 +17,7 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.IdempotencyStore.Completion;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
@@ -120,6 +121,65 @@ public abstract class BatchContract extends StoreContractSupport {
     assertThat(answers.get(5)).isInstanceOf(ClaimResult.Claimed.class);
     assertThat(store().find(noToken)).as("a refused token claim leaves nothing").isEmpty();
     assertThat(release(held)).as("the running key's owner was left alone").isTrue();
+  }
+
+  @Test
+  void aKeyWhoseLeaseEndedIsTakenOverInABatchWithAGreaterFence() {
+    IdempotencyKey stale = newKey();
+    Lease old = claimOrFail(stale, fingerprint("a"), shortLease());
+    IdempotencyKey reused = newKey();
+    Lease reusedOld = claimOrFail(reused, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    IdempotencyKey fresh = newKey();
+    List<ClaimResult> answers =
+        answers(
+            store()
+                .claimAll(
+                    List.of(
+                        ClaimRequest.of(stale, fingerprint("a"), longLease()),
+                        ClaimRequest.of(fresh, fingerprint("a"), longLease()),
+                        ClaimRequest.of(reused, fingerprint("b"), longLease()))));
+    assertThat(answers.get(0)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(((ClaimResult.Claimed) answers.get(0)).lease().fence()).isGreaterThan(old.fence());
+    assertThat(answers.get(1)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(answers.get(2))
+        .as("a lease that ended does not free the key for another request")
+        .isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(complete(old, Outcome.success(bytes("late")), longLease()))
+        .as("the owner whose lease ended can no longer store")
+        .isFalse();
+    assertThat(release(reusedOld)).as("nobody took the reused key over").isTrue();
+  }
+
+  @Test
+  void completionsSentTogetherStoreEachAndALostLeaseAnswersFalseAlone() {
+    IdempotencyKey first = newKey();
+    Lease firstLease = claimOrFail(first, fingerprint("a"), longLease());
+    IdempotencyKey lost = newKey();
+    Lease lostLease = claimOrFail(lost, fingerprint("a"), shortLease());
+    passBeyond(shortLease());
+    Lease takenOver = claimOrFail(lost, fingerprint("a"), longLease());
+    IdempotencyKey last = newKey();
+    Lease lastLease = claimOrFail(last, fingerprint("a"), longLease());
+
+    List<Boolean> stored =
+        store()
+            .completeAll(
+                List.of(
+                    new Completion(firstLease, Outcome.success(bytes("1")), longLease()),
+                    new Completion(lostLease, Outcome.success(bytes("late")), longLease()),
+                    new Completion(lastLease, Outcome.success(bytes("3")), longLease())))
+            .stream()
+            .map(Stages::now)
+            .toList();
+
+    assertThat(stored).containsExactly(true, false, true);
+    assertThat(outcomeOf(store().find(first).orElseThrow()).payload()).isEqualTo(bytes("1"));
+    assertThat(outcomeOf(store().find(last).orElseThrow()).payload()).isEqualTo(bytes("3"));
+    assertThat(store().find(lost).orElseThrow().state())
+        .as("the owner that took over still holds the key")
+        .isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(complete(takenOver, Outcome.success(bytes("2")), longLease())).isTrue();
   }
 
   @Test

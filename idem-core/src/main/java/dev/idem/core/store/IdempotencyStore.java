@@ -93,6 +93,34 @@ public interface IdempotencyStore extends RecordChangeNotifier {
   CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention);
 
   /**
+   * One outcome to store under its lease, as {@link #complete} stores it.
+   *
+   * @param lease the lease the outcome's work ran under
+   * @param outcome what to store
+   * @param retention how long to keep it
+   */
+  record Completion(Lease lease, Outcome outcome, Duration retention) {}
+
+  /**
+   * Stores each of {@code completions}, as {@link #complete} stores one, and answers their stages
+   * in the same order; one completion's failure fails only its own stage. A store that can sends
+   * them together (JDBC: one batch of statements); the default completes them one by one. The
+   * leases name distinct keys. As for {@link #claimAll}, a decorator built on {@link
+   * ForwardingIdempotencyStore} inherits the default unless it overrides this method.
+   */
+  default List<CompletableFuture<Boolean>> completeAll(List<Completion> completions) {
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>(completions.size());
+    for (Completion c : completions) {
+      try {
+        answers.add(complete(c.lease(), c.outcome(), c.retention()));
+      } catch (RuntimeException e) {
+        answers.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    return answers;
+  }
+
+  /**
    * Gives the key up after a retryable failure: the record is removed, or goes back to ISSUED (with
    * its original expiry) when it began as a token. Ends with false when the lease no longer
    * matches; calling it twice is harmless.

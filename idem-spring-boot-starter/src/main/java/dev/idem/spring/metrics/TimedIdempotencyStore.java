@@ -104,12 +104,23 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
    */
   @Override
   public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
-    List<CompletableFuture<ClaimResult>> answers = new ArrayList<>(requests.size());
+    return timedAll("claim-all", () -> delegate().claimAll(requests));
+  }
+
+  /** Passes the completions on together, timed and observed as one call ({@code complete-all}). */
+  @Override
+  public List<CompletableFuture<Boolean>> completeAll(List<Completion> completions) {
+    return timedAll("complete-all", () -> delegate().completeAll(completions));
+  }
+
+  private <T> List<CompletableFuture<T>> timedAll(
+      String call, Supplier<List<CompletableFuture<T>>> body) {
+    List<CompletableFuture<T>> answers = new ArrayList<>();
     CompletableFuture<@Nullable Void> all =
         timedStage(
-            "claim-all",
+            call,
             () -> {
-              answers.addAll(delegate().claimAll(requests));
+              answers.addAll(body.get());
               return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
             });
     return answers.stream()

@@ -13,6 +13,9 @@ import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.Work;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.RecordChangeNotifier;
 import dev.idem.spring.InFlightWork;
@@ -21,10 +24,14 @@ import dev.idem.spring.metrics.TimedIdempotencyStore;
 import dev.idem.testsupport.FaultInjectingStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -90,6 +97,37 @@ class IdemMetricsAutoConfigurationTest {
               assertThat(timed(registry, "claim", "ok")).isEqualTo(2);
               assertThat(timed(registry, "complete", "ok")).isEqualTo(1);
               assertThat(timed(registry, "claim", "error")).isEqualTo(1);
+            });
+  }
+
+  @Test
+  void timesTheClaimsOfABatchAsOneCallAndPassesThemOnTogether() {
+    AtomicInteger together = new AtomicInteger();
+    IdempotencyStore store =
+        new ForwardingIdempotencyStore(new InMemoryIdempotencyStore()) {
+          @Override
+          public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+            together.addAndGet(requests.size());
+            return delegate().claimAll(requests);
+          }
+        };
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(IdempotencyStore.class, () -> store)
+        .run(
+            context -> {
+              Idempotency engine = context.getBean(Idempotency.class);
+              Map<IdempotencyKey, Fingerprint> calls = new LinkedHashMap<>();
+              calls.put(IdempotencyKey.of("orders.create|alice", "b1"), Fingerprint.NONE);
+              calls.put(IdempotencyKey.of("orders.create|alice", "b2"), Fingerprint.NONE);
+              engine.executeEach(
+                  calls, ResultCodec.utf8(), ctx -> "x", IdempotencyConfig.ofDefaults(), null);
+
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              assertThat(together).as("the store got both claims in one call").hasValue(2);
+              assertThat(timed(registry, "claim-all", "ok")).isEqualTo(1);
+              // each outcome's store call leaves as its work ends
+              assertThat(timed(registry, "complete", "ok")).isEqualTo(2);
             });
   }
 
@@ -193,7 +231,7 @@ class IdemMetricsAutoConfigurationTest {
 
   @Test
   void aListenerOfTheApplicationsOwnIsToldBesideTheMeters() {
-    java.util.List<ExecutionOutcome> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<ExecutionOutcome> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
     IdempotencyListener own = (key, outcome) -> heard.add(outcome);
     runner
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)

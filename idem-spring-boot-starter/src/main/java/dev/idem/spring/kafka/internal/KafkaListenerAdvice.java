@@ -1,7 +1,6 @@
 package dev.idem.spring.kafka.internal;
 
 import dev.idem.core.ExecutionContext;
-import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
@@ -10,7 +9,6 @@ import dev.idem.spring.messaging.internal.ListenerEngine;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -227,36 +225,30 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   }
 
   /**
-   * Claims every distinct id; returns the batch elements whose claim succeeded (for a record
-   * listener, a one-element list when it did), and adds each claim's held outcome to {@code held}.
+   * Claims every distinct id, their claims sent together; returns the batch elements whose claim
+   * succeeded (for a record listener, a one-element list when it did), and adds each claim's held
+   * outcome to {@code held}.
    */
   private Claims claim(
       Listener listener, List<String> ids, @Nullable List<?> batch, List<Held> held) {
     List<Object> fresh = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
     List<ExecutionContext> contexts = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < ids.size(); i++) {
-      if (!seen.add(ids.get(i))) {
-        continue; // the same message twice in one batch: the first copy stands for both
-      }
-      int position = i;
-      Object element = batch == null ? Boolean.TRUE : batch.get(i);
-      // a claim that fails (another copy in flight, the store down) fails the whole call: the
-      // claims made so far are released and the error handler redelivers every record
-      consumers
-          .computeIfAbsent(listener.group(), g -> engine.consumer(g, true))
-          .process(
-              ids.get(i),
-              Fingerprint.NONE,
-              ctx -> {
-                fresh.add(element);
-                positions.add(position);
-                contexts.add(ctx);
-                return null;
-              },
-              outcome -> held.add(new Held(position, outcome)));
-    }
+    int[] current = {-1};
+    // a claim that fails (another copy in flight, the store down) fails the whole call: the
+    // claims made so far are released and the error handler redelivers every record; the same
+    // message twice in one batch is one message, its first copy standing for both
+    consumers
+        .computeIfAbsent(listener.group(), g -> engine.consumer(g, true))
+        .processAll(
+            ids,
+            (position, ctx) -> {
+              current[0] = position;
+              fresh.add(batch == null ? Boolean.TRUE : batch.get(position));
+              positions.add(position);
+              contexts.add(ctx);
+            },
+            outcome -> held.add(new Held(current[0], outcome)));
     return new Claims(
         fresh, positions.stream().mapToInt(Integer::intValue).toArray(), List.copyOf(contexts));
   }
@@ -268,15 +260,18 @@ final class KafkaListenerAdvice implements MethodInterceptor {
    */
   private void settle(List<Held> held, boolean succeeded, int releasedFrom) {
     Consumer<PendingOutcome> deferral = succeeded ? engine.deferral() : null;
+    List<PendingOutcome> completed = new ArrayList<>();
     for (Held h : held) {
       if (!succeeded || (releasedFrom >= 0 && h.position() >= releasedFrom)) {
         h.outcome().release();
       } else if (deferral != null) {
         deferral.accept(h.outcome());
       } else {
-        h.outcome().complete();
+        completed.add(h.outcome());
       }
     }
+    // their store calls sent together: one round trip for the batch on Redis
+    PendingOutcome.completeAll(completed);
   }
 
   private Listener listener(Method method) {

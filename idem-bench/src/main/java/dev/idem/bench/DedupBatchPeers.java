@@ -1,0 +1,157 @@
+package dev.idem.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.Idempotency;
+import dev.idem.core.consumer.IdempotentConsumer;
+import dev.idem.jdbc.JdbcDialect;
+import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.JdbcSchema;
+import dev.idem.jdbc.JdbcStoreConfig;
+import dev.idem.redis.RedisIdempotencyStore;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The de-duplicators of the dedup-peers benchmark's batch rounds, where each consumer takes up to
+ * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processAll} on Redis and on
+ * PostgreSQL, which claims a batch's ids together and sends their completions together, and the
+ * peers of the single-message rounds, which have no batch call and take a batch message by message.
+ * Every effect commits on its own, as in the single-message rounds.
+ */
+final class DedupBatchPeers {
+
+  static final String IDEM_REDIS = "Idem IdempotentConsumer.processAll, Redis store";
+  static final String IDEM_JDBC = "Idem IdempotentConsumer.processAll, PostgreSQL store";
+
+  /** The most deliveries a consumer handles at once. */
+  static final int BATCH = 100;
+
+  private static final String RECORDS_TABLE = "bench_peer_batch_records";
+
+  private DedupBatchPeers() {}
+
+  /** The effect of a message, by its id. */
+  @FunctionalInterface
+  interface Effects {
+    DedupPeer.Effect of(String messageId);
+  }
+
+  /** Handles a batch of deliveries. */
+  @FunctionalInterface
+  interface Receive {
+    /** How many of {@code ids}, from the first, were handled (the rest come again). */
+    int receive(List<String> ids, Effects effects) throws Exception;
+  }
+
+  /**
+   * A de-duplicator of the batch rounds.
+   *
+   * @param store the server that remembers the handled ids
+   * @param ownShutdown what closes what this peer made itself (a single-message peer it wraps is
+   *     closed with the single-message peers)
+   */
+  record BatchPeer(String name, String store, Receive receive, AutoCloseable ownShutdown) {}
+
+  /** Idem's two, each before the peers on its server, which wrap the single-message ones. */
+  static List<BatchPeer> all(RedisRig rig, String url, List<DedupPeer> single) throws Exception {
+    List<BatchPeer> peers = new ArrayList<>();
+    try {
+      peers.add(idemRedis(rig, url));
+      for (DedupPeer peer : single) {
+        if (peer.store().equals("Redis") && !peer.name().startsWith("Idem")) {
+          peers.add(oneByOne(peer));
+        }
+      }
+      peers.add(idemJdbc(url));
+      for (DedupPeer peer : single) {
+        if (peer.store().equals("PostgreSQL") && !peer.name().startsWith("Idem")) {
+          peers.add(oneByOne(peer));
+        }
+      }
+      return peers;
+    } catch (Exception | Error e) {
+      Peers.closeAll(peers.stream().map(BatchPeer::ownShutdown).toList());
+      throw e;
+    }
+  }
+
+  /** {@code IdempotentConsumer.processAll} on a {@link RedisIdempotencyStore}. */
+  static BatchPeer idemRedis(RedisRig rig, String url) {
+    HikariDataSource pool = BenchJdbc.pool(url, "dedup-batch-idem-redis", DedupPeers.POOL);
+    RedisIdempotencyStore store =
+        RedisIdempotencyStore.create(rig.client(), rig.prefix() + "dedup-batch-idem:");
+    Idempotency engine = Idempotency.builder(store).build();
+    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP);
+    return new BatchPeer(
+        IDEM_REDIS,
+        "Redis",
+        (ids, effects) -> processAll(consumer, pool, ids, effects),
+        () -> {
+          engine.close();
+          store.close();
+          pool.close();
+        });
+  }
+
+  /**
+   * {@code IdempotentConsumer.processAll} on a {@link JdbcIdempotencyStore} on PostgreSQL: a
+   * batch's ids without a record claimed by one insert and one read.
+   */
+  static BatchPeer idemJdbc(String url) {
+    HikariDataSource pool = BenchJdbc.pool(url, "dedup-batch-idem-jdbc", DedupPeers.POOL);
+    JdbcStoreConfig config =
+        JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(RECORDS_TABLE).build();
+    JdbcSchema.createIfMissing(pool, config);
+    Idempotency engine = Idempotency.builder(new JdbcIdempotencyStore(pool, config)).build();
+    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP);
+    return new BatchPeer(
+        IDEM_JDBC,
+        "PostgreSQL",
+        (ids, effects) -> processAll(consumer, pool, ids, effects),
+        () -> {
+          engine.close();
+          BenchJdbc.execute(pool, "DROP TABLE IF EXISTS " + RECORDS_TABLE);
+          pool.close();
+        });
+  }
+
+  // The messages before the first that failed are handled (a duplicate right before it may be
+  // counted as not handled: it comes again and is answered as a duplicate).
+  private static int processAll(
+      IdempotentConsumer consumer, HikariDataSource pool, List<String> ids, Effects effects) {
+    int[] handled = {0};
+    try {
+      consumer.processAll(
+          ids,
+          (index, ctx) -> {
+            try (Connection connection = pool.getConnection()) {
+              effects.of(ids.get(index)).apply(connection);
+            }
+            handled[0] = index + 1;
+          });
+      return ids.size();
+    } catch (Exception e) {
+      return handled[0];
+    }
+  }
+
+  // A peer without a batch call takes the batch message by message, and stops at the first that
+  // fails.
+  private static BatchPeer oneByOne(DedupPeer peer) {
+    return new BatchPeer(
+        peer.name(),
+        peer.store(),
+        (ids, effects) -> {
+          for (int i = 0; i < ids.size(); i++) {
+            try {
+              peer.receive().receive(ids.get(i), effects.of(ids.get(i)));
+            } catch (Exception e) {
+              return i;
+            }
+          }
+          return ids.size();
+        },
+        () -> {});
+  }
+}
