@@ -9,6 +9,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -118,30 +119,36 @@ final class ClaimLoop {
     return answer;
   }
 
-  /** Gives back what {@code sent} claimed, when it took the key, without waiting. */
-  void giveBack(CompletableFuture<ClaimResult> sent) {
-    sent.thenAccept(
-        result -> {
-          if (result instanceof ClaimResult.Claimed claimed) {
-            try {
-              store
-                  .release(claimed.lease())
-                  .whenComplete(
-                      (released, failure) -> {
-                        if (failure != null) {
-                          log.warn(
-                              "could not give back the claim of {}; it ends with its lease",
-                              claimed.lease().key(),
-                              failure);
-                        }
-                      });
-            } catch (RuntimeException e) {
-              log.warn(
-                  "could not give back the claim of {}; it ends with its lease",
-                  claimed.lease().key(),
-                  e);
-            }
+  /**
+   * Gives back what {@code sent} claimed, when it took the key. The stage ends once the store
+   * answered the give-back (or failed to: the claim then ends with its lease), and never fails.
+   */
+  CompletableFuture<@Nullable Void> giveBack(CompletableFuture<ClaimResult> sent) {
+    if (!sent.isDone()) {
+      // the release is sent from a pool thread, never from the thread that ends the claim's
+      // stage, which may be the store client's own
+      return sent.handleAsync((result, failure) -> result, ForkJoinPool.commonPool())
+          .thenCompose(result -> giveBack(sent));
+    }
+    ClaimResult result = sent.isCompletedExceptionally() ? null : sent.join();
+    if (!(result instanceof ClaimResult.Claimed claimed)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Boolean> released;
+    try {
+      released = store.release(claimed.lease());
+    } catch (RuntimeException e) {
+      released = CompletableFuture.failedFuture(e);
+    }
+    return released.handle(
+        (done, failure) -> {
+          if (failure != null) {
+            log.warn(
+                "could not give back the claim of {}; it ends with its lease",
+                claimed.lease().key(),
+                failure);
           }
+          return null;
         });
   }
 

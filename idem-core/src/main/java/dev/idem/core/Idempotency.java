@@ -353,10 +353,13 @@ public final class Idempotency implements AutoCloseable {
         }
       }
     } finally {
-      // the call that threw settled its own claim; those after it never ran
+      // the call that threw settled its own claim; those after it never ran, and are free for a
+      // retry by the time this call ends
+      List<CompletableFuture<@Nullable Void>> givenBack = new ArrayList<>();
       for (int i = done.size() + 1; i < sent.size(); i++) {
-        claims.giveBack(sent.get(i));
+        givenBack.add(claims.giveBack(sent.get(i)));
       }
+      CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
       if (batch != null) {
         batch.settled(done.size() == requests.size());
       }
