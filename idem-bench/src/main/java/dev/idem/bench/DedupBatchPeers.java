@@ -2,6 +2,7 @@ package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.Idempotency;
+import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcIdempotencyStore;
@@ -9,6 +10,7 @@ import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.redis.RedisIdempotencyStore;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,6 +30,13 @@ final class DedupBatchPeers {
   static final int BATCH = 100;
 
   private static final String RECORDS_TABLE = "bench_peer_batch_records";
+
+  // A copy handled by another consumer right now is waited out, not a reason to end the batch
+  // and send the rest of it round again.
+  private static final IdempotencyConfig WAITS =
+      IdempotencyConfig.from(IdempotentConsumer.DEFAULT_CONFIG)
+          .waitInProgress(Duration.ofSeconds(10))
+          .build();
 
   private DedupBatchPeers() {}
 
@@ -82,7 +91,7 @@ final class DedupBatchPeers {
     RedisIdempotencyStore store =
         RedisIdempotencyStore.create(rig.client(), rig.prefix() + "dedup-batch-idem:");
     Idempotency engine = Idempotency.builder(store).build();
-    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP);
+    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP, WAITS);
     return new BatchPeer(
         IDEM_REDIS,
         "Redis",
@@ -104,7 +113,7 @@ final class DedupBatchPeers {
         JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(RECORDS_TABLE).build();
     JdbcSchema.createIfMissing(pool, config);
     Idempotency engine = Idempotency.builder(new JdbcIdempotencyStore(pool, config)).build();
-    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP);
+    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP, WAITS);
     return new BatchPeer(
         IDEM_JDBC,
         "PostgreSQL",

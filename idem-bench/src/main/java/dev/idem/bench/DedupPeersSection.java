@@ -77,8 +77,9 @@ record DedupPeersSection(
                 + " handler)` on the Redis store and on a `JdbcIdempotencyStore` on PostgreSQL: the"
                 + " batch's ids claimed together (one script on Redis, one insert and one read on"
                 + " PostgreSQL), each message's effect committing on its own and its record's store"
-                + " call sent as its handler returns, all waited for once at the batch's end; the"
-                + " first failure ends the batch, the rest coming again. The peers have no batch"
+                + " call sent as its handler returns, all waited for once at the batch's end; a"
+                + " copy another consumer is handling is waited for (WAIT); the first failure ends"
+                + " the batch, the rest coming again. The peers have no batch"
                 + " call: they take the batch message by message, as in the single rounds, and stop"
                 + " at the first failure.")
             .formatted(DedupBatchPeers.BATCH));
