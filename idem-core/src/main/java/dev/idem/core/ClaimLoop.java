@@ -9,7 +9,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -21,6 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The claim of every call, blocking or not, in rounds: the store's answer, a claim answered late,
  * waiting for a duplicate under WAIT, and the store failing at claim (closed, or open).
+ *
+ * <p>Just over 400 lines because every claim is decided here, the first round of a batch's call
+ * (whose claim was sent with the others) included.
  */
 final class ClaimLoop {
 
@@ -64,21 +66,11 @@ final class ClaimLoop {
       Supplier<Runnable> observe,
       CompletableFuture<@Nullable Void> stop,
       Function<@Nullable ClaimResult, CompletableFuture<R>> then) {
-    CompletableFuture<R> answer = new CompletableFuture<>();
-    Round<R> rounds =
-        new Round<>(
-            request,
-            config,
-            storeCalls,
-            observe,
-            stop,
-            then,
-            answer,
-            System.nanoTime() + config.maxWait().toNanos());
+    Round<R> rounds = new Round<>(request, config, storeCalls, observe, stop, then);
     // the first claim leaves from a store thread even when the store answers later: sending may
     // still wait on the client's connection lock, which an event loop must not
     rounds.submit(0);
-    return answer;
+    return rounds.answer;
   }
 
   /**
@@ -104,52 +96,9 @@ final class ClaimLoop {
       Executor storeCalls,
       CompletableFuture<@Nullable Void> stop,
       Function<@Nullable ClaimResult, CompletableFuture<R>> then) {
-    CompletableFuture<R> answer = new CompletableFuture<>();
-    Round<R> rounds =
-        new Round<>(
-            request,
-            config,
-            storeCalls,
-            () -> () -> {},
-            stop,
-            then,
-            answer,
-            System.nanoTime() + config.maxWait().toNanos());
+    Round<R> rounds = new Round<>(request, config, storeCalls, () -> () -> {}, stop, then);
     rounds.submitFirst(first);
-    return answer;
-  }
-
-  /**
-   * Gives back what {@code sent} claimed, when it took the key. The stage ends once the store
-   * answered the give-back (or failed to: the claim then ends with its lease), and never fails.
-   */
-  CompletableFuture<@Nullable Void> giveBack(CompletableFuture<ClaimResult> sent) {
-    if (!sent.isDone()) {
-      // the release is sent from a pool thread, never from the thread that ends the claim's
-      // stage, which may be the store client's own
-      return sent.handleAsync((result, failure) -> result, ForkJoinPool.commonPool())
-          .thenCompose(result -> giveBack(sent));
-    }
-    ClaimResult result = sent.isCompletedExceptionally() ? null : sent.join();
-    if (!(result instanceof ClaimResult.Claimed claimed)) {
-      return CompletableFuture.completedFuture(null);
-    }
-    CompletableFuture<Boolean> released;
-    try {
-      released = store.release(claimed.lease());
-    } catch (RuntimeException e) {
-      released = CompletableFuture.failedFuture(e);
-    }
-    return released.handle(
-        (done, failure) -> {
-          if (failure != null) {
-            log.warn(
-                "could not give back the claim of {}; it ends with its lease",
-                claimed.lease().key(),
-                failure);
-          }
-          return null;
-        });
+    return rounds.answer;
   }
 
   /** The rounds of one asynchronous claim. */
@@ -169,24 +118,22 @@ final class ClaimLoop {
         Executor storeCalls,
         Supplier<Runnable> observe,
         CompletableFuture<@Nullable Void> stop,
-        Function<@Nullable ClaimResult, CompletableFuture<R>> then,
-        CompletableFuture<R> answer,
-        long deadline) {
+        Function<@Nullable ClaimResult, CompletableFuture<R>> then) {
       this.request = request;
       this.config = config;
       this.storeCalls = storeCalls;
       this.observe = observe;
       this.stop = stop;
       this.then = then;
-      this.answer = answer;
-      this.deadline = deadline;
+      this.answer = new CompletableFuture<>();
+      this.deadline = System.nanoTime() + config.maxWait().toNanos();
     }
 
     void submitFirst(Sent first) {
       try {
         storeCalls.execute(() -> first(first));
       } catch (RuntimeException | Error e) {
-        giveBack(first.answer());
+        BatchRun.giveBack(store, first.answer());
         answer.completeExceptionally(wrapped(e));
       }
     }
@@ -203,7 +150,7 @@ final class ClaimLoop {
             try {
               Settlement.handOver(() -> takeFirst(first), storeCalls, "decide a claim's answer");
             } catch (RuntimeException | Error e) {
-              giveBack(sent);
+              BatchRun.giveBack(store, sent);
               answer.completeExceptionally(wrapped(e));
             }
           });
@@ -224,7 +171,7 @@ final class ClaimLoop {
           decide(0, null, sent, first.at());
         }
       } catch (RuntimeException | Error e) {
-        giveBack(first.answer());
+        BatchRun.giveBack(store, first.answer());
         answer.completeExceptionally(wrapped(e));
       }
     }

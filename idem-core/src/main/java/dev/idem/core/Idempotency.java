@@ -6,7 +6,6 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * {@link IdempotencyStoreException} unless the config says fail open. The engine is thread-safe;
  * build one per application and {@link #close()} it at shutdown.
  *
- * <p>Just over 400 lines because it is the one entry point: its public calls and their Javadoc
- * stand here, while the claim loop, the ownership of a lease and the settlement live in classes of
- * their own.
+ * <p>Over 400 lines because it is the one entry point: its public calls (one call, a call that ends
+ * later, a batch) and their Javadoc stand here, while the claim loop, the ownership of a lease, the
+ * settlement and a batch's run live in classes of their own.
  */
 public final class Idempotency implements AutoCloseable {
 
@@ -169,7 +168,8 @@ public final class Idempotency implements AutoCloseable {
         work,
         config,
         true,
-        deferral);
+        deferral,
+        null);
   }
 
   /**
@@ -257,20 +257,9 @@ public final class Idempotency implements AutoCloseable {
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
    * @param deferral receives the outcome instead of the store, or null to store it at once
+   * @param first the claim sent ahead with others' (a batch), or null to send it now
    */
   <T extends @Nullable Object, E extends Exception> Executed<T> run(
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      boolean replayUsed,
-      @Nullable Consumer<PendingOutcome> deferral)
-      throws E {
-    return run(request, codec, work, config, replayUsed, deferral, null);
-  }
-
-  // ... whose first claim was sent ahead when first is not null
-  private <T extends @Nullable Object, E extends Exception> Executed<T> run(
       ClaimRequest request,
       ResultCodec<T> codec,
       Work<T, E> work,
@@ -325,131 +314,7 @@ public final class Idempotency implements AutoCloseable {
       IdempotencyConfig config,
       @Nullable Consumer<PendingOutcome> deferral)
       throws E {
-    Objects.requireNonNull(codec, "codec");
-    Objects.requireNonNull(work, "work");
-    List<ClaimRequest> requests = new ArrayList<>(calls.size());
-    calls.forEach(
-        (key, fingerprint) ->
-            requests.add(
-                new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
-    // in the caller's transaction each outcome is written with it, call by call, as alone
-    Batch batch = deferral == null && !store.joinsCurrentTransaction() ? new Batch(config) : null;
-    long sentAt = System.nanoTime();
-    List<CompletableFuture<ClaimResult>> sent = claimAll(requests);
-    List<Executed<T>> done = new ArrayList<>(requests.size());
-    try {
-      for (int i = 0; i < requests.size(); i++) {
-        ClaimLoop.Sent first = new ClaimLoop.Sent(sent.get(i), sentAt);
-        if (batch == null) {
-          done.add(run(requests.get(i), codec, work, config, true, deferral, first));
-          continue;
-        }
-        try {
-          done.add(run(requests.get(i), codec, work, config, true, batch::hold, first));
-          batch.returned();
-        } catch (Throwable failure) {
-          batch.threw(failure);
-          throw failure;
-        }
-      }
-    } finally {
-      // the call that threw settled its own claim; those after it never ran, and are free for a
-      // retry by the time this call ends
-      List<CompletableFuture<@Nullable Void>> givenBack = new ArrayList<>();
-      for (int i = done.size() + 1; i < sent.size(); i++) {
-        givenBack.add(claims.giveBack(sent.get(i)));
-      }
-      CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
-      if (batch != null) {
-        batch.settled(done.size() == requests.size());
-      }
-    }
-    return done;
-  }
-
-  /**
-   * The outcomes of a batch without a deferral: each held as its work ends and its store call sent
-   * at once, on an executor of the caller's that runs what follows the store's answers when the
-   * batch waits for them all, at its end.
-   */
-  private static final class Batch {
-    private final IdempotencyConfig config;
-    private final CallerRuns settling = new CallerRuns();
-    private final List<CompletableFuture<Boolean>> stored = new ArrayList<>();
-    private final List<IdempotencyKey> keys = new ArrayList<>();
-    private Ownership.@Nullable Held held;
-
-    Batch(IdempotencyConfig config) {
-      this.config = config;
-    }
-
-    void hold(PendingOutcome outcome) {
-      held = (Ownership.Held) outcome;
-    }
-
-    // The call returned: its outcome's store call goes now (a replay held nothing).
-    void returned() {
-      Ownership.Held outcome = held;
-      held = null;
-      if (outcome != null) {
-        keys.add(outcome.key());
-        stored.add(outcome.completing(settling));
-      }
-    }
-
-    // The call threw: its failure is settled as a single call settles it, kept when terminal.
-    void threw(Throwable failure) {
-      Ownership.Held outcome = held;
-      held = null;
-      if (outcome != null) {
-        keys.add(outcome.key());
-        stored.add(
-            Ownership.isTerminal(config, failure)
-                ? outcome.completing(settling)
-                : outcome.releasing(settling).thenApply(released -> true));
-      }
-    }
-
-    /**
-     * Waits for every store call sent.
-     *
-     * @param whole true when no call threw: a value whose lease was lost is then thrown
-     */
-    void settled(boolean whole) {
-      settling.join(
-          CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new))
-              .handle((all, failure) -> null));
-      for (int i = 0; i < stored.size(); i++) {
-        boolean kept = stored.get(i).handle((value, failure) -> failure == null && value).join();
-        if (whole && !kept) {
-          throw new LeaseLostException(
-              "the lease on "
-                  + keys.get(i)
-                  + " was taken over, or its store failed, before the result could be stored");
-        }
-      }
-    }
-  }
-
-  // One stage per request, whatever the store does wrong: a store that throws, or answers with
-  // fewer stages, fails the claims it did not answer.
-  private List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
-    List<CompletableFuture<ClaimResult>> sent;
-    try {
-      sent = store.claimAll(requests);
-    } catch (RuntimeException e) {
-      return requests.stream().map(r -> CompletableFuture.<ClaimResult>failedFuture(e)).toList();
-    }
-    if (sent.size() != requests.size()) {
-      sent.forEach(claims::giveBack);
-      IdempotencyStoreException wrong =
-          new IdempotencyStoreException(
-              "the store answered " + sent.size() + " claims for " + requests.size());
-      return requests.stream()
-          .map(r -> CompletableFuture.<ClaimResult>failedFuture(wrong))
-          .toList();
-    }
-    return sent;
+    return new BatchRun(this, store).executeEach(calls, codec, work, config, deferral);
   }
 
   /**
@@ -471,6 +336,7 @@ public final class Idempotency implements AutoCloseable {
             work,
             steps,
             true,
+            null,
             null)
         .value();
   }

@@ -7,12 +7,7 @@ import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -239,88 +234,6 @@ final class Ownership {
     }
   }
 
-  /**
-   * Completes each held outcome as {@link PendingOutcome#complete()} does, their store calls sent
-   * together ({@link IdempotencyStore#completeAll}): one round trip for all rather than one per
-   * outcome. Every outcome is tried before the first failure is thrown.
-   */
-  List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
-    CallerRuns here = new CallerRuns();
-    List<CompletableFuture<Boolean>> stages = new ArrayList<>(outcomes.size());
-    List<Held> settled = new ArrayList<>();
-    List<CompletableFuture<Boolean>> settledStages = new ArrayList<>();
-    List<IdempotencyStore.Completion> completions = new ArrayList<>();
-    for (PendingOutcome outcome : outcomes) {
-      try {
-        if (outcome instanceof Held held && held.ownership() == this) {
-          held.settle();
-          if (held.outcome != null) {
-            completions.add(
-                new IdempotencyStore.Completion(
-                    held.running.lease(), held.outcome, held.retention));
-          }
-          CompletableFuture<Boolean> stage = new CompletableFuture<>();
-          settled.add(held);
-          settledStages.add(stage);
-          stages.add(stage);
-        } else {
-          stages.add(CompletableFuture.completedFuture(outcome.complete()));
-        }
-      } catch (RuntimeException | Error e) {
-        stages.add(CompletableFuture.failedFuture(e));
-      }
-    }
-    List<CompletableFuture<Boolean>> sent = sendAll(completions);
-    int next = 0;
-    for (int i = 0; i < settled.size(); i++) {
-      Held held = settled.get(i);
-      CompletableFuture<Boolean> stage = settledStages.get(i);
-      (held.outcome == null
-              ? settlement.release(held.running, here).thenApply(released -> true)
-              : held.stored(here, sent.get(next++)))
-          .whenComplete(
-              (value, failure) -> {
-                if (failure != null) {
-                  stage.completeExceptionally(failure);
-                } else {
-                  stage.complete(value);
-                }
-              });
-    }
-    here.join(
-        CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new))
-            .handle((all, failure) -> null));
-    List<Boolean> stored = new ArrayList<>(stages.size());
-    for (CompletableFuture<Boolean> stage : stages) {
-      try {
-        stored.add(stage.join());
-      } catch (CompletionException | CancellationException e) {
-        throw CallerRuns.rethrown(Settlement.unwrap(e));
-      }
-    }
-    return stored;
-  }
-
-  // One stage per completion, whatever the store does wrong; a failed stage is a first attempt
-  // that failed, which the settlement tries again.
-  private List<CompletableFuture<Boolean>> sendAll(List<IdempotencyStore.Completion> completions) {
-    if (completions.isEmpty()) {
-      return List.of();
-    }
-    try {
-      List<CompletableFuture<Boolean>> sent = store.completeAll(completions);
-      if (sent.size() == completions.size()) {
-        return sent;
-      }
-      IdempotencyStoreException wrong =
-          new IdempotencyStoreException(
-              "the store answered " + sent.size() + " completions for " + completions.size());
-      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(wrong)).toList();
-    } catch (RuntimeException e) {
-      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(e)).toList();
-    }
-  }
-
   private static boolean kept(Duration retention) {
     return !retention.isNegative() && !retention.isZero();
   }
@@ -418,23 +331,37 @@ final class Ownership {
     /** {@link #complete()} as a stage whose store calls and decisions run on {@code after}. */
     CompletableFuture<Boolean> completing(Executor after) {
       settle();
+      return finish(after, null);
+    }
+
+    /** The store this outcome goes to. */
+    IdempotencyStore store() {
+      return store;
+    }
+
+    /** True unless this outcome is an answer not to store, whose key is freed. */
+    boolean hasOutcome() {
+      return outcome != null;
+    }
+
+    /**
+     * Settles this outcome for a batch: the completion to send with the others, or null when there
+     * is nothing to store ({@link #finish} then frees the key).
+     */
+    IdempotencyStore.@Nullable Completion settleInBatch() {
+      settle();
+      return outcome == null
+          ? null
+          : new IdempotencyStore.Completion(running.lease(), outcome, retention);
+    }
+
+    /** What follows settling: the outcome stored, its first attempt {@code sent} when not null. */
+    CompletableFuture<Boolean> finish(Executor after, @Nullable CompletableFuture<Boolean> sent) {
       if (outcome == null) {
         return settlement.release(running, after).thenApply(released -> true);
       }
-      return stored(after, null);
-    }
-
-    /** The ownership that handed this outcome out. */
-    Ownership ownership() {
-      return Ownership.this;
-    }
-
-    // The outcome stored, after settle(); its first attempt is sent when that is not null.
-    private CompletableFuture<Boolean> stored(
-        Executor after, @Nullable CompletableFuture<Boolean> sent) {
-      Outcome held = Objects.requireNonNull(outcome);
       return settlement
-          .storeOutcome(running, held, retention, config, after, sent)
+          .storeOutcome(running, outcome, retention, config, after, sent)
           .thenApply(
               stored -> {
                 if (!stored) {

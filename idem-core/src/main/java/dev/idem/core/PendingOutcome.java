@@ -52,7 +52,7 @@ public interface PendingOutcome {
       return List.of();
     }
     return outcomes.get(0) instanceof Ownership.Held held
-        ? held.ownership().completeAll(outcomes)
+        ? BatchRun.completeAll(held.store(), outcomes)
         : outcomes.stream().map(PendingOutcome::complete).toList();
   }
 }

@@ -172,7 +172,13 @@ public final class TokenService {
       java.util.function.@Nullable Consumer<PendingOutcome> deferral)
       throws E {
     return idempotency.run(
-        request(scope, token, fingerprint, config), codec, work, config, replayUsed, deferral);
+        request(scope, token, fingerprint, config),
+        codec,
+        work,
+        config,
+        replayUsed,
+        deferral,
+        null);
   }
 
   /**

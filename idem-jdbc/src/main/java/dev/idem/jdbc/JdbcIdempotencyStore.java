@@ -12,9 +12,9 @@ import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
 import dev.idem.core.store.StoreCapability;
-import dev.idem.jdbc.internal.AbsentClaims;
 import dev.idem.jdbc.internal.Jdbc;
 import dev.idem.jdbc.internal.Params;
+import dev.idem.jdbc.internal.RecordBatches;
 import dev.idem.jdbc.internal.RecordRow;
 import dev.idem.jdbc.internal.Statements;
 import dev.idem.jdbc.internal.StoreSql;
@@ -25,13 +25,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -39,8 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Records in a database table: the article's unique-index strategy. The primary key on the key's
@@ -71,12 +64,10 @@ import org.slf4j.LoggerFactory;
  * JdbcStoreConfig}. Create the table with {@link JdbcSchema} or this jar's {@code schema-*.sql}.
  *
  * <p>Over 400 lines because it is where every store call meets its connection (joined, or its own
- * for a step) and its dialect's answers to failures; the statements, rows and dialects are classes
- * of their own.
+ * for a step) and its dialect's answers to failures; the statements, rows, batches and dialects are
+ * classes of their own.
  */
 public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
-
-  private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
   private static final int CLAIM_ATTEMPTS = 8;
 
@@ -94,7 +85,7 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
   private final Set<StoreCapability> capabilities;
   private final int maxOutcomeBytes;
   private final @Nullable String readCommitted;
-  private final @Nullable AbsentClaims absentClaims;
+  private final RecordBatches batches;
 
   /** A store on {@code dataSource} with {@code config}'s table, dialect and capabilities. */
   public JdbcIdempotencyStore(DataSource dataSource, JdbcStoreConfig config) {
@@ -102,10 +93,10 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     this.alone = new Jdbc(dataSource, null, config.callTimeout());
     this.dialect = config.dialect();
     this.sql = StoreSql.of(dialect.sql(), config.table());
-    this.absentClaims = AbsentClaims.of(dialect.sql(), config.table());
     this.maxOutcomeBytes = config.maxOutcomeBytes();
     this.readCommitted =
         config.readCommittedClaims() ? dialect.sql().readCommittedNextTransaction() : null;
+    this.batches = new RecordBatches(dialect.sql(), config.table(), sql, jdbc, readCommitted);
     EnumSet<StoreCapability> can = EnumSet.noneOf(StoreCapability.class);
     if (config.sharedBetweenProcesses()) {
       can.add(StoreCapability.SHARED_BETWEEN_PROCESSES);
@@ -166,66 +157,12 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
         });
   }
 
-  /**
-   * Claims the keys that have no record with one insert and one read, outside any transaction of
-   * the caller's, and each of the others as {@link #claim} claims it alone: a capped claim, a
-   * token's, a step's, one whose record only a claim's update may take (expired, its lease ended),
-   * and every claim in join mode or on a database that cannot skip duplicates in an insert (H2).
-   */
+  /** Outside join mode, sent together where the database allows ({@link RecordBatches}). */
   @Override
   public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
-    List<Integer> together = new ArrayList<>();
-    for (int i = 0; i < requests.size(); i++) {
-      ClaimRequest request = requests.get(i);
-      if (!request.capped() && !request.requireIssued() && !request.key().isStep()) {
-        together.add(i);
-      }
-    }
-    ClaimResult[] answers = new ClaimResult[requests.size()];
-    if (absentClaims != null && together.size() > 1 && !jdbc.joined()) {
-      // in the order of their ids, so that two batches lock their rows in one order
-      together.sort(Comparator.comparing(i -> requests.get(i).key().digest()));
-      claimTogether(requests, together, answers);
-    }
-    List<CompletableFuture<ClaimResult>> stages = new ArrayList<>(requests.size());
-    for (int i = 0; i < requests.size(); i++) {
-      stages.add(
-          answers[i] != null
-              ? CompletableFuture.completedFuture(answers[i])
-              : claim(requests.get(i)));
-    }
-    return stages;
-  }
-
-  // What one insert and one read answer; a failure leaves every claim to be made alone (the
-  // insert's transaction rolled back with it).
-  private void claimTogether(
-      List<ClaimRequest> requests, List<Integer> together, ClaimResult[] answers) {
-    AbsentClaims claims = Objects.requireNonNull(absentClaims);
-    List<ClaimRequest> sent = together.stream().map(requests::get).toList();
-    List<String> owners = sent.stream().map(r -> newOwner()).toList();
-    Map<String, RecordRow> rows;
-    try {
-      rows =
-          jdbc.run(
-              "claim",
-              c -> {
-                if (readCommitted != null) {
-                  try (Statement s = c.createStatement()) {
-                    s.execute(readCommitted);
-                  }
-                }
-                return claims.claim(c, sent, owners);
-              });
-    } catch (IdempotencyStoreException e) {
-      log.debug("the claims of {} keys together failed; each is claimed alone", sent.size(), e);
-      return;
-    }
-    for (int j = 0; j < sent.size(); j++) {
-      ClaimRequest request = sent.get(j);
-      answers[together.get(j)] =
-          RecordRow.classify(rows.get(request.key().digest()), request, owners.get(j));
-    }
+    return jdbc.joined()
+        ? super.claimAll(requests)
+        : batches.claimAll(requests, JdbcIdempotencyStore::newOwner, this::claim);
   }
 
   // A joined claim that gives up at once on a row another transaction holds: the engine's policy
@@ -345,70 +282,13 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
                     == 1);
   }
 
-  /**
-   * Stores the outcomes with one batch of statements on one pooled connection, in the order of
-   * their ids; in join mode, and for a step's record, each as {@link #complete} stores it. A
-   * completion the database answers without a count fails its stage, so that the engine reads back
-   * what it stored.
-   */
+  /** Outside join mode, one batch of statements ({@link RecordBatches}). */
   @Override
   public List<CompletableFuture<Boolean>> completeAll(List<Completion> completions) {
-    List<Integer> together = new ArrayList<>();
-    for (int i = 0; i < completions.size(); i++) {
-      Completion c = completions.get(i);
-      boolean fits =
-          c.outcome().payload().length <= maxOutcomeBytes
-              || c.outcome().kind() == Outcome.Kind.UNSTORED;
-      if (fits && !c.lease().key().isStep()) {
-        together.add(i);
-      }
-    }
-    if (together.size() < 2 || jdbc.joined()) {
-      return super.completeAll(completions);
-    }
-    together.sort(Comparator.comparing(i -> completions.get(i).lease().key().digest()));
-    Map<Integer, CompletableFuture<Boolean>> batched = new HashMap<>();
-    try {
-      int[] counts =
-          jdbc.run(
-              "complete",
-              c -> {
-                try (PreparedStatement ps = c.prepareStatement(sql.complete())) {
-                  for (int i : together) {
-                    Completion done = completions.get(i);
-                    Params.bind(
-                        ps,
-                        done.outcome().kind().name(),
-                        done.outcome().payload(),
-                        Math.max(1, done.retention().toMillis()),
-                        done.lease().key().digest(),
-                        done.lease().fence(),
-                        done.lease().owner());
-                    ps.addBatch();
-                  }
-                  return ps.executeBatch();
-                }
-              });
-      for (int j = 0; j < together.size(); j++) {
-        batched.put(
-            together.get(j),
-            counts[j] >= 0
-                ? CompletableFuture.completedFuture(counts[j] == 1)
-                : CompletableFuture.failedFuture(
-                    new IdempotencyStoreException("the database did not count the completion")));
-      }
-    } catch (IdempotencyStoreException e) {
-      for (int i : together) {
-        batched.put(i, CompletableFuture.failedFuture(e));
-      }
-    }
-    List<CompletableFuture<Boolean>> answers = new ArrayList<>(completions.size());
-    for (int i = 0; i < completions.size(); i++) {
-      Completion c = completions.get(i);
-      CompletableFuture<Boolean> answer = batched.get(i);
-      answers.add(answer != null ? answer : complete(c.lease(), c.outcome(), c.retention()));
-    }
-    return answers;
+    return jdbc.joined()
+        ? super.completeAll(completions)
+        : batches.completeAll(
+            completions, maxOutcomeBytes, c -> complete(c.lease(), c.outcome(), c.retention()));
   }
 
   @Override

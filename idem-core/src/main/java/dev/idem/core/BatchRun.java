@@ -1,0 +1,284 @@
+package dev.idem.core;
+
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The calls of a batch: their first claims sent together ({@link IdempotencyStore#claimAll}), each
+ * call then run alone on the one call path ({@link Idempotency#run}) with the batch's answer as its
+ * first round; and held outcomes completed together ({@link IdempotencyStore#completeAll}).
+ */
+final class BatchRun {
+
+  // under the engine's name, where its other warnings are logged
+  private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
+
+  private final Idempotency engine;
+  private final IdempotencyStore store;
+
+  BatchRun(Idempotency engine, IdempotencyStore store) {
+    this.engine = engine;
+    this.store = store;
+  }
+
+  /** {@link Idempotency#executeEach}. */
+  <T extends @Nullable Object, E extends Exception> List<Executed<T>> executeEach(
+      Map<IdempotencyKey, Fingerprint> calls,
+      ResultCodec<T> codec,
+      Work<T, E> work,
+      IdempotencyConfig config,
+      @Nullable Consumer<PendingOutcome> deferral)
+      throws E {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(work, "work");
+    List<ClaimRequest> requests = new ArrayList<>(calls.size());
+    calls.forEach(
+        (key, fingerprint) ->
+            requests.add(
+                new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
+    // in the caller's transaction each outcome is written with it, call by call, as alone
+    Outcomes outcomes =
+        deferral == null && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
+    long sentAt = System.nanoTime();
+    List<CompletableFuture<ClaimResult>> sent = claimAll(requests);
+    List<Executed<T>> done = new ArrayList<>(requests.size());
+    try {
+      for (int i = 0; i < requests.size(); i++) {
+        ClaimLoop.Sent first = new ClaimLoop.Sent(sent.get(i), sentAt);
+        if (outcomes == null) {
+          done.add(engine.run(requests.get(i), codec, work, config, true, deferral, first));
+          continue;
+        }
+        try {
+          done.add(engine.run(requests.get(i), codec, work, config, true, outcomes::hold, first));
+          outcomes.returned();
+        } catch (Throwable failure) {
+          outcomes.threw(failure);
+          throw failure;
+        }
+      }
+    } finally {
+      // the call that threw settled its own claim; those after it never ran, and are free for a
+      // retry by the time this call ends
+      List<CompletableFuture<@Nullable Void>> givenBack = new ArrayList<>();
+      for (int i = done.size() + 1; i < sent.size(); i++) {
+        givenBack.add(giveBack(store, sent.get(i)));
+      }
+      CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
+      if (outcomes != null) {
+        outcomes.settled(done.size() == requests.size());
+      }
+    }
+    return done;
+  }
+
+  /**
+   * Gives back what {@code sent} claimed, when it took the key. The stage ends once the store
+   * answered the give-back (or failed to: the claim then ends with its lease), and never fails.
+   */
+  static CompletableFuture<@Nullable Void> giveBack(
+      IdempotencyStore store, CompletableFuture<ClaimResult> sent) {
+    if (!sent.isDone()) {
+      // the release is sent from a pool thread, never from the thread that ends the claim's
+      // stage, which may be the store client's own
+      return sent.handleAsync((result, failure) -> result, ForkJoinPool.commonPool())
+          .thenCompose(result -> giveBack(store, sent));
+    }
+    ClaimResult result = sent.isCompletedExceptionally() ? null : sent.join();
+    if (!(result instanceof ClaimResult.Claimed claimed)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Boolean> released;
+    try {
+      released = store.release(claimed.lease());
+    } catch (RuntimeException e) {
+      released = CompletableFuture.failedFuture(e);
+    }
+    return released.handle(
+        (done, failure) -> {
+          if (failure != null) {
+            log.warn(
+                "could not give back the claim of {}; it ends with its lease",
+                claimed.lease().key(),
+                failure);
+          }
+          return null;
+        });
+  }
+
+  // One stage per request, whatever the store does wrong: a store that throws, or answers with
+  // fewer stages, fails the claims it did not answer.
+  private List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    List<CompletableFuture<ClaimResult>> sent;
+    try {
+      sent = store.claimAll(requests);
+    } catch (RuntimeException e) {
+      return requests.stream().map(r -> CompletableFuture.<ClaimResult>failedFuture(e)).toList();
+    }
+    if (sent.size() == requests.size()) {
+      return sent;
+    }
+    sent.forEach(stage -> giveBack(store, stage));
+    IdempotencyStoreException wrong =
+        new IdempotencyStoreException(
+            "the store answered " + sent.size() + " claims for " + requests.size());
+    return requests.stream().map(r -> CompletableFuture.<ClaimResult>failedFuture(wrong)).toList();
+  }
+
+  /**
+   * {@link PendingOutcome#completeAll}: the outcomes the engine held settled at once, their store
+   * calls sent together, each one's first attempt the batch's answer; another's completed alone.
+   */
+  static List<Boolean> completeAll(
+      IdempotencyStore store, List<? extends PendingOutcome> outcomes) {
+    CallerRuns here = new CallerRuns();
+    List<CompletableFuture<Boolean>> stages = new ArrayList<>(outcomes.size());
+    List<Ownership.Held> settled = new ArrayList<>();
+    List<CompletableFuture<Boolean>> settledStages = new ArrayList<>();
+    List<IdempotencyStore.Completion> completions = new ArrayList<>();
+    for (PendingOutcome outcome : outcomes) {
+      try {
+        if (outcome instanceof Ownership.Held held && held.store() == store) {
+          IdempotencyStore.Completion completion = held.settleInBatch();
+          if (completion != null) {
+            completions.add(completion);
+          }
+          CompletableFuture<Boolean> stage = new CompletableFuture<>();
+          settled.add(held);
+          settledStages.add(stage);
+          stages.add(stage);
+        } else {
+          stages.add(CompletableFuture.completedFuture(outcome.complete()));
+        }
+      } catch (RuntimeException | Error e) {
+        stages.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    List<CompletableFuture<Boolean>> sent = sendAll(store, completions);
+    int next = 0;
+    for (int i = 0; i < settled.size(); i++) {
+      Ownership.Held held = settled.get(i);
+      CompletableFuture<Boolean> stage = settledStages.get(i);
+      CompletableFuture<Boolean> first = held.hasOutcome() ? sent.get(next++) : null;
+      held.finish(here, first)
+          .whenComplete(
+              (value, failure) -> {
+                if (failure != null) {
+                  stage.completeExceptionally(failure);
+                } else {
+                  stage.complete(value);
+                }
+              });
+    }
+    here.join(
+        CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new))
+            .handle((all, failure) -> null));
+    List<Boolean> stored = new ArrayList<>(stages.size());
+    for (CompletableFuture<Boolean> stage : stages) {
+      try {
+        stored.add(stage.join());
+      } catch (CompletionException | CancellationException e) {
+        throw CallerRuns.rethrown(Settlement.unwrap(e));
+      }
+    }
+    return stored;
+  }
+
+  // One stage per completion, whatever the store does wrong; a failed stage is a first attempt
+  // that failed, which the settlement tries again.
+  private static List<CompletableFuture<Boolean>> sendAll(
+      IdempotencyStore store, List<IdempotencyStore.Completion> completions) {
+    if (completions.isEmpty()) {
+      return List.of();
+    }
+    try {
+      List<CompletableFuture<Boolean>> sent = store.completeAll(completions);
+      if (sent.size() == completions.size()) {
+        return sent;
+      }
+      IdempotencyStoreException wrong =
+          new IdempotencyStoreException(
+              "the store answered " + sent.size() + " completions for " + completions.size());
+      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(wrong)).toList();
+    } catch (RuntimeException e) {
+      return completions.stream().map(c -> CompletableFuture.<Boolean>failedFuture(e)).toList();
+    }
+  }
+
+  /**
+   * The outcomes of a batch without a deferral: each held as its work ends and its store call sent
+   * at once, on an executor of the caller's that runs what follows the store's answers when the
+   * batch waits for them all, at its end.
+   */
+  private static final class Outcomes {
+    private final IdempotencyConfig config;
+    private final CallerRuns settling = new CallerRuns();
+    private final List<CompletableFuture<Boolean>> stored = new ArrayList<>();
+    private final List<IdempotencyKey> keys = new ArrayList<>();
+    private Ownership.@Nullable Held held;
+
+    Outcomes(IdempotencyConfig config) {
+      this.config = config;
+    }
+
+    void hold(PendingOutcome outcome) {
+      held = (Ownership.Held) outcome;
+    }
+
+    // The call returned: its outcome's store call goes now (a replay held nothing).
+    void returned() {
+      Ownership.Held outcome = held;
+      held = null;
+      if (outcome != null) {
+        keys.add(outcome.key());
+        stored.add(outcome.completing(settling));
+      }
+    }
+
+    // The call threw: its failure is settled as a single call settles it, kept when terminal.
+    void threw(Throwable failure) {
+      Ownership.Held outcome = held;
+      held = null;
+      if (outcome != null) {
+        keys.add(outcome.key());
+        stored.add(
+            Ownership.isTerminal(config, failure)
+                ? outcome.completing(settling)
+                : outcome.releasing(settling).thenApply(released -> true));
+      }
+    }
+
+    /**
+     * Waits for every store call sent.
+     *
+     * @param whole true when no call threw: a value whose lease was lost is then thrown
+     */
+    void settled(boolean whole) {
+      settling.join(
+          CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new))
+              .handle((all, failure) -> null));
+      for (int i = 0; i < stored.size(); i++) {
+        boolean kept = stored.get(i).handle((value, failure) -> failure == null && value).join();
+        if (whole && !kept) {
+          throw new LeaseLostException(
+              "the lease on "
+                  + keys.get(i)
+                  + " was taken over, or its store failed, before the result could be stored");
+        }
+      }
+    }
+  }
+}
