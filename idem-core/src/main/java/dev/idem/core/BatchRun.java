@@ -53,17 +53,23 @@ final class BatchRun {
     Outcomes outcomes =
         deferral == null && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
     long sentAt = System.nanoTime();
-    List<CompletableFuture<ClaimResult>> sent = claimAll(requests);
+    List<@Nullable CompletableFuture<ClaimResult>> sent = new ArrayList<>(claimAll(requests));
     List<Executed<T>> done = new ArrayList<>(requests.size());
+    int next = 0;
     try {
-      for (int i = 0; i < requests.size(); i++) {
-        ClaimLoop.Sent first = new ClaimLoop.Sent(sent.get(i), sentAt);
+      for (; next < requests.size(); next++) {
+        CompletableFuture<ClaimResult> answer = sent.get(next);
+        if (answer != null && config.inProgressPolicy() == InProgressPolicy.WAIT) {
+          waitsFreely(answer, sent, next);
+        }
+        ClaimLoop.@Nullable Sent first = answer == null ? null : new ClaimLoop.Sent(answer, sentAt);
+        ClaimRequest request = requests.get(next);
         if (outcomes == null) {
-          done.add(engine.run(requests.get(i), codec, work, config, true, deferral, first));
+          done.add(engine.run(request, codec, work, config, true, deferral, first));
           continue;
         }
         try {
-          done.add(engine.run(requests.get(i), codec, work, config, true, outcomes::hold, first));
+          done.add(engine.run(request, codec, work, config, true, outcomes::hold, first));
           outcomes.returned();
         } catch (Throwable failure) {
           outcomes.threw(failure);
@@ -74,8 +80,11 @@ final class BatchRun {
       // the call that threw settled its own claim; those after it never ran, and are free for a
       // retry by the time this call ends
       List<CompletableFuture<@Nullable Void>> givenBack = new ArrayList<>();
-      for (int i = done.size() + 1; i < sent.size(); i++) {
-        givenBack.add(giveBack(store, sent.get(i)));
+      for (int i = next + 1; i < sent.size(); i++) {
+        CompletableFuture<ClaimResult> taken = sent.get(i);
+        if (taken != null) {
+          givenBack.add(giveBack(store, taken));
+        }
       }
       CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
       if (outcomes != null) {
@@ -117,6 +126,27 @@ final class BatchRun {
           }
           return null;
         });
+  }
+
+  // A call about to wait for a key in progress elsewhere first gives back the keys the batch
+  // claimed ahead for its later calls, which claim them again when they come: another batch
+  // waiting for one of those while holding this key would otherwise wait for this one.
+  private void waitsFreely(
+      CompletableFuture<ClaimResult> answer,
+      List<@Nullable CompletableFuture<ClaimResult>> sent,
+      int at) {
+    if (!(answer.handle((result, failure) -> result).join() instanceof ClaimResult.InProgress)) {
+      return;
+    }
+    List<CompletableFuture<@Nullable Void>> givenBack = new ArrayList<>();
+    for (int i = at + 1; i < sent.size(); i++) {
+      CompletableFuture<ClaimResult> taken = sent.get(i);
+      if (taken != null) {
+        givenBack.add(giveBack(store, taken));
+        sent.set(i, null);
+      }
+    }
+    CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
   }
 
   // One stage per request, whatever the store does wrong: a store that throws, or answers with
@@ -238,7 +268,8 @@ final class BatchRun {
       held = (Ownership.Held) outcome;
     }
 
-    // The call returned: its outcome's store call goes now (a replay held nothing).
+    // The call returned: its outcome's store call goes now (a replay held nothing), and what
+    // followed the earlier ones' answers runs (a failed attempt's retry, before its lease ends).
     void returned() {
       Ownership.Held outcome = held;
       held = null;
@@ -246,6 +277,7 @@ final class BatchRun {
         keys.add(outcome.key());
         stored.add(outcome.completing(settling));
       }
+      settling.runHandedOver();
     }
 
     // The call threw: its failure is settled as a single call settles it, kept when terminal.

@@ -36,6 +36,19 @@ final class CallerRuns implements Executor {
     LockSupport.unpark(owner);
   }
 
+  /**
+   * Runs, on this thread, the tasks handed over so far, without waiting for more: what followed
+   * store answers that came while the caller was busy (a batch between two of its calls).
+   */
+  void runHandedOver() {
+    if (Thread.currentThread() != owner) {
+      throw new IllegalStateException("run on a thread other than its caller's");
+    }
+    for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+      task.run();
+    }
+  }
+
   /** {@link #join(CompletableFuture, Runnable)} where an interrupt changes nothing. */
   <V extends @Nullable Object> V join(CompletableFuture<V> stage) {
     return join(stage, () -> {});

@@ -5,6 +5,8 @@ import dev.idem.core.internal.LogThrottle;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -84,10 +86,10 @@ final class ClaimLoop {
   /**
    * As {@link #claim(ClaimRequest, IdempotencyConfig, Executor, Supplier, CompletableFuture,
    * Function)}, whose first round is the claim {@code first} sent ahead: its answer is decided as
-   * the first round's would be, except that a claim held so long before its call came that more
-   * than half its lease has gone by is given back and claimed again, and, under WAIT, a key found
-   * in progress is claimed again by a round that can wait for it. A claim taken and left undecided
-   * (the call refused before it ran) is given back.
+   * the first round's would be, except that a claim held a tenth of its lease or more before its
+   * call came is renewed first (claimed afresh when the store no longer has it for its owner), and,
+   * under WAIT, a key found in progress is claimed again by a round that can wait for it. A claim
+   * taken and left undecided (the call refused before it ran) is given back.
    */
   <R> CompletableFuture<R> claim(
       Sent first,
@@ -163,10 +165,8 @@ final class ClaimLoop {
         if (result instanceof ClaimResult.InProgress && waits()) {
           run(0); // a round that subscribes before it claims, so that no wake-up is missed
         } else if (result instanceof ClaimResult.Claimed claimed
-            && System.nanoTime() - first.at() > request.lease().toNanos() / 2) {
-          // the calls before this one took half its lease: given back and claimed afresh, never
-          // run on a lease that may end before its watchdog starts
-          store.release(claimed.lease()).whenComplete((released, failure) -> submit(0));
+            && System.nanoTime() - first.at() > request.lease().toNanos() / 10) {
+          renewed(claimed.lease());
         } else {
           decide(0, null, sent, first.at());
         }
@@ -174,6 +174,29 @@ final class ClaimLoop {
         BatchRun.giveBack(store, first.answer());
         answer.completeExceptionally(wrapped(e));
       }
+    }
+
+    // A claim held while the calls before it ran: renewed before it runs, since its watchdog counts
+    // a whole lease from its start; one the store no longer has for its owner is claimed afresh.
+    // On the blocking caller's thread, where a blocking store call may wait.
+    private void renewed(Lease lease) {
+      Optional<Lease> renewed;
+      try {
+        renewed = store.renew(lease, request.lease());
+      } catch (RuntimeException e) {
+        BatchRun.giveBack(store, CompletableFuture.completedFuture(new ClaimResult.Claimed(lease)))
+            .whenComplete((released, failure) -> submit(0));
+        return;
+      }
+      if (renewed.isEmpty()) {
+        run(0);
+        return;
+      }
+      decide(
+          0,
+          null,
+          CompletableFuture.completedFuture(new ClaimResult.Claimed(renewed.get())),
+          System.nanoTime());
     }
 
     void submit(int round) {

@@ -360,16 +360,16 @@ final class Ownership {
       if (outcome == null) {
         return settlement.release(running, after).thenApply(released -> true);
       }
-      return settlement
-          .storeOutcome(running, outcome, retention, config, after, sent)
-          .thenApply(
-              stored -> {
-                if (!stored) {
-                  report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
-                  log.warn("lease on {} was lost before its held outcome was stored", key());
-                }
-                return stored;
-              });
+      return Settlement.then(
+          settlement.storeOutcome(running, outcome, retention, config, after, sent),
+          after,
+          stored -> {
+            if (!stored) {
+              report.accept(running.key(), ExecutionOutcome.LEASE_LOST);
+              log.warn("lease on {} was lost before its held outcome was stored", key());
+            }
+            return stored;
+          });
     }
 
     @Override

@@ -4,8 +4,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A DataSource whose connections count the statements they prepare, so that a test can tell how
@@ -15,9 +17,15 @@ final class CountedStatements {
 
   private final AtomicInteger prepared = new AtomicInteger();
   private final DataSource dataSource;
+  private volatile String failing = "\u0000";
 
   CountedStatements(DataSource target) {
     this.dataSource = proxy(DataSource.class, target, this::connection);
+  }
+
+  /** The next statement prepared whose SQL starts with {@code prefix} fails instead. */
+  void failNext(String prefix) {
+    failing = prefix;
   }
 
   DataSource dataSource() {
@@ -41,6 +49,15 @@ final class CountedStatements {
             prepared.incrementAndGet();
           }
           return r;
+        },
+        (m, args) -> {
+          if (m.getName().equals("prepareStatement")
+              && args != null
+              && args[0] instanceof String sql
+              && sql.startsWith(failing)) {
+            failing = "\u0000";
+            throw new SQLException("injected: " + sql);
+          }
         });
   }
 
@@ -48,12 +65,21 @@ final class CountedStatements {
     Object apply(Method method, Object result);
   }
 
+  private interface Before {
+    void check(Method method, Object @Nullable [] args) throws SQLException;
+  }
+
   private static <T> T proxy(Class<T> type, T target, After after) {
+    return proxy(type, target, after, (method, args) -> {});
+  }
+
+  private static <T> T proxy(Class<T> type, T target, After after, Before before) {
     return type.cast(
         Proxy.newProxyInstance(
             type.getClassLoader(),
             new Class<?>[] {type},
             (p, method, args) -> {
+              before.check(method, args);
               try {
                 return after.apply(method, method.invoke(target, args));
               } catch (InvocationTargetException e) {

@@ -131,6 +131,28 @@ abstract class JdbcBackendTests {
     }
 
     @Test
+    void aBatchWhoseReadFailsLeavesNoRowHeldAndEachKeyIsClaimedAlone() {
+      assumeTrue(!dialect().name().equals("h2"), "H2 claims every key alone");
+      CountedStatements failing = new CountedStatements(Databases.pool(url()));
+      JdbcIdempotencyStore store =
+          new JdbcIdempotencyStore(
+              failing.dataSource(),
+              JdbcStoreConfig.custom(dialect()).readCommittedClaims(readCommittedClaims()).build());
+      List<ClaimRequest> batch = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        batch.add(ClaimRequest.of(newKey(), fingerprint("a"), longLease()));
+      }
+      // the batch's read, after its insert
+      failing.failNext("SELECT id, ");
+
+      List<ClaimResult> answers = store.claimAll(batch).stream().map(Stages::now).toList();
+
+      assertThat(answers)
+          .as("the insert was taken back with the failed read: no key held by nobody")
+          .allMatch(ClaimResult.Claimed.class::isInstance);
+    }
+
+    @Test
     void aBatchIsClaimedInOneInsertAndOneReadWhereTheDatabaseCanSkipDuplicates() {
       assumeTrue(!dialect().name().equals("h2"), "H2 inserts no row while skipping duplicates");
       CountedStatements counted = new CountedStatements(Databases.pool(url()));

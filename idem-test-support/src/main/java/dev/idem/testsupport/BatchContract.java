@@ -366,6 +366,46 @@ public abstract class BatchContract extends StoreContractSupport {
   }
 
   @Test
+  void underWaitABatchWaitingForAKeyFreesTheKeysItClaimedAheadMeanwhile() throws Exception {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer waiting =
+        consumer(
+            group,
+            IdempotencyConfig.custom()
+                .retention(Duration.ofHours(1))
+                .waitInProgress(Duration.ofSeconds(3))
+                .build());
+    IdempotentConsumer other = consumer(group);
+    // another consumer holds x1 and lets it go only once it has handled x2, which the batch
+    // claimed ahead: the batch must not hold x2 while it waits for x1
+    Lease x1 = claimOrFail(waiting.keyOf("x1"), Fingerprint.NONE, longLease());
+    Thread holder =
+        new Thread(
+            () -> {
+              long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+              while (System.nanoTime() < until) {
+                try {
+                  other.process("x2", ctx -> null);
+                  complete(x1, Outcome.success(new byte[0]), longLease());
+                  return;
+                } catch (RequestInProgressException e) {
+                  Thread.onSpinWait();
+                }
+              }
+            });
+    holder.start();
+    try {
+      AtomicInteger ran = new AtomicInteger();
+      List<Delivery> deliveries =
+          waiting.processAll(List.of("x1", "x2"), (index, ctx) -> ran.incrementAndGet());
+      assertThat(deliveries).containsExactly(Delivery.DUPLICATE, Delivery.DUPLICATE);
+      assertThat(ran).hasValue(0);
+    } finally {
+      holder.join();
+    }
+  }
+
+  @Test
   void heldOutcomesOfABatchAreCompletedTogether() {
     String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer = consumer(group);
@@ -390,7 +430,7 @@ public abstract class BatchContract extends StoreContractSupport {
   }
 
   @Test
-  void aBatchSlowerThanHalfALeaseClaimsItsLaterMessagesAfresh() throws Exception {
+  void aBatchSlowerThanHalfALeaseRunsItsLaterMessagesOnLiveLeases() throws Exception {
     Duration lease = Duration.ofMillis(600);
     String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer =

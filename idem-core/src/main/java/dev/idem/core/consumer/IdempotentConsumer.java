@@ -183,8 +183,9 @@ public final class IdempotentConsumer {
     List<Delivery> deliveries = new ArrayList<>(keys.size());
     for (int i = 0; i < keys.size(); i++) {
       IdempotencyKey key = keys.get(i);
-      boolean first = firstAt.get(key) == i;
-      deliveries.add(first && !replayed.get(key) ? Delivery.PROCESSED : Delivery.DUPLICATE);
+      boolean first = Objects.requireNonNull(firstAt.get(key)) == i;
+      boolean again = Objects.requireNonNull(replayed.get(key));
+      deliveries.add(first && !again ? Delivery.PROCESSED : Delivery.DUPLICATE);
     }
     return deliveries;
   }

@@ -106,8 +106,8 @@ public final class RecordBatches {
     return stages;
   }
 
-  // What one insert and one read answer; a failure leaves every claim to be made alone (the
-  // insert's transaction rolled back with it).
+  // What the inserts and reads answer, in one transaction; a failure rolls it back and leaves
+  // every claim to be made alone.
   private void claimTogether(
       List<ClaimRequest> requests,
       List<Integer> together,
@@ -115,20 +115,26 @@ public final class RecordBatches {
       Map<Integer, ClaimResult> answers) {
     List<ClaimRequest> sent = together.stream().map(requests::get).toList();
     List<String> owned = sent.stream().map(r -> owners.get()).toList();
-    Map<String, RecordRow> rows;
+    Map<String, RecordRow> rows = new HashMap<>();
     try {
-      rows =
-          jdbc.run(
-              "claim",
-              c -> {
-                if (readCommitted != null) {
-                  try (Statement s = c.createStatement()) {
-                    s.execute(readCommitted);
-                  }
-                }
-                return claim(c, sent, owned);
-              });
-    } catch (IdempotencyStoreException e) {
+      jdbc.run(
+          "claim",
+          c -> {
+            if (readCommitted != null) {
+              try (Statement s = c.createStatement()) {
+                s.execute(readCommitted);
+              }
+            }
+            // one transaction, so that a failure takes back every row it wrote: none is left
+            // held by an owner nobody knows
+            return Jdbc.inOneTransaction(
+                c,
+                () -> {
+                  rows.putAll(claim(c, sent, owned));
+                  return true;
+                });
+          });
+    } catch (RuntimeException e) {
       log.debug("the claims of {} keys together failed; each is claimed alone", sent.size(), e);
       return;
     }

@@ -66,13 +66,13 @@ public final class ClaimBatches {
       List<CompletableFuture<ClaimResult>> answers) {
     List<ClaimRequest> sent = new ArrayList<>(positions.size());
     List<String> owners = new ArrayList<>(positions.size());
-    Duration timeout = null;
+    Duration timeout = RedisBackend.CALL_BOUND;
     for (int position : positions) {
       ClaimRequest request = requests.get(position);
       sent.add(request);
       owners.add(RecordClaims.owner(request));
       Duration bound = RecordClaims.bound(backend.timeout(), request.lease());
-      timeout = timeout == null || bound.compareTo(timeout) < 0 ? bound : timeout;
+      timeout = bound.compareTo(timeout) < 0 ? bound : timeout;
     }
     CompletableFuture<List<Object>> replies;
     try {
