@@ -148,14 +148,7 @@ final class RabbitQueue implements AutoCloseable {
             },
             tag -> {});
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
-      while (acked.sum() < published) {
-        if (System.nanoTime() > deadline) {
-          throw new TimeoutException(
-              "%d of %d messages acknowledged after %d s".formatted(acked.sum(), published, limit));
-        }
-        Thread.sleep(20);
-      }
+      awaitAcknowledged(acked, limit);
     } finally {
       for (Channel channel : channels) {
         channel.close();
@@ -239,14 +232,7 @@ final class RabbitQueue implements AutoCloseable {
               }
             });
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
-      while (acked.sum() < published) {
-        if (System.nanoTime() > deadline) {
-          throw new TimeoutException(
-              "%d of %d messages acknowledged after %d s".formatted(acked.sum(), published, limit));
-        }
-        Thread.sleep(20);
-      }
+      awaitAcknowledged(acked, limit);
     } finally {
       stop.set(true);
       workers.shutdown();
@@ -257,6 +243,19 @@ final class RabbitQueue implements AutoCloseable {
     }
     return new Drained(
         acked.sum() + requeued.sum(), requeued.sum(), (last.get() - first.get()) / 1e9);
+  }
+
+  // Until every message published is acknowledged, at most limit seconds.
+  private void awaitAcknowledged(LongAdder acked, long limit)
+      throws InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
+    while (acked.sum() < published) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException(
+            "%d of %d messages acknowledged after %d s".formatted(acked.sum(), published, limit));
+      }
+      Thread.sleep(20);
+    }
   }
 
   @Override

@@ -116,7 +116,7 @@ public class TimedIdempotencyStore extends ForwardingIdempotencyStore {
   private <T> List<CompletableFuture<T>> timedAll(
       String call, Supplier<List<CompletableFuture<T>>> body) {
     List<CompletableFuture<T>> answers = new ArrayList<>();
-    CompletableFuture<@Nullable Void> all =
+    CompletableFuture<?> all =
         timedStage(
             call,
             () -> {
