@@ -55,11 +55,12 @@ class MessagingTest extends EndToEnd {
             + " WHERE serialized_event LIKE ?",
         "%" + orderNo + "%");
     failed.resubmit(ResubmissionOptions.defaults());
-    // Three deliveries after the first (over RabbitMQ, later than the broker confirms).
+    // Three deliveries after the first at least (over RabbitMQ, later than the broker confirms;
+    // the registry and the broker deliver at least once, so a fourth may come too).
     await().atMost(Duration.ofSeconds(20)).until(() -> duplicates.get() + processed.get() >= 3);
 
     assertThat(processed.get()).isZero();
-    assertThat(duplicates.get()).isEqualTo(3);
+    assertThat(duplicates.get()).isGreaterThanOrEqualTo(3);
     assertThat(points(orderNo)).isEqualTo(1);
     assertThat(count("SELECT points FROM loyalty_points WHERE order_no = ?", orderNo))
         .isEqualTo(20);
