@@ -11,7 +11,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ForkJoinPool;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,10 +39,11 @@ final class BatchRun {
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      @Nullable Consumer<PendingOutcome> deferral)
+      Deferral deferral)
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
+    Objects.requireNonNull(deferral, "deferral");
     List<ClaimRequest> requests = new ArrayList<>(calls.size());
     calls.forEach(
         (key, fingerprint) ->
@@ -51,7 +51,7 @@ final class BatchRun {
                 new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
     // in the caller's transaction each outcome is written with it, call by call, as alone
     Outcomes outcomes =
-        deferral == null && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
+        !deferral.holds() && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
     long sentAt = System.nanoTime();
     List<@Nullable CompletableFuture<ClaimResult>> sent = new ArrayList<>(claimAll(requests));
     List<Executed<T>> done = new ArrayList<>(requests.size());

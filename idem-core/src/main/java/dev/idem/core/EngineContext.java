@@ -49,6 +49,11 @@ final class EngineContext implements ExecutionContext {
   }
 
   @Override
+  public void discardOutcome() {
+    lease.discardOutcome();
+  }
+
+  @Override
   public <T extends @Nullable Object, E extends Exception> T step(
       String name, Fingerprint input, ResultCodec<T> codec, Work<T, E> work) throws E {
     IdempotencyKey step = keyOfStep(name);

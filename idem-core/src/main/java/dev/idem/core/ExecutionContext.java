@@ -48,6 +48,20 @@ public interface ExecutionContext {
   CompletionStage<@Nullable Void> leaseLost();
 
   /**
+   * Says that this work's answer is not to be kept: the caller gets what the work returns, nothing
+   * is stored, and the key is freed once the work ends (or, when the caller holds the outcome, once
+   * it settles it), so that a repeat runs the work again. For an answer that says the work had no
+   * effect: a refusal of the request, a busy signal. It applies to a failure the work then throws
+   * too. A call after the work ended changes nothing; work that runs unguarded (the store down, the
+   * config failing open) stores nothing anyway.
+   *
+   * @throws IllegalStateException this context was not made by the engine (a test's own)
+   */
+  default void discardOutcome() {
+    throw new IllegalStateException("only a context the engine made keeps an outcome, not " + this);
+  }
+
+  /**
    * Runs {@code work} as the step {@code name} of this work: at most once per key and name, however
    * often the work itself runs under the key (a retry after a failure, a takeover after a crash).
    * The step's result, or the failure the config classifies as terminal, is stored as soon as the

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -139,7 +138,7 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    return executeWithStatus(key, fingerprint, codec, work, config, null);
+    return executeWithStatus(key, fingerprint, codec, work, config, Deferral.NONE);
   }
 
   /**
@@ -152,7 +151,8 @@ public final class Idempotency implements AutoCloseable {
    * the exception, decides); a replay or a refusal calls {@code deferral} not at all.
    *
    * @param deferral receives the held outcome, on the calling thread, before this method returns or
-   *     throws the work's failure; null stores the outcome at once, as the overload without it
+   *     throws the work's failure; {@link Deferral#NONE} stores it at once, as the overload without
+   *     it
    */
   public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       IdempotencyKey key,
@@ -160,7 +160,7 @@ public final class Idempotency implements AutoCloseable {
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      @Nullable Consumer<PendingOutcome> deferral)
+      Deferral deferral)
       throws E {
     return run(
         new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
@@ -226,7 +226,8 @@ public final class Idempotency implements AutoCloseable {
           return () -> ended(end, request.key());
         },
         new CompletableFuture<>(), // waits for a duplicate until the config's limit
-        result -> begin(result, request, codec, config, replayUsed, null).run(work, storeCalls));
+        result ->
+            begin(result, request, codec, config, replayUsed, Deferral.NONE).run(work, storeCalls));
   }
 
   private <T extends @Nullable Object> WorkRun<T> begin(
@@ -235,7 +236,7 @@ public final class Idempotency implements AutoCloseable {
       ResultCodec<T> codec,
       IdempotencyConfig config,
       boolean replayUsed,
-      @Nullable Consumer<PendingOutcome> deferral) {
+      Deferral deferral) {
     if (result == null) {
       return WorkRun.unguarded(
           new EngineContext(
@@ -256,7 +257,7 @@ public final class Idempotency implements AutoCloseable {
    * in progress; the thread's interrupt flag is kept.
    *
    * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
-   * @param deferral receives the outcome instead of the store, or null to store it at once
+   * @param deferral receives the outcome instead of the store, or {@link Deferral#NONE}
    * @param first the claim sent ahead with others' (a batch), or null to send it now
    */
   <T extends @Nullable Object, E extends Exception> Executed<T> run(
@@ -265,11 +266,12 @@ public final class Idempotency implements AutoCloseable {
       Work<T, E> work,
       IdempotencyConfig config,
       boolean replayUsed,
-      @Nullable Consumer<PendingOutcome> deferral,
+      Deferral deferral,
       ClaimLoop.@Nullable Sent first)
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
+    Objects.requireNonNull(deferral, "deferral");
     Runnable end = start(request.key());
     try {
       CallerRuns here = new CallerRuns();
@@ -290,7 +292,7 @@ public final class Idempotency implements AutoCloseable {
   /**
    * Runs {@code work} once for each key of {@code calls}, key after key in the map's order, as
    * {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig,
-   * Consumer)} runs it for one, with the fingerprint the map gives the key. The keys' first claims
+   * Deferral)} runs it for one, with the fingerprint the map gives the key. The keys' first claims
    * are sent together ({@link IdempotencyStore#claimAll}: one round trip on Redis instead of one
    * per key), and, without a deferral, each outcome's store call is sent as its work ends and
    * waited for once, at the end of the batch; every other rule is the single call's, for each key
@@ -302,7 +304,8 @@ public final class Idempotency implements AutoCloseable {
    * them.
    *
    * @param calls the keys, in the order to run them, each with its request's fingerprint
-   * @param deferral receives each held outcome, as for the single call; null stores them
+   * @param deferral receives each held outcome, as for the single call; {@link Deferral#NONE}
+   *     stores them
    * @return each call's value and whether it was replayed, in the map's order
    * @throws LeaseLostException when another owner took a key over before its value was stored
    * @throws E what the work threw, for the first call that threw
@@ -312,7 +315,7 @@ public final class Idempotency implements AutoCloseable {
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      @Nullable Consumer<PendingOutcome> deferral)
+      Deferral deferral)
       throws E {
     return new BatchRun(this, store).executeEach(calls, codec, work, config, deferral);
   }
@@ -336,7 +339,7 @@ public final class Idempotency implements AutoCloseable {
             work,
             steps,
             true,
-            null,
+            Deferral.NONE,
             null)
         .value();
   }

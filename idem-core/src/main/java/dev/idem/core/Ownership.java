@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,13 +51,10 @@ final class Ownership {
 
   /** Takes ownership of a claimed lease, watchdog on, for work whose end the caller reports. */
   <T extends @Nullable Object> Owned<T> start(
-      Lease lease,
-      ResultCodec<T> codec,
-      IdempotencyConfig config,
-      @Nullable Consumer<PendingOutcome> deferral) {
+      Lease lease, ResultCodec<T> codec, IdempotencyConfig config, Deferral deferral) {
     LiveLease running = new LiveLease(lease);
     // a step's outcome is stored at once, whatever the transaction around it does
-    boolean joined = deferral == null && !lease.key().isStep() && store.joinsCurrentTransaction();
+    boolean joined = !deferral.holds() && !lease.key().isStep() && store.joinsCurrentTransaction();
     return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
   }
 
@@ -69,7 +65,7 @@ final class Ownership {
     private final ResultCodec<T> codec;
     private final IdempotencyConfig config;
     private final boolean joined;
-    private final @Nullable Consumer<PendingOutcome> deferral;
+    private final Deferral deferral;
 
     private Owned(
         LiveLease running,
@@ -77,7 +73,7 @@ final class Ownership {
         ResultCodec<T> codec,
         IdempotencyConfig config,
         boolean joined,
-        @Nullable Consumer<PendingOutcome> deferral) {
+        Deferral deferral) {
       this.running = running;
       this.watch = watch;
       this.codec = codec;
@@ -115,12 +111,14 @@ final class Ownership {
       @Nullable Outcome outcome;
       Duration retention;
       try {
-        retention = codec.retention(value, config.retention());
-        // a value kept for no time is an answer not to store: the caller gets it, the key is freed
+        // an answer the work discarded, or that its codec keeps for no time, is not stored: the
+        // caller gets it, and the key is freed
+        retention =
+            running.outcomeDiscarded() ? Duration.ZERO : codec.retention(value, config.retention());
         outcome = kept(retention) ? encoded(value) : null;
       } catch (RuntimeException e) {
         CompletableFuture<@Nullable Void> settled;
-        if (deferral == null && !joined) {
+        if (!deferral.holds() && !joined) {
           stopWatch(watch);
           settled = settlement.release(running, after);
         } else {
@@ -134,7 +132,7 @@ final class Ownership {
             });
       }
       CompletableFuture<Boolean> stored;
-      if (deferral != null) {
+      if (deferral.holds()) {
         hold(deferral, outcome, retention, after);
         stored = CompletableFuture.completedFuture(true);
       } else if (outcome == null) {
@@ -180,12 +178,17 @@ final class Ownership {
      */
     private CompletableFuture<@Nullable Void> settleFailure(Throwable failure, Executor after) {
       try {
-        if (deferral != null) {
-          deferral.accept(
-              new Held(running, watch, failureOutcome(codec, failure), config.retention(), config));
+        if (deferral.holds()) {
+          // a discarded failure is held as an answer not to store
+          @Nullable Outcome held =
+              running.outcomeDiscarded() ? null : failureOutcome(codec, failure);
+          deferral.hold(new Held(running, watch, held, config.retention(), config));
           return CompletableFuture.completedFuture(null);
         }
         stopWatch(watch);
+        if (running.outcomeDiscarded()) {
+          return settlement.release(running, after);
+        }
         if (joined) {
           storeInTransaction(running, failureOutcome(codec, failure), config);
           return CompletableFuture.completedFuture(null);
@@ -219,12 +222,9 @@ final class Ownership {
     }
 
     private void hold(
-        Consumer<PendingOutcome> deferral,
-        @Nullable Outcome outcome,
-        Duration retention,
-        Executor after) {
+        Deferral deferral, @Nullable Outcome outcome, Duration retention, Executor after) {
       try {
-        deferral.accept(new Held(running, watch, outcome, retention, config));
+        deferral.hold(new Held(running, watch, outcome, retention, config));
       } catch (RuntimeException | Error e) {
         // a deferral that could not take the outcome must not leave the key renewed for ever
         stopWatch(watch);

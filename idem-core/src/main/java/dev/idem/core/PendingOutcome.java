@@ -14,7 +14,7 @@ import java.util.List;
  * a second call throws {@link IllegalStateException}. Both may be called from any thread.
  *
  * <p>Handed out by {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
- * Work, IdempotencyConfig, java.util.function.Consumer)}.
+ * Work, IdempotencyConfig, Deferral)}.
  */
 public interface PendingOutcome {
 

@@ -151,16 +151,16 @@ public final class TokenService {
       Work<T, E> work,
       IdempotencyConfig config)
       throws E {
-    return executeWithStatus(scope, token, fingerprint, codec, work, config, null);
+    return executeWithStatus(scope, token, fingerprint, codec, work, config, Deferral.NONE);
   }
 
   /**
    * As {@link #executeWithStatus(String, String, Fingerprint, ResultCodec, Work,
    * IdempotencyConfig)}, with the outcome of work that ran handed to {@code deferral} instead of
    * the store, as {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
-   * Work, IdempotencyConfig, java.util.function.Consumer)} does.
+   * Work, IdempotencyConfig, Deferral)} does.
    *
-   * @param deferral receives the held outcome, or null to store it at once
+   * @param deferral receives the held outcome, or {@link Deferral#NONE} to store it at once
    */
   public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
       String scope,
@@ -169,7 +169,7 @@ public final class TokenService {
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      java.util.function.@Nullable Consumer<PendingOutcome> deferral)
+      Deferral deferral)
       throws E {
     return idempotency.run(
         request(scope, token, fingerprint, config),

@@ -21,4 +21,8 @@ record UnguardedContext(IdempotencyKey key) implements ExecutionContext {
   public CompletionStage<@Nullable Void> leaseLost() {
     return new CompletableFuture<@Nullable Void>().minimalCompletionStage();
   }
+
+  // nothing is kept of work that runs unguarded
+  @Override
+  public void discardOutcome() {}
 }

@@ -66,6 +66,25 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
   }
 
   @Test
+  void anAnswerTheWorkDiscardsBeforeItsStageEndsIsNotStored() throws Exception {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    AsyncWork<String> busy =
+        ctx ->
+            later("busy")
+                .thenApply(
+                    answer -> {
+                      ctx.discardOutcome();
+                      return answer;
+                    });
+
+    assertThat(call(engine, key, busy, defaults())).isEqualTo(new Executed<>("busy", false));
+    assertThat(store().find(key)).as("nothing stored").isEmpty();
+    assertThat(call(engine, key, ctx -> later("done"), defaults()))
+        .isEqualTo(new Executed<>("done", false));
+  }
+
+  @Test
   void aStageThatHasNotEndedHoldsTheKeyAgainstADuplicate() throws Exception {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();

@@ -3,6 +3,7 @@ package dev.idem.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -99,6 +100,46 @@ public abstract class OutcomeContract extends EngineContractSupport {
   }
 
   @Test
+  void aDiscardedAnswerOrTerminalFailureIsAnsweredNotStoredAndARetryRunsAgain() {
+    Idempotency engine = engine(store());
+    IdempotencyConfig config =
+        IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
+    IdempotencyKey key = newKey();
+    Work<String, RuntimeException> busy =
+        ctx -> {
+          ctx.discardOutcome();
+          return "busy";
+        };
+    assertThat(engine.executeWithStatus(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config))
+        .isEqualTo(new Executed<>("busy", false));
+    assertThat(store().find(key)).as("nothing stored").isEmpty();
+    assertThatThrownBy(
+            () ->
+                engine.execute(
+                    key,
+                    Fingerprint.NONE,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      ctx.discardOutcome();
+                      throw new IllegalArgumentException("declined for now");
+                    },
+                    config))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(store().find(key)).as("a discarded terminal failure is not kept").isEmpty();
+
+    List<PendingOutcome> held = new CopyOnWriteArrayList<>();
+    engine.executeWithStatus(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config, held::add);
+    assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(held.get(0).complete()).isTrue();
+    assertThat(store().find(key)).as("freed when the transaction ends").isEmpty();
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "done", config))
+        .isEqualTo("done");
+    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config))
+        .as("the stored answer, not another run")
+        .isEqualTo("done");
+  }
+
+  @Test
   void aKeptHeldOutcomeHoldsTheKeyUntilItsLeaseEndsThenTheSameRequestTakesOver() {
     Idempotency engine = engine(store());
     IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
@@ -179,8 +220,7 @@ public abstract class OutcomeContract extends EngineContractSupport {
         .isEqualTo("retried");
   }
 
-  private static void failWithIOException(
-      Idempotency engine, IdempotencyKey key, java.util.function.Consumer<PendingOutcome> held)
+  private static void failWithIOException(Idempotency engine, IdempotencyKey key, Deferral held)
       throws IOException {
     engine.executeWithStatus(
         key,

@@ -1,5 +1,6 @@
 package dev.idem.core.consumer;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
@@ -7,7 +8,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
-import dev.idem.core.PendingOutcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.Work;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -91,29 +90,24 @@ public final class IdempotentConsumer {
    */
   public <E extends Exception> Delivery process(
       String messageId, Fingerprint fingerprint, Work<@Nullable Void, E> handler) throws E {
-    return process(messageId, fingerprint, handler, null);
+    return process(messageId, fingerprint, handler, Deferral.NONE);
   }
 
   /**
    * As {@link #process(String, Fingerprint, Work)}, with the outcome of a handler that ran handed
    * to {@code deferral} instead of the store, for a caller whose transaction decides it (see {@link
    * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig, Consumer)}).
+   * IdempotencyConfig, Deferral)}).
    *
-   * @param deferral receives the held outcome, or null to store it at once
+   * @param deferral receives the held outcome, or {@link Deferral#NONE} to store it at once
    */
   public <E extends Exception> Delivery process(
-      String messageId,
-      Fingerprint fingerprint,
-      Work<@Nullable Void, E> handler,
-      @Nullable Consumer<PendingOutcome> deferral)
+      String messageId, Fingerprint fingerprint, Work<@Nullable Void, E> handler, Deferral deferral)
       throws E {
     IdempotencyKey key = keyOf(messageId);
     Executed<@Nullable Void> executed =
-        deferral == null
-            ? idempotency.executeWithStatus(key, fingerprint, ResultCodec.none(), handler, config)
-            : idempotency.executeWithStatus(
-                key, fingerprint, ResultCodec.none(), handler, config, deferral);
+        idempotency.executeWithStatus(
+            key, fingerprint, ResultCodec.none(), handler, config, deferral);
     return executed.replayed() ? Delivery.DUPLICATE : Delivery.PROCESSED;
   }
 
@@ -128,14 +122,14 @@ public final class IdempotentConsumer {
     void handle(int index, ExecutionContext context) throws E;
   }
 
-  /** {@link #processAll(List, BatchHandler, Consumer)} with each outcome stored at once. */
+  /** {@link #processAll(List, BatchHandler, Deferral)} with each outcome stored at once. */
   public <E extends Exception> List<Delivery> processAll(
       List<String> messageIds, BatchHandler<E> handler) throws E {
-    return processAll(messageIds, handler, null);
+    return processAll(messageIds, handler, Deferral.NONE);
   }
 
   /**
-   * Processes a batch of messages as {@link #process(String, Fingerprint, Work, Consumer)}
+   * Processes a batch of messages as {@link #process(String, Fingerprint, Work, Deferral)}
    * processes one, message after message in the list's order, with the claims of all their ids sent
    * together: one round trip to the store for the batch rather than one per message (on Redis; a
    * store that cannot claim several keys at once claims them one by one). Every other rule is the
@@ -146,14 +140,13 @@ public final class IdempotentConsumer {
    * messages before it stay processed, its own id is released (or held, with a deferral), and the
    * ids after it are given back unhandled, so that their redelivery handles them.
    *
-   * @param deferral receives each held outcome, or null to store them at once
+   * @param deferral receives each held outcome, or {@link Deferral#NONE} to store them at once
    * @return what became of each message, in the list's order
    * @throws InvalidKeyException when a message has no id; nothing was claimed
    * @throws E what the first handler that threw threw
    */
   public <E extends Exception> List<Delivery> processAll(
-      List<String> messageIds, BatchHandler<E> handler, @Nullable Consumer<PendingOutcome> deferral)
-      throws E {
+      List<String> messageIds, BatchHandler<E> handler, Deferral deferral) throws E {
     Objects.requireNonNull(handler, "handler");
     List<IdempotencyKey> keys = new ArrayList<>(messageIds.size());
     Map<IdempotencyKey, Integer> firstAt = new HashMap<>();

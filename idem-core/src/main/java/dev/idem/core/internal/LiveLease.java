@@ -12,6 +12,7 @@ public final class LiveLease implements ExecutionContext {
 
   private final CompletableFuture<@Nullable Void> lost = new CompletableFuture<>();
   private volatile Lease lease;
+  private volatile boolean discarded;
 
   public LiveLease(Lease lease) {
     this.lease = lease;
@@ -51,5 +52,15 @@ public final class LiveLease implements ExecutionContext {
   @Override
   public CompletionStage<@Nullable Void> leaseLost() {
     return lost.minimalCompletionStage();
+  }
+
+  @Override
+  public void discardOutcome() {
+    discarded = true;
+  }
+
+  /** True once the work said its outcome is not to be kept ({@link #discardOutcome()}). */
+  public boolean outcomeDiscarded() {
+    return discarded;
   }
 }

@@ -1,5 +1,6 @@
 package dev.idem.core.resume;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -120,7 +121,7 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
     byte[] encoded = encode(input);
     ResumeEntry entry = ResumeEntry.of(name, key, Fingerprint.of(name, encoded), encoded);
     try {
-      return call(entry, context -> work.run(input, context), null);
+      return call(entry, context -> work.run(input, context), Deferral.NONE);
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -134,25 +135,21 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
    * completer resumes it with, so both must do the same for the same input. The request's
    * fingerprint is the adapter's own. With a {@code deferral}, the outcome is held as {@link
    * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig, Consumer)} says: the entry goes once the held outcome is stored, and stays
+   * IdempotencyConfig, Deferral)} says: the entry goes once the held outcome is stored, and stays
    * when it was freed (its transaction rolled back), for the completer to run the call again. Where
    * the store writes the record in the caller's transaction (JDBC join mode), the entry stays until
    * the completer's next pass finds the answer and takes it out, since the record's fate is decided
    * after this returns.
    */
   public <E extends Exception> Executed<R> executeWithStatus(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      I input,
-      Work<R, E> work,
-      @Nullable Consumer<PendingOutcome> deferral)
+      IdempotencyKey key, Fingerprint fingerprint, I input, Work<R, E> work, Deferral deferral)
       throws E {
     byte[] encoded = encode(input);
     return call(ResumeEntry.of(name, key, fingerprint, encoded), work, deferral);
   }
 
   private <E extends Exception> Executed<R> call(
-      ResumeEntry entry, Work<R, E> run, @Nullable Consumer<PendingOutcome> deferral) throws E {
+      ResumeEntry entry, Work<R, E> run, Deferral deferral) throws E {
     boolean joined = idempotency.store().joinsCurrentTransaction();
     boolean[] started = {false};
     Executed<R> executed;
@@ -168,9 +165,9 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
                 return run.run(context);
               },
               config,
-              deferral == null
-                  ? null
-                  : pending -> deferral.accept(forgettingOnStore(pending, entry)));
+              deferral.holds()
+                  ? pending -> deferral.hold(forgettingOnStore(pending, entry))
+                  : Deferral.NONE);
     } catch (Exception e) {
       // a terminal failure is the client's answer, whatever becomes of the record: never resumed
       if (ended(e, started[0])) {
@@ -178,7 +175,7 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
       }
       throw e;
     }
-    if (executed.replayed() || (deferral == null && !joined)) {
+    if (executed.replayed() || (!deferral.holds() && !joined)) {
       forget(entry);
     }
     return executed;

@@ -1,5 +1,6 @@
 package dev.idem.spring.aop;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
@@ -8,7 +9,6 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.PendingOutcome;
 import dev.idem.core.Work;
 import dev.idem.core.resume.Completer;
 import dev.idem.core.resume.ResumableOperation;
@@ -30,7 +30,7 @@ import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
 import dev.idem.spring.aop.internal.ToolPlan;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
-import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerBeans;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
@@ -39,7 +39,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -116,7 +115,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
 
   private final Idempotency idempotency;
   // the engine of event listeners: the application's, or a JDBC one joining their transactions
-  private final @Nullable ListenerEngine events;
+  private final @Nullable ListenerBeans events;
   private final IdemPolicies policies;
   private final ObjectMapper mapper;
   private final @Nullable IdempotentCallerResolver callers;
@@ -156,7 +155,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     this.later = later;
     this.events =
         beanFactory instanceof ConfigurableListableBeanFactory factory
-            ? new ListenerEngine(
+            ? new ListenerBeans(
                 factory,
                 p -> p.getEvents().getStore(),
                 // no consumer is made of it: a listener's retention is its operation's policy
@@ -286,7 +285,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       // transaction, so that a rollback of the caller never makes a retry run it again
       warnOnce(plan);
       return OutsideTransaction.call(
-          () -> engine.run(OutsideTransaction.inside(work), null).value());
+          () -> engine.run(OutsideTransaction.inside(work), Deferral.NONE).value());
     }
     if (SPRING_TX && plan.eventListener() && !plan.declaresTransaction() && events != null) {
       // an event listener that declares no transaction and runs outside one gets one, as a message
@@ -295,8 +294,8 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
           () ->
               engine.run(work, TransactionOutcomes.deferral(idempotencyOf(plan).store())).value());
     }
-    Consumer<PendingOutcome> deferral =
-        SPRING_TX ? TransactionOutcomes.deferral(idempotencyOf(plan).store()) : null;
+    Deferral deferral =
+        SPRING_TX ? TransactionOutcomes.deferral(idempotencyOf(plan).store()) : Deferral.NONE;
     return engine.run(work, deferral).value();
   }
 
@@ -320,16 +319,14 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   /** How a keyed call goes through the engine: plainly, or as a resumable operation's call. */
   @FunctionalInterface
   private interface Engine {
-    Executed<@Nullable Object> run(
-        Work<@Nullable Object, Exception> work, @Nullable Consumer<PendingOutcome> deferral)
+    Executed<@Nullable Object> run(Work<@Nullable Object, Exception> work, Deferral deferral)
         throws Exception;
   }
 
   private Engine engine(
       MethodPlan plan, IdempotencyKey key, Fingerprint fingerprint, @Nullable Object[] arguments) {
     if (!plan.resumable()) {
-      return (Work<@Nullable Object, Exception> work,
-          @Nullable Consumer<PendingOutcome> deferral) ->
+      return (Work<@Nullable Object, Exception> work, Deferral deferral) ->
           idempotencyOf(plan)
               .<@Nullable Object, Exception>executeWithStatus(
                   key, fingerprint, plan.codec(), work, plan.config(), deferral);
@@ -349,7 +346,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
               + " caller's: declare @Transactional(propagation = REQUIRES_NEW) on it, or call it"
               + " outside a transaction");
     }
-    return (Work<@Nullable Object, Exception> work, @Nullable Consumer<PendingOutcome> deferral) ->
+    return (Work<@Nullable Object, Exception> work, Deferral deferral) ->
         operation.<Exception>executeWithStatus(key, fingerprint, arguments, work, deferral);
   }
 
@@ -380,15 +377,17 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     Work<@Nullable Object, Exception> work =
         inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation));
     IdempotencyConfig config = plan.config().forSteps();
-    Consumer<PendingOutcome> deferral =
-        SPRING_TX && plan.declaresTransaction() ? TransactionOutcomes.stepDeferral() : null;
-    if (SPRING_TX && deferral == null && TransactionOutcomes.active()) {
+    Deferral deferral =
+        SPRING_TX && plan.declaresTransaction()
+            ? TransactionOutcomes.stepDeferral()
+            : Deferral.NONE;
+    if (SPRING_TX && !deferral.holds() && TransactionOutcomes.active()) {
       warnOnce(plan);
     }
     // A held step keeps its record until its transaction ends: a call in the meantime is another
     // step (a retry under its name would wait for it), and once the transaction has failed to
     // commit, the next call with the same input is its retry, under its name and downstream key.
-    boolean held = deferral != null;
+    boolean held = deferral.holds();
     if (held) {
       TransactionOutcomes.unlessCommitted(() -> steps.ended(run, plan.operation(), input, false));
     }

@@ -9,7 +9,7 @@ import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
 import dev.idem.spring.web.internal.ArgumentRefusals;
-import dev.idem.spring.web.internal.ProblemAdvice;
+import dev.idem.spring.web.internal.IdemExceptionAdvice;
 import dev.idem.spring.web.internal.RouteResolver;
 import jakarta.servlet.MultipartConfigElement;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,7 +27,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 /**
  * Spring MVC support: the {@link IdempotencyFilter} (registered as an ordered Filter bean), the
  * caller's {@link IdempotencyScopeResolver}, the token endpoint and the problem answers to Idem's
- * exceptions from bean methods ({@link ProblemAdvice}). Off with {@code idem.http.enabled=false}.
+ * exceptions from bean methods ({@link IdemExceptionAdvice}). Off with {@code
+ * idem.http.enabled=false}.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -78,8 +79,8 @@ public class IdemWebAutoConfiguration {
   /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
   @Bean
   @ConditionalOnProperty(prefix = "idem.http", name = "problem-answers", matchIfMissing = true)
-  ProblemAdvice idemProblemAdvice() {
-    return new ProblemAdvice();
+  IdemExceptionAdvice idemProblemAdvice() {
+    return new IdemExceptionAdvice();
   }
 
   /** Refuses, once every handler is mapped, the protected handlers that cannot be protected. */

@@ -6,7 +6,7 @@ import dev.idem.spring.IdemPolicies;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.StoreCallExecutor;
-import dev.idem.spring.web.internal.ProblemAdvice;
+import dev.idem.spring.web.internal.IdemExceptionAdvice;
 import dev.idem.spring.web.internal.Routes;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import dev.idem.spring.webflux.ReactiveScopeResolver;
@@ -28,7 +28,7 @@ import org.springframework.web.server.WebExceptionHandler;
 /**
  * Spring WebFlux support: the {@link IdempotencyWebFilter}, the caller's {@link
  * ReactiveScopeResolver}, the token endpoint and the problem answers to Idem's exceptions from bean
- * methods ({@link ProblemAdvice}). Off with {@code idem.http.enabled=false}.
+ * methods ({@link IdemExceptionAdvice}). Off with {@code idem.http.enabled=false}.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -91,8 +91,8 @@ public class IdemWebFluxAutoConfiguration {
   /** Answers Idem exceptions from bean methods inside a request as the filter answers its own. */
   @Bean
   @ConditionalOnProperty(prefix = "idem.http", name = "problem-answers", matchIfMissing = true)
-  ProblemAdvice idemProblemAdvice() {
-    return new ProblemAdvice();
+  IdemExceptionAdvice idemProblemAdvice() {
+    return new IdemExceptionAdvice();
   }
 
   @Bean

@@ -1,11 +1,12 @@
 package dev.idem.spring.web;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.PendingOutcome;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import dev.idem.core.store.ClaimRequest;
@@ -15,12 +16,12 @@ import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.FormFields;
 import dev.idem.spring.web.internal.HttpRules;
-import dev.idem.spring.web.internal.Problem;
-import dev.idem.spring.web.internal.Problems;
+import dev.idem.spring.web.internal.ProblemAnswer;
 import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
 import dev.idem.spring.web.internal.ServletParts;
+import dev.idem.spring.web.internal.ServletProblemWriter;
 import dev.idem.spring.web.internal.ServletRefusals;
 import dev.idem.spring.web.internal.ServletReplay;
 import dev.idem.spring.web.internal.StoredResponse;
@@ -32,9 +33,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
-import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -190,15 +188,15 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       }
       guard(request, response, chain, route, key);
     } catch (IdempotencyException e) {
-      if (response.isCommitted() || !Problems.write(response, e)) {
+      if (response.isCommitted() || !ServletProblemWriter.write(response, e)) {
         throw e;
       }
     } catch (HttpRules.Escaped e) {
-      Problem problem = Problem.escaped(e.refusal());
+      ProblemAnswer problem = ProblemAnswer.escaped(e.refusal());
       if (response.isCommitted() || problem == null) {
         throw e.refusal();
       }
-      Problems.write(response, problem);
+      ServletProblemWriter.write(response, problem);
     }
   }
 
@@ -222,13 +220,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       } catch (ServletException | IOException | IllegalStateException e) {
         // the container could not read the parts: over its own limits, malformed, or cut off
         log.debug("multipart body of {} refused: {}", route.operation(), e.toString());
-        Problems.write(
+        ServletProblemWriter.write(
             response,
             ServletParts.overLimit(e) ? HttpRules.tooLarge() : HttpRules.malformed("multipart"));
         return;
       }
       if (parts == null) {
-        Problems.write(response, HttpRules.tooLarge());
+        ServletProblemWriter.write(response, HttpRules.tooLarge());
         return;
       }
       cached = request;
@@ -242,26 +240,26 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     } else {
       CachedBodyRequest body = CachedBodyRequest.read(request, maxBodyBytes);
       if (body == null) {
-        Problems.write(response, HttpRules.tooLarge());
+        ServletProblemWriter.write(response, HttpRules.tooLarge());
         return;
       }
       cached = body;
       try {
         fingerprint = fingerprintOf(request, route, body);
       } catch (FormFields.MalformedFormException e) {
-        Problems.write(response, HttpRules.malformed("form"));
+        ServletProblemWriter.write(response, HttpRules.malformed("form"));
         return;
       }
     }
     String caller = scopes.resolve(request);
-    Consumer<PendingOutcome> deferral =
-        SPRING_TX ? TransactionOutcomes.deferral(rules.idempotency().store()) : null;
+    Deferral deferral =
+        SPRING_TX ? TransactionOutcomes.deferral(rules.idempotency().store()) : Deferral.NONE;
     // a transaction around the filter decides: whatever the handler answered commits with it
     boolean transactionDecides =
-        deferral != null || rules.idempotency().store().joinsCurrentTransaction();
+        deferral.holds() || rules.idempotency().store().joinsCurrentTransaction();
     CapturingResponse captured = new CapturingResponse(response, maxBodyBytes);
-    Work<@Nullable StoredResponse, Exception> work =
-        inFlight.<@Nullable StoredResponse, Exception>track(
+    Work<StoredResponse, Exception> work =
+        inFlight.<StoredResponse, Exception>track(
             ctx -> {
               try {
                 chain.doFilter(cached, captured);
@@ -277,14 +275,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
                 }
                 return HttpRules.afterPassThrough(route, captured, e);
               }
-              return outcome(cached, route, captured, transactionDecides);
+              return outcome(ctx, cached, route, captured, transactionDecides);
             });
     try {
-      Executed<@Nullable StoredResponse> executed =
+      Executed<StoredResponse> executed =
           rules.run(route, key, caller, fingerprint, work, deferral);
       if (executed.replayed()) {
-        ServletReplay.replay(
-            Objects.requireNonNull(executed.value(), "a replay has an answer"), response);
+        ServletReplay.replay(executed.value(), response);
       } else {
         captured.commit();
       }
@@ -299,10 +296,11 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   /**
-   * The answer to store, or null for one that goes to the client without being stored ({@link
+   * The answer to store, or one that goes to the client without being stored, discarded ({@link
    * HttpRules#outcome}); an asynchronous answer is never stored.
    */
-  private @Nullable StoredResponse outcome(
+  private StoredResponse outcome(
+      ExecutionContext work,
       HttpServletRequest request,
       Route route,
       CapturingResponse captured,
@@ -311,15 +309,17 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     if (request.isAsyncStarted()) {
       // an asynchronous answer whose declared type hid it from the start-up check: its body comes
       // after the chain returned, so none of it can be stored; it goes to the client as written
+      work.discardOutcome();
+      StoredResponse given = captured.snapshotWithoutBody();
       captured.leaveToAsync();
       log.warn(
           "{} answered asynchronously, which a protected route cannot store; nothing is stored"
               + " and the key is freed, so a repeat runs it again. Return the answer itself",
           route.operation());
-      return null;
+      return given;
     }
     return rules.outcome(
-        route, captured, ServletRefusals.refusedBeforeHandler(request), transactionDecides);
+        work, route, captured, ServletRefusals.refusedBeforeHandler(request), transactionDecides);
   }
 
   // A form counts by its fields as the handler reads them; any other body by its bytes.

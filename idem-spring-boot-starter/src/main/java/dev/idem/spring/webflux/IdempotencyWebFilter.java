@@ -1,6 +1,7 @@
 package dev.idem.spring.webflux;
 
 import dev.idem.core.AsyncWork;
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
@@ -10,7 +11,7 @@ import dev.idem.core.TokenService;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.internal.HttpRules;
-import dev.idem.spring.web.internal.Problem;
+import dev.idem.spring.web.internal.ProblemAnswer;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.StoredResponse;
 import dev.idem.spring.webflux.internal.BodyReaders;
@@ -24,12 +25,10 @@ import dev.idem.spring.webflux.internal.ReplayedExchange;
 import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -191,17 +190,17 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
         context -> {
           // NullAway 0.14 does not infer this lambda's type argument; the local's type is checked
           @SuppressWarnings("NullAway")
-          AsyncWork<@Nullable StoredResponse> handled =
+          AsyncWork<StoredResponse> handled =
               ctx ->
                   chain
                       .filter(guarded)
-                      .then(Mono.fromSupplier(() -> outcome(route, captured)))
+                      .then(Mono.fromSupplier(() -> outcome(ctx, route, captured)))
                       .onErrorResume(
                           e -> !captured.passedThrough() && answeredHere(guarded, e),
                           e ->
                               errors
                                   .answer(guarded, e)
-                                  .then(Mono.fromSupplier(() -> outcome(route, captured))))
+                                  .then(Mono.fromSupplier(() -> outcome(ctx, route, captured))))
                       .onErrorResume(
                           e -> captured.passedThrough(),
                           e ->
@@ -210,15 +209,13 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                       .onErrorMap(HttpRules::escaped)
                       .contextWrite(context)
                       .toFuture();
-          AsyncWork<@Nullable StoredResponse> work = inFlight.trackAsync(handled);
+          AsyncWork<StoredResponse> work = inFlight.trackAsync(handled);
           return Mono.fromFuture(
                   rules.runAsync(route, key, caller, fingerprint, work, storeCalls), true)
               .flatMap(
                   answer ->
                       answer.replayed()
-                          ? ReactiveAnswers.replay(
-                              exchange.getResponse(),
-                              Objects.requireNonNull(answer.value(), "a replay has an answer"))
+                          ? ReactiveAnswers.replay(exchange.getResponse(), answer.value())
                           : captured.commit())
               .onErrorResume(
                   LeaseLostException.class,
@@ -242,12 +239,13 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   // A refusal of the request before its handler ran is an error, never an answer: what arrives
   // here ran.
-  private @Nullable StoredResponse outcome(Route route, CapturingServerResponse captured) {
-    return rules.outcome(route, captured, false, false);
+  private StoredResponse outcome(
+      ExecutionContext work, Route route, CapturingServerResponse captured) {
+    return rules.outcome(work, route, captured, false, false);
   }
 
   private static Mono<Void> escapedAnswer(ServerWebExchange exchange, HttpRules.Escaped e) {
-    Problem problem = Problem.escaped(e.refusal());
+    ProblemAnswer problem = ProblemAnswer.escaped(e.refusal());
     if (problem == null || exchange.getResponse().isCommitted()) {
       return Mono.error(e.refusal());
     }
@@ -255,7 +253,7 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
   }
 
   private static Mono<Void> answer(ServerWebExchange exchange, IdempotencyException e) {
-    Problem problem = Problem.of(e);
+    ProblemAnswer problem = ProblemAnswer.of(e);
     if (problem == null || exchange.getResponse().isCommitted()) {
       return Mono.error(e);
     }

@@ -2,7 +2,7 @@ package dev.idem.spring.webflux;
 
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.TokenService;
-import dev.idem.spring.web.internal.Problem;
+import dev.idem.spring.web.internal.ProblemAnswer;
 import dev.idem.spring.webflux.internal.ReactiveAnswers;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
@@ -56,7 +56,7 @@ public class ReactiveTokenController {
         .onErrorResume(
             IdempotencyException.class,
             e -> {
-              Problem problem = Problem.of(e);
+              ProblemAnswer problem = ProblemAnswer.of(e);
               return problem == null ? Mono.error(e) : ReactiveAnswers.problem(response, problem);
             })
         .onErrorResume(

@@ -3,6 +3,7 @@ package dev.idem.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -121,7 +122,11 @@ class IdemMetricsAutoConfigurationTest {
               calls.put(IdempotencyKey.of("orders.create|alice", "b1"), Fingerprint.NONE);
               calls.put(IdempotencyKey.of("orders.create|alice", "b2"), Fingerprint.NONE);
               engine.executeEach(
-                  calls, ResultCodec.utf8(), ctx -> "x", IdempotencyConfig.ofDefaults(), null);
+                  calls,
+                  ResultCodec.utf8(),
+                  ctx -> "x",
+                  IdempotencyConfig.ofDefaults(),
+                  Deferral.NONE);
 
               MeterRegistry registry = context.getBean(MeterRegistry.class);
               assertThat(together).as("the store got both claims in one call").hasValue(2);

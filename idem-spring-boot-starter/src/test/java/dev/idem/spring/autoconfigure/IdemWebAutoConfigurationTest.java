@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
-import dev.idem.spring.web.internal.ProblemAdvice;
+import dev.idem.spring.web.internal.IdemExceptionAdvice;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -40,14 +40,14 @@ class IdemWebAutoConfigurationTest {
 
   @Test
   void theProblemAnswersToEscapedIdemExceptionsAreOnUnlessSwitchedOff() {
-    runner.run(context -> assertThat(context).hasSingleBean(ProblemAdvice.class));
+    runner.run(context -> assertThat(context).hasSingleBean(IdemExceptionAdvice.class));
     runner
         .withPropertyValues("idem.http.problem-answers=false")
         .run(
             context ->
                 assertThat(context)
                     .hasSingleBean(IdempotencyFilter.class)
-                    .doesNotHaveBean(ProblemAdvice.class));
+                    .doesNotHaveBean(IdemExceptionAdvice.class));
   }
 
   @Test

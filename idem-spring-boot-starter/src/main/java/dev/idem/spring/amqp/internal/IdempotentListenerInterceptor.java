@@ -4,7 +4,7 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.amqp.internal.DeliveryBinder.RabbitDelivery;
-import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,10 +43,10 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
       String group, IdempotentConsumer consumer, MessageIdSource ids, boolean manualAck) {}
 
   private final DeliveryBinder binder;
-  private final ListenerEngine engine;
+  private final ListenerBeans engine;
   private final Map<Method, Listener> listeners = new ConcurrentHashMap<>();
 
-  IdempotentListenerInterceptor(DeliveryBinder binder, ListenerEngine engine) {
+  IdempotentListenerInterceptor(DeliveryBinder binder, ListenerBeans engine) {
     this.binder = binder;
     this.engine = engine;
   }

@@ -1,7 +1,7 @@
 package dev.idem.spring.amqp.internal;
 
 import dev.idem.spring.IdemProperties;
-import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.Arrays;
 import org.aopalliance.aop.Advice;
@@ -30,7 +30,7 @@ public final class IdempotentListenerPostProcessor
     implements SmartInitializingSingleton, DisposableBean {
 
   private final DeliveryBinder binder = new DeliveryBinder();
-  private ListenerEngine engine;
+  private ListenerBeans engine;
   private volatile boolean used;
 
   @SuppressWarnings("NullAway.Init") // engine: set in setBeanFactory, before any use
@@ -44,7 +44,7 @@ public final class IdempotentListenerPostProcessor
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
     engine =
-        new ListenerEngine(
+        new ListenerBeans(
             (ConfigurableListableBeanFactory) beanFactory, IdemProperties::getAmqp, "idem.amqp");
     this.advisor =
         new DefaultPointcutAdvisor(

@@ -1,9 +1,8 @@
 package dev.idem.spring.aop.internal;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.store.IdempotencyStore;
-import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -28,13 +27,14 @@ public final class TransactionOutcomes {
 
   /**
    * Where to hand the outcome of a call made now on {@code store}: a deferral bound to the thread's
-   * transaction, or null to store it at once (no transaction, or the store joins it).
+   * transaction, or {@link Deferral#NONE} to store it at once (no transaction, or the store joins
+   * it).
    */
-  public static @Nullable Consumer<PendingOutcome> deferral(IdempotencyStore store) {
+  public static Deferral deferral(IdempotencyStore store) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()
         || store.joinsCurrentTransaction()) {
-      return null;
+      return Deferral.NONE;
     }
     return pending ->
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));
@@ -54,13 +54,13 @@ public final class TransactionOutcomes {
 
   /**
    * Where to hand the outcome of a step whose effects are in the thread's transaction: a deferral
-   * bound to it, or null when none runs. A step's record never joins a transaction, so unlike a
-   * call's it is held whatever the store does.
+   * bound to it, or {@link Deferral#NONE} when none runs. A step's record never joins a
+   * transaction, so unlike a call's it is held whatever the store does.
    */
-  public static @Nullable Consumer<PendingOutcome> stepDeferral() {
+  public static Deferral stepDeferral() {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()) {
-      return null;
+      return Deferral.NONE;
     }
     return pending ->
         TransactionSynchronizationManager.registerSynchronization(new Settle(pending));

@@ -1,11 +1,12 @@
 package dev.idem.spring.kafka.internal;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.kafka.internal.RecordBinder.KafkaDelivery;
-import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,12 +43,12 @@ final class KafkaListenerAdvice implements MethodInterceptor {
   private record Listener(String group, KafkaListenerMethod method) {}
 
   private final RecordBinder binder;
-  private final ListenerEngine engine;
+  private final ListenerBeans engine;
   private final Map<Method, Listener> listeners = new ConcurrentHashMap<>();
   private final Map<String, IdempotentConsumer> consumers = new ConcurrentHashMap<>();
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-  KafkaListenerAdvice(RecordBinder binder, ListenerEngine engine) {
+  KafkaListenerAdvice(RecordBinder binder, ListenerBeans engine) {
     this.binder = binder;
     this.engine = engine;
   }
@@ -259,13 +259,13 @@ final class KafkaListenerAdvice implements MethodInterceptor {
    * failed record of a batch) are released either way.
    */
   private void settle(List<Held> held, boolean succeeded, int releasedFrom) {
-    Consumer<PendingOutcome> deferral = succeeded ? engine.deferral() : null;
+    Deferral deferral = succeeded ? engine.deferral() : Deferral.NONE;
     List<PendingOutcome> completed = new ArrayList<>();
     for (Held h : held) {
       if (!succeeded || (releasedFrom >= 0 && h.position() >= releasedFrom)) {
         h.outcome().release();
-      } else if (deferral != null) {
-        deferral.accept(h.outcome());
+      } else if (deferral.holds()) {
+        deferral.hold(h.outcome());
       } else {
         completed.add(h.outcome());
       }

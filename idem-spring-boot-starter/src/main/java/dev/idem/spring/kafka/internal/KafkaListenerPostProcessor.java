@@ -1,7 +1,7 @@
 package dev.idem.spring.kafka.internal;
 
 import dev.idem.spring.IdemProperties;
-import dev.idem.spring.messaging.internal.ListenerEngine;
+import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,7 +43,7 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
 
   private final RecordBinder binder = new RecordBinder();
   private final Pointcut pointcut = ListenerMethods.of(KafkaListener.class);
-  private ListenerEngine engine;
+  private ListenerBeans engine;
   private KafkaListenerAdvice advice;
   private volatile boolean used;
   private final List<Object> transactionManagers = new CopyOnWriteArrayList<>();
@@ -59,7 +59,7 @@ public final class KafkaListenerPostProcessor extends AbstractBeanFactoryAwareAd
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
     engine =
-        new ListenerEngine(
+        new ListenerBeans(
             (ConfigurableListableBeanFactory) beanFactory, IdemProperties::getKafka, "idem.kafka");
     advice = new KafkaListenerAdvice(binder, engine);
     this.advisor = new DefaultPointcutAdvisor(pointcut, advice);

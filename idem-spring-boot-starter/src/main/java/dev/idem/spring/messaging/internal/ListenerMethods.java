@@ -78,7 +78,7 @@ public final class ListenerMethods {
    *
    * @throws IllegalStateException when the method has no annotation or the group is blank
    */
-  public static String group(Method method, ListenerEngine engine) {
+  public static String group(Method method, ListenerBeans engine) {
     IdempotentListener annotation = annotation(method);
     if (annotation == null) {
       throw new IllegalStateException(method + " has no @IdempotentListener");

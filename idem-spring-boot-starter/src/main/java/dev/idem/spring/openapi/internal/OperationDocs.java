@@ -2,7 +2,7 @@ package dev.idem.spring.openapi.internal;
 
 import dev.idem.core.IdempotencyKey;
 import dev.idem.spring.web.IdempotencyFilter;
-import dev.idem.spring.web.internal.Problem;
+import dev.idem.spring.web.internal.ProblemAnswer;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -166,7 +166,7 @@ public final class OperationDocs {
   private static Schema<?> problemSchema() {
     ObjectSchema schema = new ObjectSchema();
     schema.setDescription(
-        "An RFC 9457 problem written by Idem; type is " + Problem.TYPE_PREFIX + "<name>.");
+        "An RFC 9457 problem written by Idem; type is " + ProblemAnswer.TYPE_PREFIX + "<name>.");
     schema.addProperty("type", new StringSchema().format("uri"));
     schema.addProperty("title", new StringSchema());
     schema.addProperty("status", new IntegerSchema());
@@ -182,6 +182,6 @@ public final class OperationDocs {
   }
 
   private static String type(String name) {
-    return Problem.TYPE_PREFIX + name;
+    return ProblemAnswer.TYPE_PREFIX + name;
   }
 }

@@ -1,13 +1,14 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.AsyncWork;
+import dev.idem.core.Deferral;
 import dev.idem.core.Executed;
+import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
-import dev.idem.core.PendingOutcome;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.core.Work;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +32,8 @@ public final class HttpRules {
 
   private static final Logger log = LoggerFactory.getLogger(HttpRules.class);
 
-  private static final Problem TOO_LARGE =
-      new Problem(413, "body-too-large", "Request body over the limit", null, null);
+  private static final ProblemAnswer TOO_LARGE =
+      new ProblemAnswer(413, "body-too-large", "Request body over the limit", null, null);
 
   /**
    * The key a guarded request runs under: its {@code Idempotency-Key} (parsed, quotes removed) or,
@@ -56,7 +56,7 @@ public final class HttpRules {
   /**
    * An Idem exception that escaped the handler (a bean method it called refused, and no exception
    * handler of the application's answered it: a functional route's), as against one of the filter's
-   * own claim. Its answer is {@link Problem#escaped}: the exception's message speaks of the
+   * own claim. Its answer is {@link ProblemAnswer#escaped}: the exception's message speaks of the
    * application, not of the request's key.
    */
   public static final class Escaped extends RuntimeException {
@@ -98,7 +98,7 @@ public final class HttpRules {
   private final Idempotency idempotency;
   private final TokenService tokens;
   private final long maxBodyBytes;
-  private volatile ResultCodec<@Nullable StoredResponse> codec = StoredResponse.codec();
+  private volatile ResultCodec<StoredResponse> codec = StoredResponse.codec();
 
   /**
    * @param maxBodyBytes the largest request body read and response body stored
@@ -148,15 +148,15 @@ public final class HttpRules {
   /**
    * Runs {@code work} once for the key in the caller's scope of the route, on this thread.
    *
-   * @param deferral hands the outcome to a transaction around the filter, or null to store it now
+   * @param deferral hands the outcome to a transaction around the filter, or {@link Deferral#NONE}
    */
-  public Executed<@Nullable StoredResponse> run(
+  public Executed<StoredResponse> run(
       Route route,
       GuardedKey key,
       String caller,
       Fingerprint fingerprint,
-      Work<@Nullable StoredResponse, Exception> work,
-      @Nullable Consumer<PendingOutcome> deferral)
+      Work<StoredResponse, Exception> work,
+      Deferral deferral)
       throws Exception {
     return key.key() == null
         ? tokens.executeWithStatus(
@@ -174,12 +174,12 @@ public final class HttpRules {
   /**
    * As {@link #run}, for work that ends in a stage; the store's calls run on {@code storeCalls}.
    */
-  public CompletableFuture<Executed<@Nullable StoredResponse>> runAsync(
+  public CompletableFuture<Executed<StoredResponse>> runAsync(
       Route route,
       GuardedKey key,
       String caller,
       Fingerprint fingerprint,
-      AsyncWork<@Nullable StoredResponse> work,
+      AsyncWork<StoredResponse> work,
       Executor storeCalls) {
     return key.key() == null
         ? tokens.executeAsync(
@@ -195,21 +195,28 @@ public final class HttpRules {
   }
 
   /**
-   * The answer to store, or null for one that goes to the client unstored, which frees the key: a
-   * retryable status ({@link Route#isRetryable}), or a request refused before its handler ran. When
-   * a transaction around the filter decides, every answer is stored with it. An answer whose body
-   * is over the limit keeps the key: its status and headers are stored, and repeats learn that its
-   * body is not kept.
+   * The answer to store. One that goes to the client unstored, which frees the key, is discarded
+   * through {@code work} ({@link ExecutionContext#discardOutcome()}) and stands as its status and
+   * headers: a retryable status ({@link Route#isRetryable}), or a request refused before its
+   * handler ran. When a transaction around the filter decides, every answer is stored with it. An
+   * answer whose body is over the limit keeps the key: its status and headers are stored, and
+   * repeats learn that its body is not kept.
    *
+   * @param work the context of the call the answer ends
    * @param refusedBeforeHandler the stack saw the request refused before its handler ran
    * @param transactionDecides a transaction around the filter stores or frees whatever it answers
    */
-  public @Nullable StoredResponse outcome(
-      Route route, Answer answer, boolean refusedBeforeHandler, boolean transactionDecides) {
+  public StoredResponse outcome(
+      ExecutionContext work,
+      Route route,
+      Answer answer,
+      boolean refusedBeforeHandler,
+      boolean transactionDecides) {
     boolean unstored =
         refusedBeforeHandler || route.isRetryable(answer.status(), answer.retryAfter());
     if (unstored && !transactionDecides) {
-      return null;
+      work.discardOutcome();
+      return answer.snapshotWithoutBody();
     }
     if (answer.bodySize() > maxBodyBytes) {
       log.warn(
@@ -243,7 +250,7 @@ public final class HttpRules {
   }
 
   /** The answer to a request whose body is over the limit, refused before its claim. */
-  public static Problem tooLarge() {
+  public static ProblemAnswer tooLarge() {
     return TOO_LARGE;
   }
 
@@ -253,8 +260,8 @@ public final class HttpRules {
    *
    * @param what the kind of body, as the client reads it ({@code form}, {@code multipart})
    */
-  public static Problem malformed(String what) {
-    return new Problem(400, "malformed-body", "Malformed " + what + " body", null, null);
+  public static ProblemAnswer malformed(String what) {
+    return new ProblemAnswer(400, "malformed-body", "Malformed " + what + " body", null, null);
   }
 
   private static IdempotencyKey keyIn(Route route, String caller, GuardedKey key) {

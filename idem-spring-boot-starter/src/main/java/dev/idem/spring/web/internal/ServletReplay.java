@@ -20,7 +20,7 @@ public final class ServletReplay {
     }
     response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
     if (stored.omittedBytes() > 0) {
-      Problems.write(response, stored.notReplayable());
+      ServletProblemWriter.write(response, stored.notReplayable());
       return;
     }
     response.setStatus(stored.status());

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -64,9 +63,9 @@ public record StoredResponse(
   }
 
   /** The answer a repeat gets when the body was too large to keep: the effect happened once. */
-  public Problem notReplayable() {
-    return new Problem(
-        Problem.NOT_REPLAYABLE_STATUS,
+  public ProblemAnswer notReplayable() {
+    return new ProblemAnswer(
+        ProblemAnswer.NOT_REPLAYABLE_STATUS,
         "not-replayable",
         "The first answer cannot be replayed",
         "the request ran once and answered "
@@ -77,12 +76,8 @@ public record StoredResponse(
         null);
   }
 
-  /**
-   * The codec that stores answers; the first byte is a format number for later versions. A null
-   * answer is one the filter passes on without storing: it is kept for no time, so the engine frees
-   * the key.
-   */
-  public static ResultCodec<@Nullable StoredResponse> codec() {
+  /** The codec that stores answers; the first byte is a format number for later versions. */
+  public static ResultCodec<StoredResponse> codec() {
     return codec(null);
   }
 
@@ -92,15 +87,11 @@ public record StoredResponse(
    *
    * @param clientErrorRetention the most a 4xx answer is kept, or null for the operation's own
    */
-  public static ResultCodec<@Nullable StoredResponse> codec(
+  public static ResultCodec<StoredResponse> codec(
       java.time.@Nullable Duration clientErrorRetention) {
     return new ResultCodec<>() {
       @Override
-      public java.time.Duration retention(
-          @Nullable StoredResponse value, java.time.Duration retention) {
-        if (value == null) {
-          return java.time.Duration.ZERO;
-        }
+      public java.time.Duration retention(StoredResponse value, java.time.Duration retention) {
         boolean clientError = value.status() >= 400 && value.status() < 500;
         return clientError
                 && clientErrorRetention != null
@@ -110,9 +101,8 @@ public record StoredResponse(
       }
 
       @Override
-      public byte[] encode(@Nullable StoredResponse value) {
-        // a null answer is never stored: its retention is zero
-        return StoredResponse.encode(Objects.requireNonNull(value, "an answer to store"));
+      public byte[] encode(StoredResponse value) {
+        return StoredResponse.encode(value);
       }
 
       @Override

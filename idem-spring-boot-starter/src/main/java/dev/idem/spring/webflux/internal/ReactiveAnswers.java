@@ -1,7 +1,7 @@
 package dev.idem.spring.webflux.internal;
 
 import dev.idem.spring.web.IdempotencyFilter;
-import dev.idem.spring.web.internal.Problem;
+import dev.idem.spring.web.internal.ProblemAnswer;
 import dev.idem.spring.web.internal.StoredResponse;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,11 +17,11 @@ public final class ReactiveAnswers {
   private ReactiveAnswers() {}
 
   /** Writes {@code problem}, with its {@code Retry-After} when it has one. */
-  public static Mono<Void> problem(ServerHttpResponse response, Problem problem) {
+  public static Mono<Void> problem(ServerHttpResponse response, ProblemAnswer problem) {
     byte[] body = problem.body();
     response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
     HttpHeaders headers = response.getHeaders();
-    headers.setContentType(MediaType.parseMediaType(Problem.CONTENT_TYPE));
+    headers.setContentType(MediaType.parseMediaType(ProblemAnswer.CONTENT_TYPE));
     headers.setContentLength(body.length);
     if (problem.retryAfter() != null) {
       headers.set(HttpHeaders.RETRY_AFTER, problem.retryAfter());
@@ -30,8 +30,8 @@ public final class ReactiveAnswers {
   }
 
   /** The answer when the store's threads refuse a call: 503, try again in a second. */
-  public static Problem overloaded(RejectedExecutionException refusal) {
-    return new Problem(
+  public static ProblemAnswer overloaded(RejectedExecutionException refusal) {
+    return new ProblemAnswer(
         503, "store-unavailable", "Idempotency store unavailable", refusal.getMessage(), "1");
   }
 

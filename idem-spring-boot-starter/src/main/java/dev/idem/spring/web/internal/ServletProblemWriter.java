@@ -5,15 +5,17 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
-/** Writes {@link Problem}s (RFC 9457 {@code application/problem+json}) to a servlet response. */
-public final class Problems {
+/**
+ * Writes {@link ProblemAnswer}s (RFC 9457 {@code application/problem+json}) to a servlet response.
+ */
+public final class ServletProblemWriter {
 
-  private Problems() {}
+  private ServletProblemWriter() {}
 
   /** Writes the answer for an Idem exception; false when {@code e} has no HTTP mapping. */
   public static boolean write(HttpServletResponse response, IdempotencyException e)
       throws IOException {
-    Problem problem = Problem.of(e);
+    ProblemAnswer problem = ProblemAnswer.of(e);
     if (problem == null) {
       return false;
     }
@@ -36,17 +38,17 @@ public final class Problems {
   public static void write(
       HttpServletResponse response, int status, String name, String title, @Nullable String detail)
       throws IOException {
-    write(response, new Problem(status, name, title, detail, null));
+    write(response, new ProblemAnswer(status, name, title, detail, null));
   }
 
   /** Writes {@code problem}, with its {@code Retry-After} when it has one. */
-  public static void write(HttpServletResponse response, Problem problem) throws IOException {
+  public static void write(HttpServletResponse response, ProblemAnswer problem) throws IOException {
     byte[] body = problem.body();
     if (problem.retryAfter() != null) {
       response.setHeader("Retry-After", problem.retryAfter());
     }
     response.setStatus(problem.status());
-    response.setContentType(Problem.CONTENT_TYPE);
+    response.setContentType(ProblemAnswer.CONTENT_TYPE);
     response.setContentLength(body.length);
     response.getOutputStream().write(body);
   }

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
- * The advice's list of exceptions and {@link Problem#of} are two places for one mapping: the advice
- * handles exactly the Idem exceptions that have an HTTP answer, so that the others reach the
+ * The advice's list of exceptions and {@link ProblemAnswer#of} are two places for one mapping: the
+ * advice handles exactly the Idem exceptions that have an HTTP answer, so that the others reach the
  * application's handlers.
  */
-class ProblemAdviceTest {
+class IdemExceptionAdviceTest {
 
   private static final IdempotencyKey KEY = IdempotencyKey.of("orders", "k1");
 
@@ -52,7 +52,7 @@ class ProblemAdviceTest {
   void anEscapedRefusalNeverSpeaksOfTheClientsKeyNorRepeatsTheExceptionsMessage() {
     // the key of a bean method's refusal is the operation's, which the client never sent
     for (IdempotencyException e : EVERY_KIND) {
-      Problem escaped = Problem.escaped(e);
+      ProblemAnswer escaped = ProblemAnswer.escaped(e);
       if (escaped == null
           || e instanceof TokenAlreadyUsedException
           || e instanceof UnknownTokenException) {
@@ -66,19 +66,20 @@ class ProblemAdviceTest {
 
   @Test
   void theAdviceHandlesExactlyTheExceptionsThatHaveAnAnswer() throws Exception {
-    Method answer = ProblemAdvice.class.getDeclaredMethod("answer", IdempotencyException.class);
+    Method answer =
+        IdemExceptionAdvice.class.getDeclaredMethod("answer", IdempotencyException.class);
     List<Class<? extends Throwable>> handled =
         Arrays.asList(answer.getAnnotation(ExceptionHandler.class).value());
     for (IdempotencyException e : EVERY_KIND) {
       boolean isHandled = handled.stream().anyMatch(type -> type.isInstance(e));
-      assertThat(isHandled).as(e.getClass().getSimpleName()).isEqualTo(Problem.of(e) != null);
+      assertThat(isHandled).as(e.getClass().getSimpleName()).isEqualTo(ProblemAnswer.of(e) != null);
     }
   }
 
   @Test
   void aStoreFailureInsideAHandlerDoesNotSayTheRequestWasNotRun() {
-    Problem filter = Problem.of(new IdempotencyStoreException("down"));
-    Problem escaped = Problem.escaped(new IdempotencyStoreException("down"));
+    ProblemAnswer filter = ProblemAnswer.of(new IdempotencyStoreException("down"));
+    ProblemAnswer escaped = ProblemAnswer.escaped(new IdempotencyStoreException("down"));
 
     assertThat(filter.detail()).contains("not run");
     assertThat(escaped.detail()).doesNotContain("not run");

@@ -1,8 +1,8 @@
 package dev.idem.spring.messaging.internal;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.StoreCapability;
@@ -14,7 +14,6 @@ import dev.idem.spring.autoconfigure.internal.StoreFactory;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +27,7 @@ import org.springframework.util.ReflectionUtils;
  * The beans the listener advice works with, looked up at the first message rather than when the
  * post-processor is created, which is too early to depend on them.
  */
-public final class ListenerEngine {
+public final class ListenerBeans {
 
   /** A piece of work that may throw checked exceptions. */
   @FunctionalInterface
@@ -56,7 +55,7 @@ public final class ListenerEngine {
    * @param settings picks the broker's own properties
    * @param broker their prefix, {@code idem.amqp} or {@code idem.kafka}, for messages
    */
-  public ListenerEngine(
+  public ListenerBeans(
       ConfigurableListableBeanFactory beanFactory,
       Function<IdemProperties, IdemProperties.Listeners> settings,
       String broker) {
@@ -72,7 +71,7 @@ public final class ListenerEngine {
    * @param retention picks how long they are kept unless a policy says otherwise
    * @param prefix the properties' prefix ({@code idem.events}), for messages
    */
-  public ListenerEngine(
+  public ListenerBeans(
       ConfigurableListableBeanFactory beanFactory,
       Function<IdemProperties, IdemProperties.Listeners.Store> store,
       Function<IdemProperties, Duration> retention,
@@ -143,9 +142,10 @@ public final class ListenerEngine {
 
   /**
    * Where the outcome of a listener run now goes: held for the thread's transaction when the store
-   * does not write in it, else null (stored at once, in the transaction when the store joins it).
+   * does not write in it, else {@link Deferral#NONE} (stored at once, in the transaction when the
+   * store joins it).
    */
-  public @Nullable Consumer<PendingOutcome> deferral() {
+  public Deferral deferral() {
     return TransactionOutcomes.deferral(beans().idempotency().store());
   }
 

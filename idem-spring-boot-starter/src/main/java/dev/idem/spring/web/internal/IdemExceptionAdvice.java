@@ -23,16 +23,16 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * Answers an Idem exception that escapes a handler (thrown by an {@code @Idempotent} bean method or
  * a {@code ReactiveIdempotency} call the handler made) with the problem the filter gives for it,
  * instead of a 500; on Spring MVC and WebFlux alike. It handles only the exceptions that have an
- * HTTP answer ({@link Problem#of}), so that others reach the application's handlers, and it is last
- * in order, so that the application's own {@code @ExceptionHandler} for one of them wins. A refusal
- * that asks for a retry carries {@code Retry-After}, which keeps a guarded route around it from
- * storing it.
+ * HTTP answer ({@link ProblemAnswer#of}), so that others reach the application's handlers, and it
+ * is last in order, so that the application's own {@code @ExceptionHandler} for one of them wins. A
+ * refusal that asks for a retry carries {@code Retry-After}, which keeps a guarded route around it
+ * from storing it.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
-public class ProblemAdvice {
+public class IdemExceptionAdvice {
 
-  private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+  private static final Logger log = LoggerFactory.getLogger(IdemExceptionAdvice.class);
 
   private final LogThrottle throttle = new LogThrottle();
 
@@ -47,8 +47,8 @@ public class ProblemAdvice {
     IdempotencyStoreException.class
   })
   ResponseEntity<byte[]> answer(IdempotencyException e) {
-    Problem problem =
-        Objects.requireNonNull(Problem.escaped(e), () -> "no answer for " + e.getClass());
+    ProblemAnswer problem =
+        Objects.requireNonNull(ProblemAnswer.escaped(e), () -> "no answer for " + e.getClass());
     // the client gets a neutral detail; what the exception says of the application is logged
     if (throttle.due()) {
       log.info(

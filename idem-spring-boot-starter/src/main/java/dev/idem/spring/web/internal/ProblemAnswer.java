@@ -22,7 +22,7 @@ import org.springframework.http.ResponseEntity;
  * @param detail shown unless null
  * @param retryAfter the {@code Retry-After} value in seconds, or null for none
  */
-public record Problem(
+public record ProblemAnswer(
     int status, String name, String title, @Nullable String detail, @Nullable String retryAfter) {
 
   /** The answer's media type. */
@@ -35,8 +35,8 @@ public record Problem(
   public static final int NOT_REPLAYABLE_STATUS = 410;
 
   /** This problem with {@code Retry-After: seconds}. */
-  public Problem retryAfter(String seconds) {
-    return new Problem(status, name, title, detail, seconds);
+  public ProblemAnswer retryAfter(String seconds) {
+    return new ProblemAnswer(status, name, title, detail, seconds);
   }
 
   /** The JSON body; built by hand, since it is tiny and every string is escaped. */
@@ -68,8 +68,8 @@ public record Problem(
    * application (its key expressions, classes and methods), which stays in the log; a store failure
    * does not claim the request was not run, since the handler may have done part of its work.
    */
-  public static @Nullable Problem escaped(IdempotencyException e) {
-    Problem problem = of(e);
+  public static @Nullable ProblemAnswer escaped(IdempotencyException e) {
+    ProblemAnswer problem = of(e);
     if (problem == null) {
       return null;
     }
@@ -78,7 +78,7 @@ public record Problem(
     }
     if (e instanceof KeyReuseException) {
       // the key is the operation's (an order number), not the client's Idempotency-Key
-      return new Problem(
+      return new ProblemAnswer(
           problem.status(),
           problem.name(),
           "The operation was already done with other content",
@@ -86,7 +86,7 @@ public record Problem(
           problem.retryAfter());
     }
     if (e instanceof InvalidKeyException) {
-      return new Problem(
+      return new ProblemAnswer(
           problem.status(),
           problem.name(),
           "A value the operation is keyed by is missing or invalid",
@@ -95,7 +95,7 @@ public record Problem(
     }
     // the rest speak of "this key": the operation's, which the client did not send
     if (e instanceof RequestInProgressException) {
-      return new Problem(
+      return new ProblemAnswer(
           problem.status(),
           problem.name(),
           "The operation is still running",
@@ -103,7 +103,7 @@ public record Problem(
           problem.retryAfter());
     }
     if (e instanceof OutcomeNotReplayableException) {
-      return new Problem(
+      return new ProblemAnswer(
           problem.status(),
           problem.name(),
           "The operation ran once and its answer was not kept",
@@ -113,22 +113,22 @@ public record Problem(
     return problem;
   }
 
-  private Problem withDetail(String neutral) {
-    return new Problem(status, name, title, neutral, retryAfter);
+  private ProblemAnswer withDetail(String neutral) {
+    return new ProblemAnswer(status, name, title, neutral, retryAfter);
   }
 
   /** The answer for an Idem exception, or null when {@code e} has no HTTP mapping. */
-  public static @Nullable Problem of(IdempotencyException e) {
+  public static @Nullable ProblemAnswer of(IdempotencyException e) {
     if (e instanceof RequestInProgressException p) {
       long seconds = Math.max(1, (p.retryAfter().toMillis() + 999) / 1000);
-      return new Problem(
+      return new ProblemAnswer(
           409,
           "in-progress",
           "A request with this key is still running",
           "The first request with this key has not finished. Retry after Retry-After seconds.",
           Long.toString(seconds));
     } else if (e instanceof KeyReuseException) {
-      return new Problem(
+      return new ProblemAnswer(
           422,
           "key-reuse",
           "The key was used with another request",
@@ -137,30 +137,31 @@ public record Problem(
     } else if (e instanceof InvalidKeyException k) {
       // the filter's own messages say what is wrong with the header, and nothing else
       String name = k.isMissing() ? "missing-key" : "invalid-key";
-      return new Problem(400, name, "Idempotency key missing or invalid", e.getMessage(), null);
+      return new ProblemAnswer(
+          400, name, "Idempotency key missing or invalid", e.getMessage(), null);
     } else if (e instanceof UnknownTokenException) {
-      return new Problem(
+      return new ProblemAnswer(
           400,
           "unknown-token",
           "Unknown, forged or expired token",
           "The token is not one this server issued to you, or it expired. Ask for a new one.",
           null);
     } else if (e instanceof TokenAlreadyUsedException) {
-      return new Problem(
+      return new ProblemAnswer(
           409,
           "token-used",
           "The token was already used",
           "Each token guards one request. Ask for a new one.",
           null);
     } else if (e instanceof StoreFullException) {
-      return new Problem(
+      return new ProblemAnswer(
           429,
           "store-full",
           "Too many live idempotency records",
           "Too many requests of yours are kept right now. Retry later.",
           "60");
     } else if (e instanceof OutcomeNotReplayableException) {
-      return new Problem(
+      return new ProblemAnswer(
           NOT_REPLAYABLE_STATUS,
           "not-replayable",
           "The first answer cannot be replayed",
@@ -168,7 +169,7 @@ public record Problem(
           null);
     } else if (e instanceof IdempotencyStoreException) {
       // the store's own message (hosts, timeouts) stays in the log, not in the answer
-      return new Problem(
+      return new ProblemAnswer(
               503,
               "store-unavailable",
               "Idempotency store unavailable",
