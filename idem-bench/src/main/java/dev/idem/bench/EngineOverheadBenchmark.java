@@ -4,7 +4,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,7 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * What {@link Idempotency#execute} adds to a call, on the in-memory store with the default config
+ * What {@link Idempotency#call} adds to a call, on the in-memory store with the default config
  * (watchdog on): a first call that claims a new key, runs the work and stores its result; a replay
  * of a completed key; and, for comparison, the same work called directly. The difference between an
  * engine benchmark and {@link #direct} from the same run is the engine's cost per call.
@@ -69,7 +68,7 @@ public class EngineOverheadBenchmark {
   public void startEngine() {
     store = new InMemoryIdempotencyStore(Clock.systemUTC(), MAX_ENTRIES);
     engine = Idempotency.builder(store).build();
-    engine.execute(replayedKey(), Fingerprint.NONE, ResultCodec.utf8(), ctx -> receipt(0));
+    engine.call(replayedKey(), Fingerprint.NONE).run(ctx -> receipt(0));
   }
 
   /** Stops the engine's watchdog thread. */
@@ -89,19 +88,16 @@ public class EngineOverheadBenchmark {
   public void firstCall(Blackhole bh) {
     long n = ++counter;
     bh.consume(
-        engine.execute(
-            IdempotencyKey.of(SCOPE, Long.toString(n)),
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> receipt(n)));
+        engine
+            .call(IdempotencyKey.of(SCOPE, Long.toString(n)), Fingerprint.NONE)
+            .run(ctx -> receipt(n)));
   }
 
   /** A key completed in setup: claim finds it completed and the stored result is decoded. */
   @Benchmark
   public void replay(Blackhole bh) {
     long n = ++counter;
-    bh.consume(
-        engine.execute(replayedKey(), Fingerprint.NONE, ResultCodec.utf8(), ctx -> receipt(n)));
+    bh.consume(engine.call(replayedKey(), Fingerprint.NONE).run(ctx -> receipt(n)));
   }
 
   /** As {@link #firstCall}, with the fingerprint of a small JSON body computed per call. */
@@ -109,11 +105,9 @@ public class EngineOverheadBenchmark {
   public void firstCallJsonFingerprint(Blackhole bh) {
     long n = ++counter;
     bh.consume(
-        engine.execute(
-            IdempotencyKey.of(SCOPE, Long.toString(n)),
-            Fingerprint.ofJson(ROUTE, BODY),
-            ResultCodec.utf8(),
-            ctx -> receipt(n)));
+        engine
+            .call(IdempotencyKey.of(SCOPE, Long.toString(n)), Fingerprint.ofJson(ROUTE, BODY))
+            .run(ctx -> receipt(n)));
   }
 
   /**
@@ -124,12 +118,10 @@ public class EngineOverheadBenchmark {
   public void firstCallShortRetention(Blackhole bh) {
     long n = ++counter;
     bh.consume(
-        engine.execute(
-            IdempotencyKey.of(SCOPE, Long.toString(n)),
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> receipt(n),
-            SHORT_RETENTION));
+        engine
+            .call(IdempotencyKey.of(SCOPE, Long.toString(n)), Fingerprint.NONE)
+            .config(SHORT_RETENTION)
+            .run(ctx -> receipt(n)));
   }
 
   /**
@@ -140,11 +132,9 @@ public class EngineOverheadBenchmark {
   public void firstCallWithStep(Blackhole bh) {
     long n = ++counter;
     bh.consume(
-        engine.execute(
-            IdempotencyKey.of(SCOPE, Long.toString(n)),
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> ctx.step("charge", step -> receipt(n))));
+        engine
+            .call(IdempotencyKey.of(SCOPE, Long.toString(n)), Fingerprint.NONE)
+            .run(ctx -> ctx.step("charge", step -> receipt(n))));
   }
 
   // Built on each call from the request's header in real use, so built on each call here too.

@@ -8,7 +8,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.RequestInProgressException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.state.StateMachine;
 import dev.idem.core.state.StateTransitions;
 import dev.idem.jdbc.JdbcStateStore;
@@ -23,9 +22,9 @@ import javax.sql.DataSource;
 
 /**
  * The article's pay flow as the shop does it with Idem ({@code examples/shop}'s {@code
- * PaymentService}), on PostgreSQL and Redis: the call runs under {@link Idempotency#execute} keyed
- * by the order number on a Redis store, and inside it every step is safe on its own, whoever holds
- * the key. The order's open payment is found or created through a unique index on {@code
+ * PaymentService}), on PostgreSQL and Redis: the call runs under {@link Idempotency#call} keyed by
+ * the order number on a Redis store, and inside it every step is safe on its own, whoever holds the
+ * key. The order's open payment is found or created through a unique index on {@code
  * active_order_no}, moved PENDING to PROCESSING by a guarded write whose winner alone calls the
  * provider, and settled by a second guarded write. A repeat in flight is refused as in progress
  * (the shop's 409); a repeat after completion gets the first payment number back.
@@ -91,12 +90,10 @@ final class IdemPayment {
   PaymentResult pay(String orderNo, BigDecimal amount) throws SQLException {
     try {
       Executed<String> paid =
-          engine.executeWithStatus(
-              IdempotencyKey.of("pay", orderNo),
-              Fingerprint.NONE,
-              ResultCodec.utf8(),
-              ctx -> payOnce(orderNo, amount),
-              config);
+          engine
+              .call(IdempotencyKey.of("pay", orderNo), Fingerprint.NONE)
+              .config(config)
+              .runWithStatus(ctx -> payOnce(orderNo, amount));
       return new PaymentResult(paid.value(), "SUCCESS", paid.replayed() ? "replayed" : "paid");
     } catch (RequestInProgressException | StillProcessing e) {
       return PaymentResult.processing("payment in progress");

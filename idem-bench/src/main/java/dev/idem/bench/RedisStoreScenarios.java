@@ -6,7 +6,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
@@ -26,7 +25,7 @@ import java.util.function.IntFunction;
 /**
  * The record scenarios: raw {@code SET NX PX} and {@code GET} on Lettuce, the physical limit, and
  * Idem's claim and complete on {@link RedisIdempotencyStore} over the same kind of connection (one,
- * shared by every thread). The engine rows show what {@link Idempotency#execute} adds on top.
+ * shared by every thread). The engine rows show what {@link Idempotency#call} adds on top.
  *
  * <p>The scenarios that write a new key per operation write under prefixes of their own ({@link
  * #FRESH_KEYS}), which the benchmark deletes after each of them: every scenario starts on the same
@@ -207,12 +206,10 @@ final class RedisStoreScenarios implements AutoCloseable {
   /** {@code Idempotency.execute} on a fresh key: claim, watchdog, work, encode, complete. */
   RedisLoadDriver.Op engineFirstCall() {
     return (thread, seq) -> {
-      freshEngine.execute(
-          IdempotencyKey.of(SCOPE, "e-" + thread + "-" + seq),
-          Fingerprint.NONE,
-          ResultCodec.utf8(),
-          ctx -> RESULT,
-          config);
+      freshEngine
+          .call(IdempotencyKey.of(SCOPE, "e-" + thread + "-" + seq), Fingerprint.NONE)
+          .config(config)
+          .run(ctx -> RESULT);
       return true;
     };
   }
@@ -231,18 +228,17 @@ final class RedisStoreScenarios implements AutoCloseable {
     // Keys of their own: the engine's codec frames the bytes it stores, which the store-level
     // replay keys, completed with the bare bytes, do not carry. Completed once, replays after.
     for (int i = 0; i < READ_KEYS; i++) {
-      engine.execute(engineKey(i), Fingerprint.NONE, ResultCodec.utf8(), ctx -> RESULT, config);
+      engine.call(engineKey(i), Fingerprint.NONE).config(config).run(ctx -> RESULT);
     }
     return (thread, seq) -> {
       String result =
-          replays.execute(
-              engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)),
-              Fingerprint.NONE,
-              ResultCodec.utf8(),
-              ctx -> {
-                throw new IllegalStateException("a replay ran the work");
-              },
-              config);
+          replays
+              .call(engineKey(ThreadLocalRandom.current().nextInt(READ_KEYS)), Fingerprint.NONE)
+              .config(config)
+              .run(
+                  ctx -> {
+                    throw new IllegalStateException("a replay ran the work");
+                  });
       if (!result.equals(RESULT)) {
         throw new IllegalStateException("replay gave " + result);
       }

@@ -124,14 +124,13 @@ public final class ScheduledPeersBench {
   static Guard idem(Idempotency idem, String job) {
     return (node, slot, nodeNow, work) -> {
       try {
-        idem.execute(
-            IdempotencyKey.of(job, slot.toString()),
-            Fingerprint.NONE,
-            ResultCodec.none(),
-            ctx -> {
-              work.run();
-              return null;
-            });
+        idem.call(IdempotencyKey.of(job, slot.toString()), Fingerprint.NONE)
+            .codec(ResultCodec.none())
+            .run(
+                ctx -> {
+                  work.run();
+                  return null;
+                });
       } catch (RequestInProgressException running) {
         // another node runs this slot: skip it, as the starter does
       }

@@ -6,7 +6,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
@@ -270,8 +269,7 @@ final class StoreScenarios implements AutoCloseable {
   /** The same business transaction, its work run once per key by a join-mode store. */
   void businessTransactionWithIdempotency() throws SQLException {
     IdempotencyKey key = newKey();
-    transactions.inTransaction(
-        c -> joined.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> insertOrder(c)));
+    transactions.inTransaction(c -> joined.call(key, Fingerprint.NONE).run(ctx -> insertOrder(c)));
   }
 
   private static String insertOrder(Connection c) throws SQLException {

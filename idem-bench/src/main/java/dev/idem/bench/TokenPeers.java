@@ -8,7 +8,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.RequestInProgressException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.core.UnknownTokenException;
 import dev.idem.redis.RedisIdempotencyStore;
@@ -146,9 +145,7 @@ final class TokenPeers implements AutoCloseable {
     @Override
     public Optional<String> submit(String token, Supplier<String> action) {
       try {
-        return Optional.of(
-            tokens.execute(
-                SCOPE, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> action.get()));
+        return Optional.of(tokens.call(SCOPE, token, Fingerprint.NONE).run(ctx -> action.get()));
       } catch (RequestInProgressException | UnknownTokenException e) {
         return Optional.empty();
       }

@@ -44,11 +44,12 @@ final class BatchRun {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(deferral, "deferral");
-    List<ClaimRequest> requests = new ArrayList<>(calls.size());
+    List<IdempotentCall<T>> each = new ArrayList<>(calls.size());
     calls.forEach(
         (key, fingerprint) ->
-            requests.add(
-                new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap())));
+            each.add(
+                new IdempotentCall<>(engine, key, fingerprint, null, codec, config, deferral)));
+    List<ClaimRequest> requests = each.stream().map(IdempotentCall::request).toList();
     // in the caller's transaction each outcome is written with it, call by call, as alone
     Outcomes outcomes =
         !deferral.holds() && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
@@ -63,13 +64,13 @@ final class BatchRun {
           waitsFreely(answer, sent, next);
         }
         ClaimLoop.@Nullable Sent first = answer == null ? null : new ClaimLoop.Sent(answer, sentAt);
-        ClaimRequest request = requests.get(next);
+        IdempotentCall<T> call = each.get(next);
         if (outcomes == null) {
-          done.add(engine.run(request, codec, work, config, true, deferral, first));
+          done.add(engine.run(call, work, first));
           continue;
         }
         try {
-          done.add(engine.run(request, codec, work, config, true, outcomes::hold, first));
+          done.add(engine.run(call.deferTo(outcomes::hold), work, first));
           outcomes.returned();
         } catch (Throwable failure) {
           outcomes.threw(failure);

@@ -63,7 +63,9 @@ final class EngineContext implements ExecutionContext {
       throw new LeaseLostException(
           "the lease of " + key() + " was lost before its step '" + name + "' began");
     }
-    return engine.step(step, input, codec, work, config);
+    // claimed and settled as any call, its outcome stored at once, never in the caller's
+    // transaction
+    return engine.call(step, input).codec(codec).config(config.forSteps()).run(work);
   }
 
   @Override

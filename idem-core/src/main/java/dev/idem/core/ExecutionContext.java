@@ -11,7 +11,8 @@ public interface ExecutionContext {
   /**
    * The context of the guarded work running on this thread: code the work calls without handing it
    * the context (a service method, an HTTP client) finds it here. Inside a step, the step's. Work
-   * that ends later ({@code executeAsync}) is found here only while its stage is being started.
+   * that ends later ({@link IdempotentCall#runAsync}) is found here only while its stage is being
+   * started.
    */
   static Optional<ExecutionContext> current() {
     return Optional.ofNullable(EngineContext.current());

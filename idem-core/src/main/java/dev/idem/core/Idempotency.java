@@ -23,11 +23,11 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Idempotency idempotency = Idempotency.builder(store).build();
- * String receipt = idempotency.execute(
- *     IdempotencyKey.of(IdempotencyKey.scope("payments", "alice"), keyFromClient),
- *     Fingerprint.ofJson("POST /payments", body),
- *     ResultCodec.utf8(),
- *     ctx -> gateway.charge(order, ctx.fence()));
+ * String receipt = idempotency
+ *     .call(
+ *         IdempotencyKey.of(IdempotencyKey.scope("payments", "alice"), keyFromClient),
+ *         Fingerprint.ofJson("POST /payments", body))
+ *     .run(ctx -> gateway.charge(order, ctx.fence()));
  * }</pre>
  *
  * <p>A normal return is stored and replayed; an exception that the config classifies as terminal is
@@ -104,181 +104,79 @@ public final class Idempotency implements AutoCloseable {
     return IdempotentOperation.of(this, name, codec, config);
   }
 
-  /** Runs {@code work} once for {@code key} with the default config. */
-  public <T extends @Nullable Object, E extends Exception> T execute(
-      IdempotencyKey key, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work) throws E {
-    return executeWithStatus(key, fingerprint, codec, work, defaults).value();
-  }
-
-  /** Runs {@code work} once for {@code key} under {@code config}. */
-  public <T extends @Nullable Object, E extends Exception> T execute(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config)
-      throws E {
-    return executeWithStatus(key, fingerprint, codec, work, config).value();
-  }
-
   /**
-   * As {@link #execute(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig)}, and
-   * tells whether the value was replayed.
+   * The call that runs work once for {@code key}: UTF-8 text and this engine's defaults unless the
+   * call says otherwise ({@link IdempotentCall#codec}, {@link IdempotentCall#config}).
    *
-   * @throws RequestInProgressException a duplicate in flight (REJECT, or WAIT past its limit)
-   * @throws KeyReuseException the key was used with another fingerprint
-   * @throws IdempotencyStoreException the store failed at claim and the config fails closed
-   * @throws LeaseLostException the work ran but another owner took its lease over
-   * @throws E whatever the work throws
+   * @param fingerprint what makes the request this one: a repeat with another fingerprint is
+   *     refused with {@link KeyReuseException}; {@link Fingerprint#NONE} compares nothing
    */
-  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config)
-      throws E {
-    return executeWithStatus(key, fingerprint, codec, work, config, Deferral.NONE);
+  public IdempotentCall<String> call(IdempotencyKey key, Fingerprint fingerprint) {
+    return new IdempotentCall<>(
+        this, key, fingerprint, null, ResultCodec.utf8(), defaults, Deferral.NONE);
   }
 
-  /**
-   * As {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig)}, but the outcome of work that ran is not stored at once: it is handed to
-   * {@code deferral} as a {@link PendingOutcome} for the caller to complete or release later, for
-   * example when the transaction around the call commits or rolls back. This is for callers whose
-   * work has effects that become durable only after this method returns while the store does not
-   * share their fate. Every outcome is held, a return value or any failure (the transaction, not
-   * the exception, decides); a replay or a refusal calls {@code deferral} not at all.
-   *
-   * @param deferral receives the held outcome, on the calling thread, before this method returns or
-   *     throws the work's failure; {@link Deferral#NONE} stores it at once, as the overload without
-   *     it
-   */
-  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      Deferral deferral)
-      throws E {
-    return run(
-        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
-        codec,
-        work,
-        config,
-        true,
-        deferral,
-        null);
-  }
-
-  /**
-   * As {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig)}, for work that ends after it returns. No thread waits for the work: the
-   * claim runs on {@code storeCalls}, and so does the store call that settles the outcome once the
-   * work's stage ends. A duplicate under WAIT holds no thread while it waits: each claim it makes
-   * is a task of its own on {@code storeCalls}. Cancelling the returned future does not stop the
-   * work, whose outcome is still stored for the retry. Listeners are told of the call on a {@code
-   * storeCalls} thread: {@link IdempotencyListener#onStart} spans the first claim.
-   *
-   * @param storeCalls runs the store's calls, which may block; never an event loop's thread. Its
-   *     {@code execute} hands the task over and returns: it neither runs the task on the calling
-   *     thread nor waits for it, since that thread may be the store client's, which must go on
-   *     reading answers
-   * @return completes with the value, or exceptionally with what the work or the engine threw (as
-   *     the blocking call documents), wrapped in a {@link java.util.concurrent.CompletionException}
-   *     when the claim failed
-   */
-  public <T extends @Nullable Object> CompletableFuture<Executed<T>> executeAsync(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      AsyncWork<T> work,
-      IdempotencyConfig config,
-      Executor storeCalls) {
-    return runAsync(
-        new ClaimRequest(key, fingerprint, config.lease(), false, config.scopeCap()),
-        codec,
-        work,
-        config,
-        true,
-        storeCalls);
-  }
-
-  /** The asynchronous claim and run shared by keys and tokens. */
+  /** {@link IdempotentCall#runAsync}, for keys and tokens alike. */
   <T extends @Nullable Object> CompletableFuture<Executed<T>> runAsync(
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      AsyncWork<T> work,
-      IdempotencyConfig config,
-      boolean replayUsed,
-      Executor storeCalls) {
-    Objects.requireNonNull(codec, "codec");
+      IdempotentCall<T> call, AsyncWork<T> work, Executor storeCalls) {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
+    if (call.deferral().holds()) {
+      throw new IllegalStateException(
+          "work that ends later settles its outcome when its stage ends; it cannot be held for a"
+              + " transaction on the caller's thread ("
+              + call
+              + ")");
+    }
+    ClaimRequest request = call.request();
     // the work starts in the claim's last task, on a storeCalls thread, never on the caller's
     return claims.claim(
         request,
-        config,
+        call.config(),
         storeCalls,
         () -> {
           Runnable end = start(request.key());
           return () -> ended(end, request.key());
         },
         new CompletableFuture<>(), // waits for a duplicate until the config's limit
-        result ->
-            begin(result, request, codec, config, replayUsed, Deferral.NONE).run(work, storeCalls));
+        result -> begin(result, call).run(work, storeCalls));
   }
 
   private <T extends @Nullable Object> WorkRun<T> begin(
-      @Nullable ClaimResult result,
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      IdempotencyConfig config,
-      boolean replayUsed,
-      Deferral deferral) {
+      @Nullable ClaimResult result, IdempotentCall<T> call) {
     if (result == null) {
       return WorkRun.unguarded(
           new EngineContext(
-              new UnguardedContext(request.key()), request.fingerprint(), this, config));
+              new UnguardedContext(call.key()), call.fingerprint(), this, call.config()));
     }
     if (result instanceof ClaimResult.Claimed claimed) {
-      Ownership.Owned<T> owned = ownership.start(claimed.lease(), codec, config, deferral);
+      Ownership.Owned<T> owned =
+          ownership.start(claimed.lease(), call.codec(), call.config(), call.deferral());
       return WorkRun.owned(
-          owned, new EngineContext(owned.context(), request.fingerprint(), this, config));
+          owned, new EngineContext(owned.context(), call.fingerprint(), this, call.config()));
     }
-    return WorkRun.answered(answer(result, request, codec, config, replayUsed));
+    return WorkRun.answered(answer(result, call));
   }
 
   /**
-   * The blocking call shared by keys and tokens: the same claim and run as {@link #runAsync}, their
-   * tasks run on the calling thread while it waits, so the claim, the work and the settlement see
-   * the caller's transaction and thread context. An interrupt while a duplicate waits refuses it as
-   * in progress; the thread's interrupt flag is kept.
+   * {@link IdempotentCall#runWithStatus}, for keys and tokens alike: the same claim and run as
+   * {@link #runAsync}, their tasks run on the calling thread while it waits, so the claim, the work
+   * and the settlement see the caller's transaction and thread context.
    *
-   * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
-   * @param deferral receives the outcome instead of the store, or {@link Deferral#NONE}
    * @param first the claim sent ahead with others' (a batch), or null to send it now
    */
   <T extends @Nullable Object, E extends Exception> Executed<T> run(
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      boolean replayUsed,
-      Deferral deferral,
-      ClaimLoop.@Nullable Sent first)
-      throws E {
-    Objects.requireNonNull(codec, "codec");
+      IdempotentCall<T> call, Work<T, E> work, ClaimLoop.@Nullable Sent first) throws E {
     Objects.requireNonNull(work, "work");
-    Objects.requireNonNull(deferral, "deferral");
+    ClaimRequest request = call.request();
     Runnable end = start(request.key());
     try {
       CallerRuns here = new CallerRuns();
       CompletableFuture<@Nullable Void> stop = new CompletableFuture<>();
       AsyncWork<T> now = context -> CompletableFuture.completedFuture(work.run(context));
       Function<@Nullable ClaimResult, CompletableFuture<Executed<T>>> then =
-          result -> begin(result, request, codec, config, replayUsed, deferral).run(now, here);
+          result -> begin(result, call).run(now, here);
+      IdempotencyConfig config = call.config();
       return here.join(
           first == null
               ? claims.claim(request, config, here, NOT_OBSERVED, stop, then)
@@ -291,12 +189,11 @@ public final class Idempotency implements AutoCloseable {
 
   /**
    * Runs {@code work} once for each key of {@code calls}, key after key in the map's order, as
-   * {@link #executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work, IdempotencyConfig,
-   * Deferral)} runs it for one, with the fingerprint the map gives the key. The keys' first claims
-   * are sent together ({@link IdempotencyStore#claimAll}: one round trip on Redis instead of one
-   * per key), and, without a deferral, each outcome's store call is sent as its work ends and
-   * waited for once, at the end of the batch; every other rule is the single call's, for each key
-   * alone. The work finds its key in {@link ExecutionContext#key()}.
+   * {@link IdempotentCall#runWithStatus} runs it for one, with the fingerprint the map gives the
+   * key. The keys' first claims are sent together ({@link IdempotencyStore#claimAll}: one round
+   * trip on Redis instead of one per key), and, without a deferral, each outcome's store call is
+   * sent as its work ends and waited for once, at the end of the batch; every other rule is the
+   * single call's, for each key alone. The work finds its key in {@link ExecutionContext#key()}.
    *
    * <p>The first call that throws ends the batch, as a loop of single calls would end: the calls
    * before it keep their outcomes (stored, or held by {@code deferral}), its own outcome is settled
@@ -320,30 +217,6 @@ public final class Idempotency implements AutoCloseable {
     return new BatchRun(this, store).executeEach(calls, codec, work, config, deferral);
   }
 
-  /**
-   * Runs the step {@code key} of running work ({@link ExecutionContext#step}): claimed and settled
-   * as any call under {@link IdempotencyConfig#forSteps()}, its outcome stored at once, never in
-   * the caller's transaction.
-   */
-  <T extends @Nullable Object, E extends Exception> T step(
-      IdempotencyKey key,
-      Fingerprint input,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config)
-      throws E {
-    IdempotencyConfig steps = config.forSteps();
-    return run(
-            new ClaimRequest(key, input, steps.lease(), false, steps.scopeCap()),
-            codec,
-            work,
-            steps,
-            true,
-            Deferral.NONE,
-            null)
-        .value();
-  }
-
   private static void ended(Runnable end, IdempotencyKey key) {
     try {
       end.run();
@@ -361,33 +234,25 @@ public final class Idempotency implements AutoCloseable {
     }
   }
 
-  /**
-   * The answer to a claim that did not take the key: the stored value, or the refusal.
-   *
-   * @param replayUsed false to refuse a completed token with {@link TokenAlreadyUsedException}
-   */
+  /** The answer to a claim that did not take the key: the stored value, or the refusal. */
   private <T extends @Nullable Object> Executed<T> answer(
-      ClaimResult result,
-      ClaimRequest request,
-      ResultCodec<T> codec,
-      IdempotencyConfig config,
-      boolean replayUsed) {
-    IdempotencyKey key = request.key();
+      ClaimResult result, IdempotentCall<T> call) {
+    IdempotencyKey key = call.key();
     if (result instanceof ClaimResult.Completed completed) {
-      if (!replayUsed) {
+      if (!call.replaysUsed()) {
         report(key, ExecutionOutcome.IN_PROGRESS);
         throw new TokenAlreadyUsedException("token " + key.value() + " was already used");
       }
       report(key, ExecutionOutcome.REPLAYED);
       Outcome outcome = Objects.requireNonNull(completed.record().outcome());
       if (outcome.kind() == Outcome.Kind.FAILURE) {
-        throw codec.decodeFailure(outcome.payload());
+        throw call.codec().decodeFailure(outcome.payload());
       }
       if (outcome.kind() == Outcome.Kind.UNSTORED) {
         throw new OutcomeNotReplayableException(
             key, new String(outcome.payload(), java.nio.charset.StandardCharsets.UTF_8));
       }
-      return new Executed<>(codec.decode(outcome.payload()), true);
+      return new Executed<>(call.codec().decode(outcome.payload()), true);
     }
     if (result instanceof ClaimResult.Mismatch) {
       report(key, ExecutionOutcome.MISMATCH);
@@ -397,7 +262,7 @@ public final class Idempotency implements AutoCloseable {
       report(key, ExecutionOutcome.UNKNOWN_TOKEN);
       throw new UnknownTokenException("token " + key.value() + " is unknown or has expired");
     }
-    throw claims.inProgress(request, config);
+    throw claims.inProgress(call.request(), call.config());
   }
 
   private void report(IdempotencyKey key, ExecutionOutcome outcome) {

@@ -95,8 +95,7 @@ public final class IdempotentOperation<T extends @Nullable Object> {
    * @throws RequestInProgressException if a call with the key is still running (and the config does
    *     not wait, or waited past its limit)
    * @throws E whatever the work throws
-   * @see Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   *     IdempotencyConfig)
+   * @see IdempotentCall#runWithStatus
    */
   public <E extends Exception> T execute(String key, String request, Work<T, E> work) throws E {
     return executeWithStatus(key, Fingerprint.of(name, request), work).value();
@@ -113,7 +112,7 @@ public final class IdempotentOperation<T extends @Nullable Object> {
    */
   public <E extends Exception> Executed<T> executeWithStatus(
       String key, Fingerprint fingerprint, Work<T, E> work) throws E {
-    return idempotency.executeWithStatus(key(key), fingerprint, codec, work, config);
+    return idempotency.call(key(key), fingerprint).codec(codec).config(config).runWithStatus(work);
   }
 
   private static void checkName(String name) {

@@ -13,8 +13,7 @@ import java.util.List;
  * duplicate is refused or waits as its policy says. Exactly one of the three must be called, once;
  * a second call throws {@link IllegalStateException}. Both may be called from any thread.
  *
- * <p>Handed out by {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
- * Work, IdempotencyConfig, Deferral)}.
+ * <p>Handed out by {@link IdempotentCall#deferTo}.
  */
 public interface PendingOutcome {
 

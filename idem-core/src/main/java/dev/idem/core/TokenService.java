@@ -6,19 +6,16 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Server-issued one-shot tokens (the article's section 2), on the same store and engine as keys.
  *
- * <p>{@link #issue} creates an ISSUED record under a random 128-bit token. {@link #execute} runs
- * work only for a token that was issued and has not expired: a forged, expired or unknown token
- * gets {@link UnknownTokenException}. A used token replays the first result, or is refused with
- * {@link TokenAlreadyUsedException} when built with {@code replayUsed = false}. A retryable failure
- * puts the token back to ISSUED, so the client can retry with it.
+ * <p>{@link #issue} creates an ISSUED record under a random 128-bit token. {@link #call} runs work
+ * only for a token that was issued and has not expired: a forged, expired or unknown token gets
+ * {@link UnknownTokenException}. A used token replays the first result, or is refused with {@link
+ * TokenAlreadyUsedException} when built with {@code replayUsed = false}. A retryable failure puts
+ * the token back to ISSUED, so the client can retry with it.
  *
  * <p>The article's own token code refuses every real token and accepts any forged one (it issues
  * with {@code SET} and then consumes with {@code SETNX} on the same key); here the claim itself
@@ -129,87 +126,34 @@ public final class TokenService {
     throw new IdempotencyStoreException("could not issue a unique token for " + scope);
   }
 
-  /** Runs {@code work} once for an issued token, with the engine's default config. */
-  public <T extends @Nullable Object, E extends Exception> T execute(
-      String scope, String token, Fingerprint fingerprint, ResultCodec<T> codec, Work<T, E> work)
-      throws E {
-    return executeWithStatus(scope, token, fingerprint, codec, work, idempotency.defaults())
-        .value();
-  }
-
   /**
-   * Runs {@code work} once for an issued token under {@code config}.
+   * The call that runs work once for the issued {@code token} of {@code scope}: UTF-8 text and the
+   * engine's defaults unless the call says otherwise. A forged, expired or unknown token is refused
+   * when the call runs ({@link UnknownTokenException}); a used one replays the first result or,
+   * when this service was built with {@code replayUsed = false}, is refused with {@link
+   * TokenAlreadyUsedException}.
    *
-   * @throws UnknownTokenException the token is malformed, was never issued, or expired
-   * @throws TokenAlreadyUsedException the token was used and repeats are refused
+   * @throws UnknownTokenException the token is malformed (not 22 URL-safe characters)
    */
-  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
-      String scope,
-      String token,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config)
-      throws E {
-    return executeWithStatus(scope, token, fingerprint, codec, work, config, Deferral.NONE);
-  }
-
-  /**
-   * As {@link #executeWithStatus(String, String, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig)}, with the outcome of work that ran handed to {@code deferral} instead of
-   * the store, as {@link Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec,
-   * Work, IdempotencyConfig, Deferral)} does.
-   *
-   * @param deferral receives the held outcome, or {@link Deferral#NONE} to store it at once
-   */
-  public <T extends @Nullable Object, E extends Exception> Executed<T> executeWithStatus(
-      String scope,
-      String token,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      Work<T, E> work,
-      IdempotencyConfig config,
-      Deferral deferral)
-      throws E {
-    return idempotency.run(
-        request(scope, token, fingerprint, config),
-        codec,
-        work,
-        config,
-        replayUsed,
-        deferral,
-        null);
-  }
-
-  /**
-   * As {@link #executeWithStatus(String, String, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig)} for work that ends after it returns, as {@link Idempotency#executeAsync}
-   * runs it: the claim and the settlement on {@code storeCalls}. A malformed token fails the
-   * returned future.
-   */
-  public <T extends @Nullable Object> CompletableFuture<Executed<T>> executeAsync(
-      String scope,
-      String token,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      AsyncWork<T> work,
-      IdempotencyConfig config,
-      Executor storeCalls) {
-    ClaimRequest request;
-    try {
-      request = request(scope, token, fingerprint, config);
-    } catch (UnknownTokenException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return idempotency.runAsync(request, codec, work, config, replayUsed, storeCalls);
-  }
-
-  private ClaimRequest request(
-      String scope, String token, Fingerprint fingerprint, IdempotencyConfig config) {
+  public IdempotentCall<String> call(String scope, String token, Fingerprint fingerprint) {
     if (token == null || !TOKEN_SHAPE.matcher(token).matches()) {
       throw new UnknownTokenException("malformed token");
     }
-    return new ClaimRequest(
-        IdempotencyKey.of(scope, token), fingerprint, config.lease(), true, scopeCap);
+    return new IdempotentCall<>(
+        idempotency,
+        IdempotencyKey.of(scope, token),
+        fingerprint,
+        this,
+        ResultCodec.utf8(),
+        idempotency.defaults(),
+        Deferral.NONE);
+  }
+
+  boolean replaysUsed() {
+    return replayUsed;
+  }
+
+  int scopeCap() {
+    return scopeCap;
   }
 }

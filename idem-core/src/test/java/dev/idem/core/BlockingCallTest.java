@@ -45,15 +45,14 @@ class BlockingCallTest {
   void theWorkOfABlockingCallRunsOnTheCallersThread() {
     AtomicReference<Thread> ranOn = new AtomicReference<>();
 
-    engine.execute(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> {
-          ranOn.set(Thread.currentThread());
-          return "done";
-        },
-        waiting);
+    engine
+        .call(key, Fingerprint.NONE)
+        .config(waiting)
+        .run(
+            ctx -> {
+              ranOn.set(Thread.currentThread());
+              return "done";
+            });
 
     assertThat(ranOn.get()).isSameAs(Thread.currentThread());
   }
@@ -66,16 +65,15 @@ class BlockingCallTest {
     CompletableFuture<String> first =
         CompletableFuture.supplyAsync(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      running.countDown();
-                      await(finish);
-                      return "first";
-                    },
-                    waiting),
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(waiting)
+                    .run(
+                        ctx -> {
+                          running.countDown();
+                          await(finish);
+                          return "first";
+                        }),
             threads);
     assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
     AtomicReference<Throwable> refused = new AtomicReference<>();
@@ -84,7 +82,7 @@ class BlockingCallTest {
         new Thread(
             () -> {
               try {
-                engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "second", waiting);
+                engine.call(key, Fingerprint.NONE).config(waiting).run(ctx -> "second");
               } catch (RuntimeException e) {
                 refused.set(e);
               }
@@ -121,14 +119,13 @@ class BlockingCallTest {
 
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw thrown;
-                    },
-                    config))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .run(
+                        ctx -> {
+                          throw thrown;
+                        }))
         .isSameAs(thrown);
     assertThat(classified).containsExactly(thrown);
   }
@@ -149,14 +146,13 @@ class BlockingCallTest {
       Thread caller =
           new Thread(
               () ->
-                  onSlowClaims.execute(
-                      key,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> {
-                        workSawInterrupt.set(Thread.currentThread().isInterrupted());
-                        return "done";
-                      }));
+                  onSlowClaims
+                      .call(key, Fingerprint.NONE)
+                      .run(
+                          ctx -> {
+                            workSawInterrupt.set(Thread.currentThread().isInterrupted());
+                            return "done";
+                          }));
       caller.start();
       while (caller.getState() != Thread.State.WAITING) {
         Thread.onSpinWait();

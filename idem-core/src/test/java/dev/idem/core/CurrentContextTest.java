@@ -20,21 +20,20 @@ class CurrentContextTest {
     List<Optional<ExecutionContext>> seen = new ArrayList<>();
     assertThat(ExecutionContext.current()).isEmpty();
 
-    engine.execute(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> {
-          seen.add(ExecutionContext.current());
-          ctx.step(
-              "charge",
-              step -> {
-                seen.add(ExecutionContext.current());
-                return "charged";
-              });
-          seen.add(ExecutionContext.current());
-          return "done";
-        });
+    engine
+        .call(key, Fingerprint.NONE)
+        .run(
+            ctx -> {
+              seen.add(ExecutionContext.current());
+              ctx.step(
+                  "charge",
+                  step -> {
+                    seen.add(ExecutionContext.current());
+                    return "charged";
+                  });
+              seen.add(ExecutionContext.current());
+              return "done";
+            });
 
     assertThat(seen.get(0)).hasValueSatisfying(c -> assertThat(c.key()).isEqualTo(key));
     assertThat(seen.get(1))
@@ -47,13 +46,12 @@ class CurrentContextTest {
   void isClearedAfterWorkThatThrows() {
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("failed");
-                    }))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          throw new IllegalStateException("failed");
+                        }))
         .isInstanceOf(IllegalStateException.class);
 
     assertThat(ExecutionContext.current()).isEmpty();
@@ -62,14 +60,13 @@ class CurrentContextTest {
   @Test
   void callWithinMakesAHeldWorksContextCurrentAndRefusesOneTheEngineDidNotMake() throws Exception {
     ExecutionContext[] held = new ExecutionContext[1];
-    engine.execute(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> {
-          held[0] = ctx;
-          return "claimed";
-        });
+    engine
+        .call(key, Fingerprint.NONE)
+        .run(
+            ctx -> {
+              held[0] = ctx;
+              return "claimed";
+            });
 
     assertThat(ExecutionContext.callWithin(held[0], ExecutionContext::current)).contains(held[0]);
     assertThat(ExecutionContext.current()).isEmpty();

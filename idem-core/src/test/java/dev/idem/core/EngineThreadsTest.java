@@ -39,15 +39,14 @@ class EngineThreadsTest {
         };
     try (Idempotency engine = Idempotency.builder(store).threads(factory).build()) {
       String answer =
-          engine.execute(
-              IdempotencyKey.of("threads", "k1"),
-              Fingerprint.NONE,
-              ResultCodec.utf8(),
-              ctx -> {
-                renewing.get(10, TimeUnit.SECONDS); // a renewal happened while the work ran
-                return "done";
-              },
-              IdempotencyConfig.custom().lease(Duration.ofMillis(300)).build());
+          engine
+              .call(IdempotencyKey.of("threads", "k1"), Fingerprint.NONE)
+              .config(IdempotencyConfig.custom().lease(Duration.ofMillis(300)).build())
+              .run(
+                  ctx -> {
+                    renewing.get(10, TimeUnit.SECONDS); // a renewal happened while the work ran
+                    return "done";
+                  });
 
       assertThat(answer).isEqualTo("done");
       assertThat(made).contains(renewing.get());

@@ -59,7 +59,7 @@ class ForwardingIdempotencyStoreTest {
 
   @Test
   void theBlockingCallClaimsAndCompletesThroughTheDecorator() {
-    engine.execute(key(), Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done");
+    engine.call(key(), Fingerprint.NONE).run(ctx -> "done");
 
     assertThat(calls).containsExactly("claim", "complete");
   }
@@ -67,13 +67,12 @@ class ForwardingIdempotencyStoreTest {
   @Test
   void theAsynchronousCallClaimsAndReleasesThroughTheDecorator() {
     CompletableFuture<Executed<String>> call =
-        engine.executeAsync(
-            key(),
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> CompletableFuture.failedFuture(new IllegalStateException("retry me")),
-            engine.defaults(),
-            storeCalls);
+        engine
+            .call(key(), Fingerprint.NONE)
+            .config(engine.defaults())
+            .runAsync(
+                ctx -> CompletableFuture.failedFuture(new IllegalStateException("retry me")),
+                storeCalls);
 
     assertThat(call).failsWithin(Duration.ofSeconds(10));
     assertThat(calls).containsExactly("claim", "release");

@@ -27,8 +27,8 @@ class IdempotencyListenerTest {
   @Test
   void eachCallBeginsEndsWithItsOutcomeAndThenEndsInReverseOrder() {
     IdempotencyKey key = IdempotencyKey.of("orders", "k1");
-    engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "made");
-    engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "made again");
+    engine.call(key, Fingerprint.NONE).run(ctx -> "made");
+    engine.call(key, Fingerprint.NONE).run(ctx -> "made again");
 
     assertThat(told)
         .containsExactly(
@@ -51,13 +51,12 @@ class IdempotencyListenerTest {
     IdempotencyKey key = IdempotencyKey.of("orders", "k2");
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("declined");
-                    }))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          throw new IllegalStateException("declined");
+                        }))
         .hasMessage("declined");
 
     assertThat(told).startsWith("a start k2", "b start k2").endsWith("b end k2", "a end k2");
@@ -82,8 +81,7 @@ class IdempotencyListenerTest {
             .listener(IdempotencyListener.all(List.of(broken, new Recording("c"))))
             .build()) {
       String answer =
-          withBroken.execute(
-              IdempotencyKey.of("orders", "k3"), Fingerprint.NONE, ResultCodec.utf8(), c -> "ok");
+          withBroken.call(IdempotencyKey.of("orders", "k3"), Fingerprint.NONE).run(c -> "ok");
 
       assertThat(answer).isEqualTo("ok");
       assertThat(told).containsExactly("c start k3", "c EXECUTED k3", "c end k3");

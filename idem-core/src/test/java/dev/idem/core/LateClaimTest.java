@@ -46,15 +46,14 @@ class LateClaimTest {
   void aClaimAnsweredAfterHalfItsLeaseIsGivenBackAndNotRun() {
     store.delay = LEASE.dividedBy(2).plusMillis(100);
 
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), this::charge, config))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).config(config).run(this::charge))
         .isInstanceOf(IdempotencyStoreException.class)
         .hasMessageContaining("more than half its lease");
     assertThat(charges).hasValue(0);
     assertThat(store.find(key)).isEmpty();
 
     store.delay = Duration.ZERO;
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), this::charge, config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(this::charge))
         .isEqualTo("charged 1");
   }
 
@@ -63,13 +62,10 @@ class LateClaimTest {
     store.delay = LEASE.dividedBy(2).plusMillis(100);
 
     CompletableFuture<Executed<String>> late =
-        engine.executeAsync(
-            key,
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> CompletableFuture.completedFuture(charge(ctx)),
-            config,
-            storeCalls);
+        engine
+            .call(key, Fingerprint.NONE)
+            .config(config)
+            .runAsync(ctx -> CompletableFuture.completedFuture(charge(ctx)), storeCalls);
 
     assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
@@ -83,8 +79,7 @@ class LateClaimTest {
     store.delay = LEASE.dividedBy(2).plusMillis(100);
     IdempotencyConfig failOpen = IdempotencyConfig.from(config).failOpen(true).build();
 
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), this::charge, failOpen))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).config(failOpen).run(this::charge))
         .isInstanceOf(IdempotencyStoreException.class);
     assertThat(charges).hasValue(0);
   }
@@ -93,7 +88,7 @@ class LateClaimTest {
   void aClaimAnsweredWithinHalfItsLeaseRuns() {
     store.delay = LEASE.dividedBy(6);
 
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), this::charge, config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(this::charge))
         .isEqualTo("charged 1");
   }
 

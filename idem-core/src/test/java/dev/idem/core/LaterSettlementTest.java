@@ -119,13 +119,11 @@ class LaterSettlementTest {
           }
         };
     CompletableFuture<Executed<String>> answer =
-        engine.executeAsync(
-            key,
-            Fingerprint.NONE,
-            failing,
-            ctx -> CompletableFuture.completedFuture("paid"),
-            IdempotencyConfig.ofDefaults(),
-            storeCalls);
+        engine
+            .call(key, Fingerprint.NONE)
+            .codec(failing)
+            .config(IdempotencyConfig.ofDefaults())
+            .runAsync(ctx -> CompletableFuture.completedFuture("paid"), storeCalls);
     CompletableFuture<String> where = whereItEnds(answer);
 
     assertThatThrownBy(() -> where.get(10, TimeUnit.SECONDS))
@@ -137,13 +135,10 @@ class LaterSettlementTest {
   // The call's value (or failure message) and the thread its answer ended on.
   private CompletableFuture<String> call(AsyncWork<String> work) {
     return whereItEnds(
-        engine.executeAsync(
-            key,
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            work,
-            IdempotencyConfig.ofDefaults(),
-            storeCalls));
+        engine
+            .call(key, Fingerprint.NONE)
+            .config(IdempotencyConfig.ofDefaults())
+            .runAsync(work, storeCalls));
   }
 
   private CompletableFuture<String> whereItEnds(CompletableFuture<Executed<String>> answer) {
@@ -165,13 +160,9 @@ class LaterSettlementTest {
 
   private Executed<String> replay() throws Exception {
     return engine
-        .executeAsync(
-            key,
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> CompletableFuture.completedFuture("again"),
-            IdempotencyConfig.ofDefaults(),
-            storeCalls)
+        .call(key, Fingerprint.NONE)
+        .config(IdempotencyConfig.ofDefaults())
+        .runAsync(ctx -> CompletableFuture.completedFuture("again"), storeCalls)
         .get(10, TimeUnit.SECONDS);
   }
 

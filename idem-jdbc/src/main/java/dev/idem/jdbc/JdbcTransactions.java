@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource,
  *     JdbcStoreConfig.custom(JdbcDialect.postgresql()).joinTransactions(tx).build());
  * String order = tx.inTransaction(c ->
- *     idempotency.execute(key, fingerprint, ResultCodec.utf8(), ctx -> insertOrder(c, request)));
+ *     idempotency.call(key, fingerprint).run(ctx -> insertOrder(c, request)));
  * }</pre>
  */
 public final class JdbcTransactions implements TransactionConnection {

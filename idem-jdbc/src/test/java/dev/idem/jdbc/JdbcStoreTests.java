@@ -9,7 +9,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
@@ -74,11 +73,10 @@ abstract class JdbcStoreTests {
     JdbcIdempotencyStore store = store(8);
     try (Idempotency engine = Idempotency.builder(store).build()) {
       IdempotencyKey key = IdempotencyKey.of(scope, "too-big");
-      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "a long answer"))
+      assertThat(engine.call(key, Fingerprint.NONE).run(ctx -> "a long answer"))
           .isEqualTo("a long answer");
       assertThat(store.find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.UNSTORED);
-      assertThatThrownBy(
-              () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "short"))
+      assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).run(ctx -> "short"))
           .isInstanceOf(OutcomeNotReplayableException.class)
           .hasMessageContaining("limit of 8 bytes");
     }

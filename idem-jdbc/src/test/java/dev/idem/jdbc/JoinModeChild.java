@@ -3,7 +3,6 @@ package dev.idem.jdbc;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 
@@ -32,16 +31,15 @@ public final class JoinModeChild {
     IdempotencyKey key = IdempotencyKey.of(args[2], args[3]);
     tx.inTransaction(
         c ->
-            engine.execute(
-                key,
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                ctx -> {
-                  JoinModeTests.insertOrder(c, key, "child");
-                  System.out.println("inserted");
-                  System.out.flush();
-                  new CountDownLatch(1).await();
-                  return "never";
-                }));
+            engine
+                .call(key, Fingerprint.NONE)
+                .run(
+                    ctx -> {
+                      JoinModeTests.insertOrder(c, key, "child");
+                      System.out.println("inserted");
+                      System.out.flush();
+                      new CountDownLatch(1).await();
+                      return "never";
+                    }));
   }
 }

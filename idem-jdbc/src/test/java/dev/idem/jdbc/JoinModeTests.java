@@ -114,14 +114,13 @@ abstract class JoinModeTests {
             () ->
                 tx.inTransaction(
                     c ->
-                        engine.execute(
-                            key,
-                            Fingerprint.NONE,
-                            ResultCodec.utf8(),
-                            ctx -> {
-                              insertOrder(c, key, "first");
-                              throw new IllegalStateException("crash after the insert");
-                            })))
+                        engine
+                            .call(key, Fingerprint.NONE)
+                            .run(
+                                ctx -> {
+                                  insertOrder(c, key, "first");
+                                  throw new IllegalStateException("crash after the insert");
+                                })))
         .isInstanceOf(IllegalStateException.class);
     assertThat(orders(key)).isZero();
     assertThat(store.find(key)).isEmpty();
@@ -136,15 +135,14 @@ abstract class JoinModeTests {
             () ->
                 tx.inTransaction(
                     c ->
-                        engine.execute(
-                            key,
-                            Fingerprint.NONE,
-                            ResultCodec.utf8(),
-                            ctx -> {
-                              insertOrder(c, key, "first");
-                              ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
-                              throw new IllegalStateException("crash after the charge");
-                            })))
+                        engine
+                            .call(key, Fingerprint.NONE)
+                            .run(
+                                ctx -> {
+                                  insertOrder(c, key, "first");
+                                  ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                                  throw new IllegalStateException("crash after the charge");
+                                })))
         .isInstanceOf(IllegalStateException.class);
     assertThat(orders(key)).isZero();
     assertThat(store.find(key)).isEmpty();
@@ -153,14 +151,13 @@ abstract class JoinModeTests {
     String receipt =
         tx.inTransaction(
             c ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      insertOrder(c, key, "second");
-                      return ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
-                    }));
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          insertOrder(c, key, "second");
+                          return ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                        }));
 
     assertThat(receipt).isEqualTo("charge-1");
     assertThat(charges).as("one charge for two runs, the first rolled back").hasValue(1);
@@ -221,14 +218,13 @@ abstract class JoinModeTests {
           tx.inTransaction(
               c -> {
                 try {
-                  engine.execute(
-                      key,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> {
-                        insertOrder(c, key, "first");
-                        throw new IOException("reply lost after the insert");
-                      });
+                  engine
+                      .call(key, Fingerprint.NONE)
+                      .run(
+                          ctx -> {
+                            insertOrder(c, key, "first");
+                            throw new IOException("reply lost after the insert");
+                          });
                   return null;
                 } catch (IOException | ReplayedFailureException e) {
                   return e; // the caller handles it; its transaction commits
@@ -420,20 +416,19 @@ abstract class JoinModeTests {
             () ->
                 tx.inTransaction(
                     c ->
-                        engine.execute(
-                            key,
-                            Fingerprint.NONE,
-                            ResultCodec.utf8(),
-                            ctx -> {
-                              insertOrder(c, key, "first");
-                              for (int i = 0; i < 8; i++) {
-                                insertOrder(c, IdempotencyKey.of(scope, "k8-ballast"), "first");
-                              }
-                              firstClaimed.countDown();
-                              assertThat(sharedLocked.await(20, TimeUnit.SECONDS)).isTrue();
-                              placeBy(c, shared, "first");
-                              return "order-first";
-                            })));
+                        engine
+                            .call(key, Fingerprint.NONE)
+                            .run(
+                                ctx -> {
+                                  insertOrder(c, key, "first");
+                                  for (int i = 0; i < 8; i++) {
+                                    insertOrder(c, IdempotencyKey.of(scope, "k8-ballast"), "first");
+                                  }
+                                  firstClaimed.countDown();
+                                  assertThat(sharedLocked.await(20, TimeUnit.SECONDS)).isTrue();
+                                  placeBy(c, shared, "first");
+                                  return "order-first";
+                                })));
     Future<String> duplicate =
         pool.submit(
             () ->
@@ -442,14 +437,13 @@ abstract class JoinModeTests {
                       assertThat(firstClaimed.await(20, TimeUnit.SECONDS)).isTrue();
                       placeBy(c, shared, "duplicate");
                       sharedLocked.countDown();
-                      return engine.execute(
-                          key,
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
-                          ctx -> {
-                            insertOrder(c, key, "duplicate");
-                            return "order-duplicate";
-                          });
+                      return engine
+                          .call(key, Fingerprint.NONE)
+                          .run(
+                              ctx -> {
+                                insertOrder(c, key, "duplicate");
+                                return "order-duplicate";
+                              });
                     }));
     assertThatThrownBy(() -> duplicate.get(20, TimeUnit.SECONDS))
         .hasCauseInstanceOf(RequestInProgressException.class);
@@ -487,14 +481,13 @@ abstract class JoinModeTests {
                       assertThat(orders(c, key)).isZero();
                       snapshotTaken.countDown();
                       assertThat(firstCommitted.await(20, TimeUnit.SECONDS)).isTrue();
-                      return engine.execute(
-                          key,
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
-                          ctx -> {
-                            insertOrder(c, key, "duplicate");
-                            return "order-duplicate";
-                          });
+                      return engine
+                          .call(key, Fingerprint.NONE)
+                          .run(
+                              ctx -> {
+                                insertOrder(c, key, "duplicate");
+                                return "order-duplicate";
+                              });
                     }));
     assertThat(snapshotTaken.await(20, TimeUnit.SECONDS)).isTrue();
     assertThat(order(key, "first", () -> {})).isEqualTo("order-first");
@@ -729,16 +722,15 @@ abstract class JoinModeTests {
   private String orderIn(
       Connection c, IdempotencyKey key, String who, Step during, IdempotencyConfig config)
       throws Exception {
-    return engine.execute(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> {
-          insertOrder(c, key, who);
-          during.run();
-          return "order-" + who;
-        },
-        config);
+    return engine
+        .call(key, Fingerprint.NONE)
+        .config(config)
+        .run(
+            ctx -> {
+              insertOrder(c, key, who);
+              during.run();
+              return "order-" + who;
+            });
   }
 
   /** Counts the claims answered "in progress". */

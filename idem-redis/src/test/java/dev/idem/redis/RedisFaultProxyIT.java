@@ -12,7 +12,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
@@ -145,11 +144,9 @@ class RedisFaultProxyIT {
 
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    request.key(),
-                    request.fingerprint(),
-                    ResultCodec.utf8(),
-                    context -> "ran " + runs.incrementAndGet()))
+                engine
+                    .call(request.key(), request.fingerprint())
+                    .run(context -> "ran " + runs.incrementAndGet()))
         .isInstanceOf(IdempotencyStoreException.class);
     assertThat(runs).hasValue(0);
     assertThat(proxy.bytesDropped()).isPositive();
@@ -295,13 +292,12 @@ class RedisFaultProxyIT {
       List<CompletableFuture<Executed<String>>> calls = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
         calls.add(
-            engine.executeAsync(
-                IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                ctx -> CompletableFuture.completedFuture("ran"),
-                IdempotencyConfig.ofDefaults(),
-                storeCalls));
+            engine
+                .call(
+                    IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString()),
+                    Fingerprint.NONE)
+                .config(IdempotencyConfig.ofDefaults())
+                .runAsync(ctx -> CompletableFuture.completedFuture("ran"), storeCalls));
       }
 
       // a claim that held the one store thread would hold it for the 30 s command timeout
@@ -332,13 +328,10 @@ class RedisFaultProxyIT {
         IdempotencyKey key = IdempotencyKey.of("fault-proxy", UUID.randomUUID().toString());
         keys.add(key);
         calls.add(
-            engine.executeAsync(
-                key,
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                ctx -> work,
-                IdempotencyConfig.custom().watchdog(false).build(),
-                storeCalls));
+            engine
+                .call(key, Fingerprint.NONE)
+                .config(IdempotencyConfig.custom().watchdog(false).build())
+                .runAsync(ctx -> work, storeCalls));
       }
       await().atMost(WAIT).until(() -> keys.stream().allMatch(k -> slowStore.find(k).isPresent()));
 

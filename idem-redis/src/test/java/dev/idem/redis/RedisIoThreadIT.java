@@ -8,7 +8,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import io.lettuce.core.RedisClient;
@@ -103,8 +102,7 @@ class RedisIoThreadIT {
     try (Idempotency first = Idempotency.builder(store).build();
         Idempotency second = Idempotency.builder(store).build()) {
       CompletableFuture<Executed<String>> running =
-          first.executeAsync(
-              key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> held, waits, storeCalls);
+          first.call(key, Fingerprint.NONE).config(waits).runAsync(ctx -> held, storeCalls);
       CompletableFuture<Executed<String>> waiting =
           runningThenDuplicate(second, key, waits, running);
       held.complete("ran once");
@@ -122,13 +120,10 @@ class RedisIoThreadIT {
       CompletableFuture<Executed<String>> running) {
     await().atMost(Duration.ofSeconds(20)).until(() -> store.find(key).isPresent());
     assertThat(running).isNotDone();
-    return engine.executeAsync(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> CompletableFuture.completedFuture("ran twice"),
-        waits,
-        storeCalls);
+    return engine
+        .call(key, Fingerprint.NONE)
+        .config(waits)
+        .runAsync(ctx -> CompletableFuture.completedFuture("ran twice"), storeCalls);
   }
 
   private static Duration lease() {

@@ -10,7 +10,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.OutcomeNotReplayableException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
@@ -107,17 +106,16 @@ class RedisStoreFullIT {
     }
     try (Idempotency engine = Idempotency.builder(store).build()) {
       String first =
-          engine.execute(
-              key,
-              Fingerprint.NONE,
-              ResultCodec.utf8(),
-              ctx -> {
-                try (StatefulRedisConnection<String, String> admin = client.connect()) {
-                  admin.sync().configSet("maxmemory", limit);
-                }
-                return "ran " + runs.incrementAndGet() + " " + "x".repeat(64 * 1024);
-              },
-              shortLease);
+          engine
+              .call(key, Fingerprint.NONE)
+              .config(shortLease)
+              .run(
+                  ctx -> {
+                    try (StatefulRedisConnection<String, String> admin = client.connect()) {
+                      admin.sync().configSet("maxmemory", limit);
+                    }
+                    return "ran " + runs.incrementAndGet() + " " + "x".repeat(64 * 1024);
+                  });
       assertThat(first).startsWith("ran 1");
       assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
       assertThat(store.find(key).orElseThrow().outcome().kind()).isEqualTo(Outcome.Kind.UNSTORED);
@@ -128,12 +126,10 @@ class RedisStoreFullIT {
               () ->
                   assertThatThrownBy(
                           () ->
-                              engine.execute(
-                                  key,
-                                  Fingerprint.NONE,
-                                  ResultCodec.utf8(),
-                                  ctx -> "ran " + runs.incrementAndGet(),
-                                  shortLease))
+                              engine
+                                  .call(key, Fingerprint.NONE)
+                                  .config(shortLease)
+                                  .run(ctx -> "ran " + runs.incrementAndGet()))
                       .isInstanceOf(OutcomeNotReplayableException.class));
     }
     assertThat(runs).hasValue(1);
@@ -146,12 +142,10 @@ class RedisStoreFullIT {
     try (Idempotency engine = Idempotency.builder(store).build()) {
       assertThatThrownBy(
               () ->
-                  engine.execute(
-                      IdempotencyKey.of("fill", "unguarded?"),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> "ran " + runs.incrementAndGet(),
-                      open))
+                  engine
+                      .call(IdempotencyKey.of("fill", "unguarded?"), Fingerprint.NONE)
+                      .config(open)
+                      .run(ctx -> "ran " + runs.incrementAndGet()))
           .isInstanceOf(StoreFullException.class);
     }
     assertThat(runs).hasValue(0);

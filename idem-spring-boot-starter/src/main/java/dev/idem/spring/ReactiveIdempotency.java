@@ -16,8 +16,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The engine for Reactor callers: each call is a {@code Mono} with the semantics of {@link
- * Idempotency#executeWithStatus}, run through {@link Idempotency#executeAsync} on the starter's
- * store threads, so no event loop waits for the store or for the work.
+ * IdempotentCall#runWithStatus}, run through {@link dev.idem.core.IdempotentCall#runAsync} on the
+ * starter's store threads, so no event loop waits for the store or for the work.
  *
  * <ul>
  *   <li>Nothing happens before subscription; each subscription is one call.
@@ -88,7 +88,7 @@ public final class ReactiveIdempotency {
         () -> operation.key(key), fingerprint, operation.codec(), work, operation.config());
   }
 
-  /** As {@link Idempotency#executeWithStatus}, for work given as a {@code Mono}. */
+  /** As {@link dev.idem.core.IdempotentCall#runWithStatus}, for work given as a {@code Mono}. */
   public <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
       IdempotencyKey key,
       Fingerprint fingerprint,
@@ -112,21 +112,21 @@ public final class ReactiveIdempotency {
     return Mono.deferContextual(
         subscriber ->
             Mono.fromFuture(
-                engine.executeAsync(
-                    key.get(),
-                    fingerprint,
-                    codec,
-                    inFlight.trackAsync(
-                        context -> {
-                          Mono<T> mono = work.start(context);
-                          if (mono == null) {
-                            throw new IllegalStateException(
-                                "the work for " + context.key() + " returned no Mono");
-                          }
-                          return mono.contextWrite(subscriber).toFuture();
-                        }),
-                    config,
-                    storeCalls),
+                engine
+                    .call(key.get(), fingerprint)
+                    .codec(codec)
+                    .config(config)
+                    .runAsync(
+                        inFlight.trackAsync(
+                            context -> {
+                              Mono<T> mono = work.start(context);
+                              if (mono == null) {
+                                throw new IllegalStateException(
+                                    "the work for " + context.key() + " returned no Mono");
+                              }
+                              return mono.contextWrite(subscriber).toFuture();
+                            }),
+                        storeCalls),
                 // the engine's future is not cancelled with the subscriber: the work goes on
                 true));
   }

@@ -13,7 +13,6 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
@@ -36,9 +35,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine's asynchronous call ({@link Idempotency#executeAsync}) on a backend's store: the same
- * promises as the blocking call for work that ends after it returns, with every store call on the
- * executor given for them and none on the thread that ends the work.
+ * The engine's asynchronous call ({@link dev.idem.core.IdempotentCall#runAsync}) on a backend's
+ * store: the same promises as the blocking call for work that ends after it returns, with every
+ * store call on the executor given for them and none on the thread that ends the work.
  */
 public abstract class AsyncEngineContract extends EngineContractSupport {
 
@@ -90,8 +89,7 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     CompletableFuture<String> stage = new CompletableFuture<>();
     CompletableFuture<Executed<String>> first =
-        engine.executeAsync(
-            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> stage, defaults(), storeCalls);
+        engine.call(key, Fingerprint.NONE).config(defaults()).runAsync(ctx -> stage, storeCalls);
     await().until(() -> state(key) == RecordState.IN_PROGRESS);
 
     assertThatThrownBy(() -> call(engine, key, ctx -> later("second"), defaults()))
@@ -110,13 +108,14 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
         IdempotencyConfig.custom().waitInProgress(Duration.ofSeconds(20)).build();
     CompletableFuture<String> stage = new CompletableFuture<>();
     CompletableFuture<Executed<String>> first =
-        engine.executeAsync(
-            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> stage, waits, storeCalls);
+        engine.call(key, Fingerprint.NONE).config(waits).runAsync(ctx -> stage, storeCalls);
     await().until(() -> state(key) == RecordState.IN_PROGRESS);
 
     CompletableFuture<Executed<String>> duplicate =
-        engine.executeAsync(
-            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> later("never"), waits, storeCalls);
+        engine
+            .call(key, Fingerprint.NONE)
+            .config(waits)
+            .runAsync(ctx -> later("never"), storeCalls);
     stage.complete("first");
 
     assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Executed<>("first", false));
@@ -131,16 +130,17 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
         IdempotencyConfig.custom().waitInProgress(Duration.ofSeconds(20)).build();
     CompletableFuture<String> stage = new CompletableFuture<>();
     CompletableFuture<Executed<String>> first =
-        engine.executeAsync(
-            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> stage, waits, storeCalls);
+        engine.call(key, Fingerprint.NONE).config(waits).runAsync(ctx -> stage, storeCalls);
     await().until(() -> state(key) == RecordState.IN_PROGRESS);
 
     // four store threads: a waiter that held one would leave none to store the first value
     List<CompletableFuture<Executed<String>>> duplicates = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       duplicates.add(
-          engine.executeAsync(
-              key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> later("never"), waits, storeCalls));
+          engine
+              .call(key, Fingerprint.NONE)
+              .config(waits)
+              .runAsync(ctx -> later("never"), storeCalls));
     }
     stage.complete("first");
 
@@ -210,16 +210,15 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
     AtomicInteger runs = new AtomicInteger();
     CompletableFuture<String> stage = new CompletableFuture<>();
     CompletableFuture<Executed<String>> first =
-        engine.executeAsync(
-            key,
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> {
-              runs.incrementAndGet();
-              return stage;
-            },
-            defaults(),
-            storeCalls);
+        engine
+            .call(key, Fingerprint.NONE)
+            .config(defaults())
+            .runAsync(
+                ctx -> {
+                  runs.incrementAndGet();
+                  return stage;
+                },
+                storeCalls);
     await().until(() -> state(key) == RecordState.IN_PROGRESS);
 
     first.cancel(true);
@@ -270,15 +269,13 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
     List<String> starters = new CopyOnWriteArrayList<>();
     Executed<String> answer =
         engine
-            .executeAsync(
-                newKey(),
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
+            .call(newKey(), Fingerprint.NONE)
+            .config(defaults())
+            .runAsync(
                 ctx -> {
                   starters.add(Thread.currentThread().getName());
                   return later("started");
                 },
-                defaults(),
                 finishedBeforeReturning)
             .get(10, TimeUnit.SECONDS);
     assertThat(answer.value()).isEqualTo("started");
@@ -320,7 +317,9 @@ public abstract class AsyncEngineContract extends EngineContractSupport {
       throws Exception {
     try {
       return engine
-          .executeAsync(key, Fingerprint.NONE, ResultCodec.utf8(), work, config, storeCalls)
+          .call(key, Fingerprint.NONE)
+          .config(config)
+          .runAsync(work, storeCalls)
           .get(20, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();

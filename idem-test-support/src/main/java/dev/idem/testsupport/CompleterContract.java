@@ -211,15 +211,14 @@ public abstract class CompleterContract extends EngineContractSupport {
     Idempotency engine = engine(store());
     Completer completer = completer(engine, 5);
     IdempotencyKey inner = newKey();
-    engine.execute(inner, Fingerprint.of("inner", "a"), ResultCodec.utf8(), ctx -> "a");
+    engine.call(inner, Fingerprint.of("inner", "a")).run(ctx -> "a");
     AtomicBoolean reusing = new AtomicBoolean(true);
     ResumableOperation<String, String> pay =
         register(
             completer,
             (order, ctx) ->
                 reusing.get()
-                    ? engine.execute(
-                        inner, Fingerprint.of("inner", "b"), ResultCodec.utf8(), c -> "b")
+                    ? engine.call(inner, Fingerprint.of("inner", "b")).run(c -> "b")
                     : "paid " + order);
     assertThatThrownBy(() -> pay.execute("a", "order-a")).isInstanceOf(KeyReuseException.class);
     waitOut();

@@ -60,12 +60,10 @@ public final class CrashingFlow {
     String point = args[4];
     // A cold JVM's first claim (connection, scripts, classes) can take more than half a short
     // lease on a busy machine and be given back as late; a claim of a key of its own warms it.
-    engine.execute(
-        IdempotencyKey.of(args[1], "warm-up-" + args[2]),
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> "warm",
-        IdempotencyConfig.custom().lease(Duration.ofSeconds(30)).build());
+    engine
+        .call(IdempotencyKey.of(args[1], "warm-up-" + args[2]), Fingerprint.NONE)
+        .config(IdempotencyConfig.custom().lease(Duration.ofSeconds(30)).build())
+        .run(ctx -> "warm");
     Consumer<String> print =
         effect -> {
           System.out.println(effect);
@@ -85,7 +83,7 @@ public final class CrashingFlow {
               (order, ctx) -> run(ctx, point, print))
           .executeWithStatus(key, ORDER);
     } else {
-      engine.execute(key, REQUEST, ResultCodec.utf8(), ctx -> run(ctx, point, print), config);
+      engine.call(key, REQUEST).config(config).run(ctx -> run(ctx, point, print));
     }
     System.out.println("finished without reaching " + point);
     System.exit(3);

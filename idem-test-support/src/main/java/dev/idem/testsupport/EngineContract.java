@@ -16,7 +16,6 @@ import dev.idem.core.KeyReuseException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
@@ -76,7 +75,8 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     long fence =
         engine(store())
-            .execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> Long.toString(ctx.fence()))
+            .call(key, Fingerprint.NONE)
+            .run(ctx -> Long.toString(ctx.fence()))
             .transform(Long::parseLong);
     assertThat(fence).isPositive().isEqualTo(store().find(key).orElseThrow().fence());
   }
@@ -87,18 +87,16 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IOException("connection reset");
-                    }))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          throw new IOException("connection reset");
+                        }))
         .isExactlyInstanceOf(IOException.class)
         .hasMessage("connection reset");
     assertThat(store().find(key)).isEmpty();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "retried"))
-        .isEqualTo("retried");
+    assertThat(engine.call(key, Fingerprint.NONE).run(ctx -> "retried")).isEqualTo("retried");
   }
 
   @Test
@@ -110,18 +108,16 @@ public abstract class EngineContract extends EngineContractSupport {
     AtomicInteger runs = new AtomicInteger();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      runs.incrementAndGet();
-                      throw new IllegalArgumentException("card declined");
-                    },
-                    config))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .run(
+                        ctx -> {
+                          runs.incrementAndGet();
+                          throw new IllegalArgumentException("card declined");
+                        }))
         .isExactlyInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "never", config))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).config(config).run(ctx -> "never"))
         .isInstanceOfSatisfying(
             ReplayedFailureException.class,
             e -> {
@@ -136,9 +132,8 @@ public abstract class EngineContract extends EngineContractSupport {
   void aDifferentPayloadUnderTheSameKeyIsRefused() {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();
-    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "first");
-    assertThatThrownBy(
-            () -> engine.execute(key, fingerprint("b"), ResultCodec.utf8(), ctx -> "second"))
+    engine.call(key, fingerprint("a")).run(ctx -> "first");
+    assertThatThrownBy(() -> engine.call(key, fingerprint("b")).run(ctx -> "second"))
         .isInstanceOf(KeyReuseException.class);
   }
 
@@ -151,18 +146,16 @@ public abstract class EngineContract extends EngineContractSupport {
     Future<String> first =
         pool.submit(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      started.countDown();
-                      finish.await();
-                      return "first";
-                    }));
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          started.countDown();
+                          finish.await();
+                          return "first";
+                        }));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup"))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).run(ctx -> "dup"))
         .isInstanceOfSatisfying(
             RequestInProgressException.class,
             e -> assertThat(e.retryAfter()).isEqualTo(IdempotencyConfig.DEFAULT_RETRY_AFTER));
@@ -182,27 +175,23 @@ public abstract class EngineContract extends EngineContractSupport {
     Future<String> first =
         pool.submit(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      started.countDown();
-                      finish.await();
-                      return "first";
-                    },
-                    waiting));
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(waiting)
+                    .run(
+                        ctx -> {
+                          started.countDown();
+                          finish.await();
+                          return "first";
+                        }));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     Future<Executed<String>> sameNode =
         pool.submit(
-            () ->
-                engine.executeWithStatus(
-                    key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting));
+            () -> engine.call(key, Fingerprint.NONE).config(waiting).runWithStatus(ctx -> "dup"));
     Future<Executed<String>> remote =
         pool.submit(
             () ->
-                otherNode.executeWithStatus(
-                    key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting));
+                otherNode.call(key, Fingerprint.NONE).config(waiting).runWithStatus(ctx -> "dup"));
     assertThat(sameNode.isDone()).isFalse();
     finish.countDown();
     assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("first");
@@ -227,8 +216,7 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     claimOrFail(key, Fingerprint.NONE, longLease());
     long start = System.nanoTime();
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "dup", waiting))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).config(waiting).run(ctx -> "dup"))
         .isInstanceOf(RequestInProgressException.class);
     // A duplicate that did not wait (REJECT) answers after one claim, long before its limit.
     assertThat(Duration.ofNanos(System.nanoTime() - start))
@@ -253,12 +241,10 @@ public abstract class EngineContract extends EngineContractSupport {
           pool.submit(
               () -> {
                 go.await();
-                return engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> "answer-" + runs.incrementAndGet(),
-                    waiting);
+                return engine
+                    .call(key, Fingerprint.NONE)
+                    .config(waiting)
+                    .run(ctx -> "answer-" + runs.incrementAndGet());
               }));
     }
     go.countDown();
@@ -287,15 +273,13 @@ public abstract class EngineContract extends EngineContractSupport {
         pool.submit(
             () ->
                 engine
-                    .execute(
-                        key,
-                        Fingerprint.NONE,
-                        ResultCodec.utf8(),
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .run(
                         ctx -> {
                           finish.await();
                           return "" + ctx.isLeaseLost();
-                        },
-                        config)
+                        })
                     .equals("true"));
     await().atMost(Duration.ofSeconds(10)).until(() -> store().find(key).isPresent());
     IdempotencyRecord claimed = store().find(key).orElseThrow();
@@ -328,16 +312,15 @@ public abstract class EngineContract extends EngineContractSupport {
     Future<String> stale =
         pool.submit(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      ctx.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                      takenOver.await();
-                      return "stale";
-                    },
-                    config));
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .run(
+                        ctx -> {
+                          ctx.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                          takenOver.await();
+                          return "stale";
+                        }));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -357,11 +340,8 @@ public abstract class EngineContract extends EngineContractSupport {
     assertThatThrownBy(
             () ->
                 engine(faulty)
-                    .execute(
-                        newKey(),
-                        Fingerprint.NONE,
-                        ResultCodec.utf8(),
-                        ctx -> "x" + runs.incrementAndGet()))
+                    .call(newKey(), Fingerprint.NONE)
+                    .run(ctx -> "x" + runs.incrementAndGet()))
         .isInstanceOf(IdempotencyStoreException.class);
     assertThat(runs).hasValue(0);
   }
@@ -372,15 +352,13 @@ public abstract class EngineContract extends EngineContractSupport {
     IdempotencyConfig open = IdempotencyConfig.custom().failOpen(true).build();
     Executed<String> result =
         engine(faulty)
-            .executeWithStatus(
-                newKey(),
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
+            .call(newKey(), Fingerprint.NONE)
+            .config(open)
+            .runWithStatus(
                 ctx -> {
                   ctx.discardOutcome(); // nothing is kept of unguarded work anyway
                   return "ran unguarded";
-                },
-                open);
+                });
     assertThat(result).isEqualTo(new Executed<>("ran unguarded", false));
   }
 
@@ -390,9 +368,9 @@ public abstract class EngineContract extends EngineContractSupport {
     Idempotency engine =
         engine(Idempotency.builder(store()).listener((k, outcome) -> seen.add(outcome)));
     IdempotencyKey key = newKey();
-    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "x");
-    engine.execute(key, fingerprint("a"), ResultCodec.utf8(), ctx -> "x");
-    assertThatThrownBy(() -> engine.execute(key, fingerprint("b"), ResultCodec.utf8(), ctx -> "x"));
+    engine.call(key, fingerprint("a")).run(ctx -> "x");
+    engine.call(key, fingerprint("a")).run(ctx -> "x");
+    assertThatThrownBy(() -> engine.call(key, fingerprint("b")).run(ctx -> "x"));
     assertThat(seen)
         .containsExactly(
             ExecutionOutcome.EXECUTED, ExecutionOutcome.REPLAYED, ExecutionOutcome.MISMATCH);
@@ -404,11 +382,9 @@ public abstract class EngineContract extends EngineContractSupport {
       String body,
       AtomicInteger runs,
       IdempotencyConfig config) {
-    return engine.executeWithStatus(
-        key,
-        fingerprint(body),
-        ResultCodec.utf8(),
-        ctx -> "result-" + runs.incrementAndGet(),
-        config);
+    return engine
+        .call(key, fingerprint(body))
+        .config(config)
+        .runWithStatus(ctx -> "result-" + runs.incrementAndGet());
   }
 }

@@ -49,15 +49,17 @@ public abstract class OutcomeContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     List<PendingOutcome> held = new CopyOnWriteArrayList<>();
     Executed<String> first =
-        engine.executeWithStatus(
-            key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", defaults(), held::add);
+        engine
+            .call(key, Fingerprint.NONE)
+            .config(defaults())
+            .deferTo(held::add)
+            .runWithStatus(ctx -> "ran");
     assertThat(first).isEqualTo(new Executed<>("ran", false));
     assertThat(held).hasSize(1);
-    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "dup"))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).run(c -> "dup"))
         .isInstanceOf(RequestInProgressException.class);
     assertThat(held.get(0).complete()).isTrue();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "again"))
-        .isEqualTo("ran");
+    assertThat(engine.call(key, Fingerprint.NONE).run(c -> "again")).isEqualTo("ran");
     assertThatThrownBy(() -> held.get(0).release()).isInstanceOf(IllegalStateException.class);
   }
 
@@ -84,18 +86,30 @@ public abstract class OutcomeContract extends EngineContractSupport {
           }
         };
     IdempotencyKey key = newKey();
-    assertThat(engine.executeWithStatus(key, Fingerprint.NONE, passing, c -> "busy 1", defaults()))
+    assertThat(
+            engine
+                .call(key, Fingerprint.NONE)
+                .codec(passing)
+                .config(defaults())
+                .runWithStatus(c -> "busy 1"))
         .isEqualTo(new Executed<>("busy 1", false));
     assertThat(store().find(key)).as("nothing stored").isEmpty();
 
     List<PendingOutcome> held = new CopyOnWriteArrayList<>();
-    engine.executeWithStatus(key, Fingerprint.NONE, passing, c -> "busy 2", defaults(), held::add);
+    engine
+        .call(key, Fingerprint.NONE)
+        .codec(passing)
+        .config(defaults())
+        .deferTo(held::add)
+        .runWithStatus(c -> "busy 2");
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(held.get(0).complete()).isTrue();
     assertThat(store().find(key)).as("freed when the transaction ends").isEmpty();
 
-    assertThat(engine.execute(key, Fingerprint.NONE, passing, c -> "done")).isEqualTo("done");
-    assertThat(engine.execute(key, Fingerprint.NONE, passing, c -> "again")).isEqualTo("done");
+    assertThat(engine.call(key, Fingerprint.NONE).codec(passing).run(c -> "done"))
+        .isEqualTo("done");
+    assertThat(engine.call(key, Fingerprint.NONE).codec(passing).run(c -> "again"))
+        .isEqualTo("done");
     assertThat(encoded).as("only the stored value encoded").containsExactly("done");
   }
 
@@ -110,31 +124,30 @@ public abstract class OutcomeContract extends EngineContractSupport {
           ctx.discardOutcome();
           return "busy";
         };
-    assertThat(engine.executeWithStatus(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).runWithStatus(busy))
         .isEqualTo(new Executed<>("busy", false));
     assertThat(store().find(key)).as("nothing stored").isEmpty();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      ctx.discardOutcome();
-                      throw new IllegalArgumentException("declined for now");
-                    },
-                    config))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .run(
+                        ctx -> {
+                          ctx.discardOutcome();
+                          throw new IllegalArgumentException("declined for now");
+                        }))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store().find(key)).as("a discarded terminal failure is not kept").isEmpty();
 
     List<PendingOutcome> held = new CopyOnWriteArrayList<>();
-    engine.executeWithStatus(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config, held::add);
+    engine.call(key, Fingerprint.NONE).config(config).deferTo(held::add).runWithStatus(busy);
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(held.get(0).complete()).isTrue();
     assertThat(store().find(key)).as("freed when the transaction ends").isEmpty();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "done", config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(c -> "done"))
         .isEqualTo("done");
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), busy, config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(busy))
         .as("the stored answer, not another run")
         .isEqualTo("done");
   }
@@ -145,15 +158,17 @@ public abstract class OutcomeContract extends EngineContractSupport {
     IdempotencyConfig config = IdempotencyConfig.custom().lease(shortLease()).build();
     IdempotencyKey key = newKey();
     List<PendingOutcome> held = new CopyOnWriteArrayList<>();
-    engine.executeWithStatus(
-        key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", config, held::add);
+    engine
+        .call(key, Fingerprint.NONE)
+        .config(config)
+        .deferTo(held::add)
+        .runWithStatus(ctx -> "ran");
     held.get(0).keep();
     assertThat(store().find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThatThrownBy(
-            () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "again", config))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).config(config).run(c -> "again"))
         .isInstanceOf(RequestInProgressException.class);
     passBeyond(shortLease());
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "taken over", config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(c -> "taken over"))
         .isEqualTo("taken over");
   }
 
@@ -164,25 +179,27 @@ public abstract class OutcomeContract extends EngineContractSupport {
         IdempotencyConfig.custom().terminalWhen(e -> e instanceof IllegalArgumentException).build();
     IdempotencyKey key = newKey();
     List<PendingOutcome> held = new CopyOnWriteArrayList<>();
-    engine.executeWithStatus(
-        key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "ran", config, held::add);
+    engine
+        .call(key, Fingerprint.NONE)
+        .config(config)
+        .deferTo(held::add)
+        .runWithStatus(ctx -> "ran");
     held.get(0).release();
     assertThat(store().find(key)).isEmpty();
     assertThatThrownBy(
             () ->
-                engine.executeWithStatus(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IllegalArgumentException("declined");
-                    },
-                    config,
-                    held::add))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(config)
+                    .deferTo(held::add)
+                    .runWithStatus(
+                        ctx -> {
+                          throw new IllegalArgumentException("declined");
+                        }))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(held).hasSize(2);
     held.get(1).release();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried", config))
+    assertThat(engine.call(key, Fingerprint.NONE).config(config).run(c -> "retried"))
         .isEqualTo("retried");
   }
 
@@ -216,21 +233,19 @@ public abstract class OutcomeContract extends EngineContractSupport {
         .isInstanceOf(IOException.class);
     held.get(0).release();
     assertThat(store().find(key)).isEmpty();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried"))
-        .isEqualTo("retried");
+    assertThat(engine.call(key, Fingerprint.NONE).run(c -> "retried")).isEqualTo("retried");
   }
 
   private static void failWithIOException(Idempotency engine, IdempotencyKey key, Deferral held)
       throws IOException {
-    engine.executeWithStatus(
-        key,
-        Fingerprint.NONE,
-        ResultCodec.utf8(),
-        ctx -> {
-          throw new IOException("reset");
-        },
-        defaults(),
-        held);
+    engine
+        .call(key, Fingerprint.NONE)
+        .config(defaults())
+        .deferTo(held)
+        .runWithStatus(
+            ctx -> {
+              throw new IOException("reset");
+            });
   }
 
   @Test
@@ -244,9 +259,9 @@ public abstract class OutcomeContract extends EngineContractSupport {
           runs.incrementAndGet();
           return large;
         };
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), work)).isEqualTo(large);
+    assertThat(engine.call(key, Fingerprint.NONE).run(work)).isEqualTo(large);
     for (int repeat = 0; repeat < 2; repeat++) {
-      assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), work))
+      assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).run(work))
           .isInstanceOf(OutcomeNotReplayableException.class)
           .hasMessageContaining("over the store's limit of 64 bytes");
     }
@@ -278,8 +293,8 @@ public abstract class OutcomeContract extends EngineContractSupport {
           }
         };
     Work<String, RuntimeException> work = ctx -> "ran " + runs.incrementAndGet();
-    assertThat(engine.execute(key, Fingerprint.NONE, bounded, work)).isEqualTo("ran 1");
-    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, bounded, work))
+    assertThat(engine.call(key, Fingerprint.NONE).codec(bounded).run(work)).isEqualTo("ran 1");
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).codec(bounded).run(work))
         .isInstanceOf(OutcomeNotReplayableException.class)
         .hasMessageContaining("over the limit of 3 elements");
     assertThat(runs).hasValue(1);
@@ -291,15 +306,14 @@ public abstract class OutcomeContract extends EngineContractSupport {
     IdempotencyKey key = newKey();
     assertThatThrownBy(
             () ->
-                engine.executeWithStatus(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> "ran",
-                    defaults(),
-                    held -> {
-                      throw new IllegalStateException("no transaction to hold it for");
-                    }))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(defaults())
+                    .deferTo(
+                        held -> {
+                          throw new IllegalStateException("no transaction to hold it for");
+                        })
+                    .runWithStatus(ctx -> "ran"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("no transaction to hold it for");
     assertThat(store().find(key)).isEmpty();
@@ -318,17 +332,16 @@ public abstract class OutcomeContract extends EngineContractSupport {
             .build();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IOException("reset");
-                    },
-                    broken))
+                engine
+                    .call(key, Fingerprint.NONE)
+                    .config(broken)
+                    .run(
+                        ctx -> {
+                          throw new IOException("reset");
+                        }))
         .isInstanceOf(IOException.class);
     assertThat(store().find(key)).isEmpty();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), c -> "retried", broken))
+    assertThat(engine.call(key, Fingerprint.NONE).config(broken).run(c -> "retried"))
         .isEqualTo("retried");
   }
 
@@ -348,7 +361,7 @@ public abstract class OutcomeContract extends EngineContractSupport {
             return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
           }
         };
-    assertThatThrownBy(() -> engine.execute(key, Fingerprint.NONE, broken, ctx -> "value"))
+    assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).codec(broken).run(ctx -> "value"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store().find(key)).isEmpty();
   }
@@ -357,11 +370,8 @@ public abstract class OutcomeContract extends EngineContractSupport {
   void aCompletionThatLandedButWhoseReplyWasLostIsSuccess() {
     Idempotency engine = engine(new ReplyLost(store()));
     IdempotencyKey key = newKey();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done"))
-        .isEqualTo("done");
-    assertThat(
-            engine.executeWithStatus(
-                key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "again", defaults()))
+    assertThat(engine.call(key, Fingerprint.NONE).run(ctx -> "done")).isEqualTo("done");
+    assertThat(engine.call(key, Fingerprint.NONE).config(defaults()).runWithStatus(ctx -> "again"))
         .isEqualTo(new Executed<>("done", true));
   }
 
@@ -411,15 +421,12 @@ public abstract class OutcomeContract extends EngineContractSupport {
     FaultInjectingStore faulty = new FaultInjectingStore(store()).failNext(Operation.COMPLETE, 2);
     Idempotency engine = engine(faulty);
     IdempotencyKey key = newKey();
-    assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done"))
-        .isEqualTo("done");
+    assertThat(engine.call(key, Fingerprint.NONE).run(ctx -> "done")).isEqualTo("done");
     assertThat(
-            engine.executeWithStatus(
-                key,
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                ctx -> "again",
-                IdempotencyConfig.ofDefaults()))
+            engine
+                .call(key, Fingerprint.NONE)
+                .config(IdempotencyConfig.ofDefaults())
+                .runWithStatus(ctx -> "again"))
         .isEqualTo(new Executed<>("done", true));
   }
 
@@ -435,36 +442,29 @@ public abstract class OutcomeContract extends EngineContractSupport {
     AtomicInteger runs = new AtomicInteger();
     Work<String, RuntimeException> work = ctx -> "run " + runs.incrementAndGet();
     for (int i = 0; i < 2; i++) {
-      engine.execute(
-          IdempotencyKey.of(mallory, "k" + i), Fingerprint.NONE, ResultCodec.utf8(), work, capped);
+      engine.call(IdempotencyKey.of(mallory, "k" + i), Fingerprint.NONE).config(capped).run(work);
     }
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    IdempotencyKey.of(mallory, "k2"),
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    work,
-                    capped))
+                engine
+                    .call(IdempotencyKey.of(mallory, "k2"), Fingerprint.NONE)
+                    .config(capped)
+                    .run(work))
         .isInstanceOf(StoreFullException.class)
         .hasMessageContaining("cap of 2")
         .hasMessageContaining(mallory);
     assertThat(
-            engine.execute(
-                IdempotencyKey.of(mallory, "k0"),
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                work,
-                capped))
+            engine
+                .call(IdempotencyKey.of(mallory, "k0"), Fingerprint.NONE)
+                .config(capped)
+                .run(work))
         .as("a repeat is still answered")
         .isEqualTo("run 1");
     assertThat(
-            engine.execute(
-                IdempotencyKey.of(scope + ":orders|alice", "k0"),
-                Fingerprint.NONE,
-                ResultCodec.utf8(),
-                work,
-                capped))
+            engine
+                .call(IdempotencyKey.of(scope + ":orders|alice", "k0"), Fingerprint.NONE)
+                .config(capped)
+                .run(work))
         .isEqualTo("run 3");
   }
 }

@@ -74,25 +74,24 @@ public abstract class StepContract extends EngineContractSupport {
     for (int attempt = 0; attempt < 3; attempt++) {
       assertThatThrownBy(
               () ->
-                  engine.execute(
-                      key,
-                      ORDER,
-                      ResultCodec.utf8(),
-                      ctx -> {
-                        runs.incrementAndGet();
-                        ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
-                        throw new Unpaid();
-                      },
-                      config()))
+                  engine
+                      .call(key, ORDER)
+                      .config(config())
+                      .run(
+                          ctx -> {
+                            runs.incrementAndGet();
+                            ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                            throw new Unpaid();
+                          }))
           .isInstanceOf(Unpaid.class);
     }
     String receipt =
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> "paid by " + ctx.step("charge", step -> "charge-" + charges.incrementAndGet()),
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(
+                ctx ->
+                    "paid by " + ctx.step("charge", step -> "charge-" + charges.incrementAndGet()));
 
     assertThat(runs).hasValue(3);
     assertThat(charges).as("the charge ran once for four runs of the work").hasValue(1);
@@ -107,26 +106,23 @@ public abstract class StepContract extends EngineContractSupport {
 
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    ORDER,
-                    ResultCodec.utf8(),
-                    ctx ->
-                        ctx.step(
-                            "charge",
-                            step -> {
-                              tries.incrementAndGet();
-                              throw new Unpaid();
-                            }),
-                    config()))
+                engine
+                    .call(key, ORDER)
+                    .config(config())
+                    .run(
+                        ctx ->
+                            ctx.step(
+                                "charge",
+                                step -> {
+                                  tries.incrementAndGet();
+                                  throw new Unpaid();
+                                })))
         .isInstanceOf(Unpaid.class);
     String second =
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> ctx.step("charge", step -> "charged on try " + tries.incrementAndGet()),
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(ctx -> ctx.step("charge", step -> "charged on try " + tries.incrementAndGet()));
 
     assertThat(second).isEqualTo("charged on try 2");
   }
@@ -138,30 +134,25 @@ public abstract class StepContract extends EngineContractSupport {
     AtomicInteger charges = new AtomicInteger();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    Fingerprint.of("POST /pay", "100"),
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      ctx.step("charge", step -> "charged 100 as " + charges.incrementAndGet());
-                      throw new Unpaid();
-                    },
-                    config()))
+                engine
+                    .call(key, Fingerprint.of("POST /pay", "100"))
+                    .config(config())
+                    .run(
+                        ctx -> {
+                          ctx.step("charge", step -> "charged 100 as " + charges.incrementAndGet());
+                          throw new Unpaid();
+                        }))
         .isInstanceOf(Unpaid.class);
 
     String other =
-        engine.execute(
-            key,
-            Fingerprint.of("POST /pay", "50"),
-            ResultCodec.utf8(),
-            ctx -> ctx.step("charge", step -> "charged 50 as " + charges.incrementAndGet()),
-            config());
+        engine
+            .call(key, Fingerprint.of("POST /pay", "50"))
+            .config(config())
+            .run(ctx -> ctx.step("charge", step -> "charged 50 as " + charges.incrementAndGet()));
 
     assertThat(other).isEqualTo("charged 50 as 2");
     assertThatThrownBy(
-            () ->
-                engine.execute(
-                    key, Fingerprint.of("POST /pay", "100"), ResultCodec.utf8(), ctx -> "never"))
+            () -> engine.call(key, Fingerprint.of("POST /pay", "100")).run(ctx -> "never"))
         .as("the key now answers the second request")
         .isInstanceOf(KeyReuseException.class);
   }
@@ -173,17 +164,16 @@ public abstract class StepContract extends EngineContractSupport {
     IdempotencyConfig capped = IdempotencyConfig.from(config()).scopeCap(1).build();
 
     String receipt =
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx ->
-                ctx.step("stock", s -> "reserved")
-                    + " "
-                    + ctx.step("charge", s -> "charged")
-                    + " "
-                    + ctx.step("ship", s -> "shipped"),
-            capped);
+        engine
+            .call(key, ORDER)
+            .config(capped)
+            .run(
+                ctx ->
+                    ctx.step("stock", s -> "reserved")
+                        + " "
+                        + ctx.step("charge", s -> "charged")
+                        + " "
+                        + ctx.step("ship", s -> "shipped"));
 
     assertThat(receipt).isEqualTo("reserved charged shipped");
   }
@@ -223,12 +213,10 @@ public abstract class StepContract extends EngineContractSupport {
       }
 
       String answer =
-          engine.execute(
-              key,
-              CrashingFlow.REQUEST,
-              ResultCodec.utf8(),
-              ctx -> CrashingFlow.run(ctx, "nowhere", effects::add),
-              retry);
+          engine
+              .call(key, CrashingFlow.REQUEST)
+              .config(retry)
+              .run(ctx -> CrashingFlow.run(ctx, "nowhere", effects::add));
 
       assertThat(answer).as("killed %s", point).isEqualTo(CrashingFlow.ANSWER);
       CrashingFlow.assertEachEffectOnce(point, effects);
@@ -244,24 +232,23 @@ public abstract class StepContract extends EngineContractSupport {
 
     for (int attempt = 0; attempt < 2; attempt++) {
       try {
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> {
-              try {
-                return ctx.step(
-                    "charge",
-                    step -> {
-                      tries.incrementAndGet();
-                      throw new Declined("card declined");
-                    });
-              } catch (RuntimeException declined) {
-                seen.add(declined);
-                throw new Unpaid();
-              }
-            },
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(
+                ctx -> {
+                  try {
+                    return ctx.step(
+                        "charge",
+                        step -> {
+                          tries.incrementAndGet();
+                          throw new Declined("card declined");
+                        });
+                  } catch (RuntimeException declined) {
+                    seen.add(declined);
+                    throw new Unpaid();
+                  }
+                });
       } catch (Unpaid expected) {
         // the work gives up after the step and its key is released
       }
@@ -283,50 +270,50 @@ public abstract class StepContract extends EngineContractSupport {
 
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    ORDER,
-                    text,
-                    ctx -> {
-                      ctx.step(
-                          "charge",
-                          Fingerprint.of("amount", "10"),
-                          text,
-                          step -> "charged " + charges.incrementAndGet());
-                      throw new Unpaid();
-                    },
-                    config()))
+                engine
+                    .call(key, ORDER)
+                    .codec(text)
+                    .config(config())
+                    .run(
+                        ctx -> {
+                          ctx.step(
+                              "charge",
+                              Fingerprint.of("amount", "10"),
+                              text,
+                              step -> "charged " + charges.incrementAndGet());
+                          throw new Unpaid();
+                        }))
         .isInstanceOf(Unpaid.class);
 
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    ORDER,
-                    text,
-                    ctx ->
-                        ctx.step(
-                            "charge",
-                            Fingerprint.of("amount", "1000"),
-                            text,
-                            step -> "charged " + charges.incrementAndGet()),
-                    config()))
+                engine
+                    .call(key, ORDER)
+                    .codec(text)
+                    .config(config())
+                    .run(
+                        ctx ->
+                            ctx.step(
+                                "charge",
+                                Fingerprint.of("amount", "1000"),
+                                text,
+                                step -> "charged " + charges.incrementAndGet())))
         .isInstanceOf(StepInputChangedException.class)
         .hasMessageContaining("'charge'")
         .hasMessageNotContaining("1000");
     assertThat(charges).hasValue(1);
     String same =
-        engine.execute(
-            key,
-            ORDER,
-            text,
-            ctx ->
-                ctx.step(
-                    "charge",
-                    Fingerprint.of("amount", "10"),
-                    text,
-                    step -> "charged " + charges.incrementAndGet()),
-            config());
+        engine
+            .call(key, ORDER)
+            .codec(text)
+            .config(config())
+            .run(
+                ctx ->
+                    ctx.step(
+                        "charge",
+                        Fingerprint.of("amount", "10"),
+                        text,
+                        step -> "charged " + charges.incrementAndGet()));
     assertThat(same).isEqualTo("charged 1");
   }
 
@@ -341,12 +328,10 @@ public abstract class StepContract extends EngineContractSupport {
             .lease();
 
     String receipt =
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> ctx.step("charge", step -> "charged at fence " + step.fence()),
-            IdempotencyConfig.from(config()).lease(shortLease()).build());
+        engine
+            .call(key, ORDER)
+            .config(IdempotencyConfig.from(config()).lease(shortLease()).build())
+            .run(ctx -> ctx.step("charge", step -> "charged at fence " + step.fence()));
 
     assertThat(receipt).startsWith("charged at fence ");
     assertThat(Long.parseLong(receipt.substring("charged at fence ".length())))
@@ -358,22 +343,18 @@ public abstract class StepContract extends EngineContractSupport {
     Idempotency engine = engine(store());
     IdempotencyKey key = newKey();
     AtomicInteger charges = new AtomicInteger();
-    engine.execute(
-        key,
-        ORDER,
-        ResultCodec.utf8(),
-        ctx -> ctx.step("charge", step -> "charge-" + charges.incrementAndGet()),
-        config());
+    engine
+        .call(key, ORDER)
+        .config(config())
+        .run(ctx -> ctx.step("charge", step -> "charge-" + charges.incrementAndGet()));
     long fence = store().find(key).orElseThrow().fence();
 
     assertThat(store().evict(key, RecordState.COMPLETED, fence)).isTrue();
     String again =
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> ctx.step("charge", step -> "charge-" + charges.incrementAndGet()),
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(ctx -> ctx.step("charge", step -> "charge-" + charges.incrementAndGet()));
 
     assertThat(again).isEqualTo("charge-2");
   }
@@ -386,21 +367,20 @@ public abstract class StepContract extends EngineContractSupport {
     AtomicInteger outer = new AtomicInteger();
     for (int attempt = 0; attempt < 2; attempt++) {
       try {
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx ->
-                ctx.step(
-                    "pay",
-                    pay -> {
-                      String hold = pay.step("hold", h -> "hold-" + inner.incrementAndGet());
-                      if (outer.incrementAndGet() == 1) {
-                        throw new Unpaid();
-                      }
-                      return hold + " then captured";
-                    }),
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(
+                ctx ->
+                    ctx.step(
+                        "pay",
+                        pay -> {
+                          String hold = pay.step("hold", h -> "hold-" + inner.incrementAndGet());
+                          if (outer.incrementAndGet() == 1) {
+                            throw new Unpaid();
+                          }
+                          return hold + " then captured";
+                        }));
       } catch (Unpaid expected) {
         // the outer step failed after its inner step stored its result
       }
@@ -417,16 +397,15 @@ public abstract class StepContract extends EngineContractSupport {
     List<String> seen = new ArrayList<>();
     for (int attempt = 0; attempt < 2; attempt++) {
       try {
-        engine.execute(
-            key,
-            ORDER,
-            ResultCodec.utf8(),
-            ctx -> {
-              seen.add(ctx.stepKey("charge"));
-              seen.add(ctx.stepKey("refund"));
-              throw new Unpaid();
-            },
-            config());
+        engine
+            .call(key, ORDER)
+            .config(config())
+            .run(
+                ctx -> {
+                  seen.add(ctx.stepKey("charge"));
+                  seen.add(ctx.stepKey("refund"));
+                  throw new Unpaid();
+                });
       } catch (Unpaid expected) {
         // run again
       }
@@ -448,18 +427,17 @@ public abstract class StepContract extends EngineContractSupport {
     AtomicInteger charges = new AtomicInteger();
     assertThatThrownBy(
             () ->
-                engine.execute(
-                    key,
-                    ORDER,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      // an operator gives the key up while the work runs: the watchdog's next
-                      // renewal finds the lease gone
-                      store().evict(key, RecordState.IN_PROGRESS, ctx.fence());
-                      ctx.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                      return ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
-                    },
-                    IdempotencyConfig.from(config()).lease(shortLease()).build()))
+                engine
+                    .call(key, ORDER)
+                    .config(IdempotencyConfig.from(config()).lease(shortLease()).build())
+                    .run(
+                        ctx -> {
+                          // an operator gives the key up while the work runs: the watchdog's next
+                          // renewal finds the lease gone
+                          store().evict(key, RecordState.IN_PROGRESS, ctx.fence());
+                          ctx.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                          return ctx.step("charge", step -> "charge-" + charges.incrementAndGet());
+                        }))
         .isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("'charge'");
     assertThat(charges).hasValue(0);
@@ -515,26 +493,27 @@ public abstract class StepContract extends EngineContractSupport {
                 () -> {
                   for (int attempt = 0; ; attempt++) {
                     try {
-                      return engine.execute(
-                          key,
-                          ORDER,
-                          ResultCodec.utf8(),
-                          ctx -> {
-                            String charge =
-                                ctx.step(
-                                    "charge", s -> "c" + counter(charges, key).incrementAndGet());
-                            if (ThreadLocalRandom.current().nextInt(3) == 0) {
-                              throw new Unpaid();
-                            }
-                            String ship =
-                                ctx.step(
-                                    "ship", s -> "s" + counter(shipments, key).incrementAndGet());
-                            if (ThreadLocalRandom.current().nextInt(3) == 0) {
-                              throw new Unpaid();
-                            }
-                            return charge + ship;
-                          },
-                          racing);
+                      return engine
+                          .call(key, ORDER)
+                          .config(racing)
+                          .run(
+                              ctx -> {
+                                String charge =
+                                    ctx.step(
+                                        "charge",
+                                        s -> "c" + counter(charges, key).incrementAndGet());
+                                if (ThreadLocalRandom.current().nextInt(3) == 0) {
+                                  throw new Unpaid();
+                                }
+                                String ship =
+                                    ctx.step(
+                                        "ship",
+                                        s -> "s" + counter(shipments, key).incrementAndGet());
+                                if (ThreadLocalRandom.current().nextInt(3) == 0) {
+                                  throw new Unpaid();
+                                }
+                                return charge + ship;
+                              });
                     } catch (Unpaid | RequestInProgressException e) {
                       if (attempt > 200) {
                         throw e;

@@ -7,7 +7,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.TokenAlreadyUsedException;
 import dev.idem.core.TokenService;
@@ -121,25 +120,16 @@ public abstract class TokenContract extends StoreContractSupport {
     AtomicInteger runs = new AtomicInteger();
     for (int i = 0; i < 2; i++) {
       assertThat(
-              tokens.execute(
-                  caller,
-                  first,
-                  fingerprint("o"),
-                  ResultCodec.utf8(),
-                  ctx -> "order-" + runs.incrementAndGet()))
+              tokens
+                  .call(caller, first, fingerprint("o"))
+                  .run(ctx -> "order-" + runs.incrementAndGet()))
           .isEqualTo("order-1");
     }
     assertThatThrownBy(() -> tokens.issue(caller))
         .as("a used token still counts while its answer is kept")
         .isInstanceOf(StoreFullException.class);
     assertThatThrownBy(
-            () ->
-                tokens.execute(
-                    caller,
-                    "AAAAAAAAAAAAAAAAAAAAAA",
-                    fingerprint("o"),
-                    ResultCodec.utf8(),
-                    c -> ""))
+            () -> tokens.call(caller, "AAAAAAAAAAAAAAAAAAAAAA", fingerprint("o")).run(c -> ""))
         .as("a forged token at the cap is unknown, not a full store")
         .isInstanceOf(UnknownTokenException.class);
   }
@@ -150,19 +140,9 @@ public abstract class TokenContract extends StoreContractSupport {
     String token = tokens.issue(scope);
     AtomicInteger runs = new AtomicInteger();
     String first =
-        tokens.execute(
-            scope,
-            token,
-            fingerprint("o"),
-            ResultCodec.utf8(),
-            ctx -> "order-" + runs.incrementAndGet());
+        tokens.call(scope, token, fingerprint("o")).run(ctx -> "order-" + runs.incrementAndGet());
     String second =
-        tokens.execute(
-            scope,
-            token,
-            fingerprint("o"),
-            ResultCodec.utf8(),
-            ctx -> "order-" + runs.incrementAndGet());
+        tokens.call(scope, token, fingerprint("o")).run(ctx -> "order-" + runs.incrementAndGet());
     assertThat(first).isEqualTo("order-1");
     assertThat(second).isEqualTo("order-1");
     assertThat(runs).hasValue(1);
@@ -176,24 +156,18 @@ public abstract class TokenContract extends StoreContractSupport {
         new String[] {"", "not a token", "AAAAAAAAAAAAAAAAAAAAAA", UUID.randomUUID().toString()}) {
       assertThatThrownBy(
               () ->
-                  tokens.execute(
-                      scope,
-                      forged,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> "x" + runs.incrementAndGet()))
+                  tokens
+                      .call(scope, forged, Fingerprint.NONE)
+                      .run(ctx -> "x" + runs.incrementAndGet()))
           .isInstanceOf(UnknownTokenException.class);
     }
     String expired = tokens.issue(scope);
     passBeyond(shortLease());
     assertThatThrownBy(
             () ->
-                tokens.execute(
-                    scope,
-                    expired,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> "x" + runs.incrementAndGet()))
+                tokens
+                    .call(scope, expired, Fingerprint.NONE)
+                    .run(ctx -> "x" + runs.incrementAndGet()))
         .isInstanceOf(UnknownTokenException.class);
     assertThat(runs).hasValue(0);
   }
@@ -202,10 +176,7 @@ public abstract class TokenContract extends StoreContractSupport {
   void aTokenIssuedForOneScopeIsUnknownInAnother() {
     TokenService tokens = new TokenService(engine());
     String token = tokens.issue(scope + ":alice");
-    assertThatThrownBy(
-            () ->
-                tokens.execute(
-                    scope + ":bob", token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x"))
+    assertThatThrownBy(() -> tokens.call(scope + ":bob", token, Fingerprint.NONE).run(ctx -> "x"))
         .isInstanceOf(UnknownTokenException.class);
   }
 
@@ -213,10 +184,8 @@ public abstract class TokenContract extends StoreContractSupport {
   void theServiceCanRefuseAUsedTokenAsTheArticleDoes() {
     TokenService tokens = new TokenService(engine(), TokenService.DEFAULT_TTL, false);
     String token = tokens.issue(scope);
-    tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "once");
-    assertThatThrownBy(
-            () ->
-                tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "twice"))
+    tokens.call(scope, token, Fingerprint.NONE).run(ctx -> "once");
+    assertThatThrownBy(() -> tokens.call(scope, token, Fingerprint.NONE).run(ctx -> "twice"))
         .isInstanceOf(TokenAlreadyUsedException.class);
   }
 
@@ -226,17 +195,14 @@ public abstract class TokenContract extends StoreContractSupport {
     String token = tokens.issue(scope);
     assertThatThrownBy(
             () ->
-                tokens.execute(
-                    scope,
-                    token,
-                    Fingerprint.NONE,
-                    ResultCodec.utf8(),
-                    ctx -> {
-                      throw new IllegalStateException("gateway down");
-                    }))
+                tokens
+                    .call(scope, token, Fingerprint.NONE)
+                    .run(
+                        ctx -> {
+                          throw new IllegalStateException("gateway down");
+                        }))
         .isInstanceOf(IllegalStateException.class);
-    assertThat(
-            tokens.execute(scope, token, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "second try"))
+    assertThat(tokens.call(scope, token, Fingerprint.NONE).run(ctx -> "second try"))
         .isEqualTo("second try");
   }
 
@@ -250,16 +216,14 @@ public abstract class TokenContract extends StoreContractSupport {
     for (int i = 0; i < 2; i++) {
       assertThatThrownBy(
               () ->
-                  tokens.executeWithStatus(
-                      scope,
-                      token,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> {
-                        runs.incrementAndGet();
-                        throw new IllegalArgumentException("out of stock");
-                      },
-                      config))
+                  tokens
+                      .call(scope, token, Fingerprint.NONE)
+                      .config(config)
+                      .runWithStatus(
+                          ctx -> {
+                            runs.incrementAndGet();
+                            throw new IllegalArgumentException("out of stock");
+                          }))
           .hasMessageContaining("out of stock");
     }
     assertThat(runs).hasValue(1);

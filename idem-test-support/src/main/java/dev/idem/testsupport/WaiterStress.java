@@ -4,7 +4,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.IdempotencyStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -92,9 +91,7 @@ public final class WaiterStress {
                 long start = System.nanoTime();
                 @Nullable String answer;
                 try {
-                  answer =
-                      engine.execute(
-                          key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> work(runs), config);
+                  answer = engine.call(key, Fingerprint.NONE).config(config).run(ctx -> work(runs));
                 } catch (IOException firstAttempt) {
                   failedAttempts.incrementAndGet();
                   return null;

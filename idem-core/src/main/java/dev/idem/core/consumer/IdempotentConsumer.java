@@ -96,8 +96,7 @@ public final class IdempotentConsumer {
   /**
    * As {@link #process(String, Fingerprint, Work)}, with the outcome of a handler that ran handed
    * to {@code deferral} instead of the store, for a caller whose transaction decides it (see {@link
-   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig, Deferral)}).
+   * dev.idem.core.IdempotentCall#deferTo}).
    *
    * @param deferral receives the held outcome, or {@link Deferral#NONE} to store it at once
    */
@@ -106,8 +105,12 @@ public final class IdempotentConsumer {
       throws E {
     IdempotencyKey key = keyOf(messageId);
     Executed<@Nullable Void> executed =
-        idempotency.executeWithStatus(
-            key, fingerprint, ResultCodec.none(), handler, config, deferral);
+        idempotency
+            .call(key, fingerprint)
+            .codec(ResultCodec.none())
+            .config(config)
+            .deferTo(deferral)
+            .runWithStatus(handler);
     return executed.replayed() ? Delivery.DUPLICATE : Delivery.PROCESSED;
   }
 

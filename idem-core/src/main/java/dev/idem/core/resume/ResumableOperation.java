@@ -134,12 +134,11 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
    * (a proxy's chain of advice): {@code work} runs this call, while the registered work is what the
    * completer resumes it with, so both must do the same for the same input. The request's
    * fingerprint is the adapter's own. With a {@code deferral}, the outcome is held as {@link
-   * Idempotency#executeWithStatus(IdempotencyKey, Fingerprint, ResultCodec, Work,
-   * IdempotencyConfig, Deferral)} says: the entry goes once the held outcome is stored, and stays
-   * when it was freed (its transaction rolled back), for the completer to run the call again. Where
-   * the store writes the record in the caller's transaction (JDBC join mode), the entry stays until
-   * the completer's next pass finds the answer and takes it out, since the record's fate is decided
-   * after this returns.
+   * dev.idem.core.IdempotentCall#deferTo} says: the entry goes once the held outcome is stored, and
+   * stays when it was freed (its transaction rolled back), for the completer to run the call again.
+   * Where the store writes the record in the caller's transaction (JDBC join mode), the entry stays
+   * until the completer's next pass finds the answer and takes it out, since the record's fate is
+   * decided after this returns.
    */
   public <E extends Exception> Executed<R> executeWithStatus(
       IdempotencyKey key, Fingerprint fingerprint, I input, Work<R, E> work, Deferral deferral)
@@ -155,19 +154,20 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
     Executed<R> executed;
     try {
       executed =
-          idempotency.executeWithStatus(
-              entry.key(),
-              entry.fingerprint(),
-              resultCodec,
-              context -> {
-                started[0] = true;
-                resumeLog.remember(entry, config.lease(), config.retention());
-                return run.run(context);
-              },
-              config,
-              deferral.holds()
-                  ? pending -> deferral.hold(forgettingOnStore(pending, entry))
-                  : Deferral.NONE);
+          idempotency
+              .call(entry.key(), entry.fingerprint())
+              .codec(resultCodec)
+              .config(config)
+              .deferTo(
+                  deferral.holds()
+                      ? pending -> deferral.hold(forgettingOnStore(pending, entry))
+                      : Deferral.NONE)
+              .runWithStatus(
+                  context -> {
+                    started[0] = true;
+                    resumeLog.remember(entry, config.lease(), config.retention());
+                    return run.run(context);
+                  });
     } catch (Exception e) {
       // a terminal failure is the client's answer, whatever becomes of the record: never resumed
       if (ended(e, started[0])) {
@@ -266,15 +266,15 @@ public final class ResumableOperation<I, R extends @Nullable Object> {
     boolean[] started = {false};
     try {
       Executed<R> executed =
-          idempotency.executeWithStatus(
-              entry.key(),
-              entry.fingerprint(),
-              resultCodec,
-              context -> {
-                started[0] = true;
-                return work.run(input, context);
-              },
-              IdempotencyConfig.from(config).rejectInProgress().failOpen(false).build());
+          idempotency
+              .call(entry.key(), entry.fingerprint())
+              .codec(resultCodec)
+              .config(IdempotencyConfig.from(config).rejectInProgress().failOpen(false).build())
+              .runWithStatus(
+                  context -> {
+                    started[0] = true;
+                    return work.run(input, context);
+                  });
       forget(entry);
       return executed.replayed() ? Attempt.REPLAYED : Attempt.FINISHED;
     } catch (Exception e) {

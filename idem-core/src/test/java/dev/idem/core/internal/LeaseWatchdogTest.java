@@ -8,7 +8,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
@@ -119,15 +118,17 @@ class LeaseWatchdogTest {
       Future<String> run =
           workers.submit(
               () ->
-                  engine.execute(
-                      key,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      context -> {
-                        context.leaseLost().toCompletableFuture().get(WAIT.toSeconds(), SECONDS);
-                        lost.countDown();
-                        return "lost: " + context.isLeaseLost();
-                      }));
+                  engine
+                      .call(key, Fingerprint.NONE)
+                      .run(
+                          context -> {
+                            context
+                                .leaseLost()
+                                .toCompletableFuture()
+                                .get(WAIT.toSeconds(), SECONDS);
+                            lost.countDown();
+                            return "lost: " + context.isLeaseLost();
+                          }));
 
       assertThat(lost.await(WAIT.toSeconds(), SECONDS)).as("told the lease is lost").isTrue();
       assertThat(store.blockedCalls(key)).as("the renewal is still blocked").isOne();

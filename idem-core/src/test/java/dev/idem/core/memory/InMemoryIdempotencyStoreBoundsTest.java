@@ -9,7 +9,6 @@ import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.OutcomeTooLargeException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
@@ -72,10 +71,8 @@ class InMemoryIdempotencyStoreBoundsTest {
     try (Idempotency engine = Idempotency.builder(store).build()) {
       IdempotencyKey key = IdempotencyKey.of("s", "big");
       String large = "x".repeat(8_000);
-      assertThat(engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> large))
-          .isEqualTo(large);
-      assertThatThrownBy(
-              () -> engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "again"))
+      assertThat(engine.call(key, Fingerprint.NONE).run(ctx -> large)).isEqualTo(large);
+      assertThatThrownBy(() -> engine.call(key, Fingerprint.NONE).run(ctx -> "again"))
           .isInstanceOf(OutcomeNotReplayableException.class);
     }
     assertThatThrownBy(
@@ -142,12 +139,10 @@ class InMemoryIdempotencyStoreBoundsTest {
     try (Idempotency engine = Idempotency.builder(store).build()) {
       assertThatThrownBy(
               () ->
-                  engine.execute(
-                      IdempotencyKey.of("s", "k1"),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> "ran " + runs.incrementAndGet(),
-                      open))
+                  engine
+                      .call(IdempotencyKey.of("s", "k1"), Fingerprint.NONE)
+                      .config(open)
+                      .run(ctx -> "ran " + runs.incrementAndGet()))
           .isInstanceOf(StoreFullException.class);
     }
     assertThat(runs).hasValue(0);

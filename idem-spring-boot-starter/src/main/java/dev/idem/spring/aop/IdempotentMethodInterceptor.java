@@ -328,8 +328,11 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     if (!plan.resumable()) {
       return (Work<@Nullable Object, Exception> work, Deferral deferral) ->
           idempotencyOf(plan)
-              .<@Nullable Object, Exception>executeWithStatus(
-                  key, fingerprint, plan.codec(), work, plan.config(), deferral);
+              .call(key, fingerprint)
+              .codec(plan.codec())
+              .config(plan.config())
+              .deferTo(deferral)
+              .runWithStatus(work);
     }
     ResumableOperation<@Nullable Object[], @Nullable Object> operation = resumables.of(plan);
     if (operation == null) {
@@ -395,7 +398,11 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     try {
       Object value =
           idempotency
-              .executeWithStatus(run.keyOfStep(name), input, plan.codec(), work, config, deferral)
+              .call(run.keyOfStep(name), input)
+              .codec(plan.codec())
+              .config(config)
+              .deferTo(deferral)
+              .runWithStatus(work)
               .value();
       ended = true;
       return value;

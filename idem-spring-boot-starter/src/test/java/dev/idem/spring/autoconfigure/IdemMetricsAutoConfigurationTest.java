@@ -53,8 +53,8 @@ class IdemMetricsAutoConfigurationTest {
             context -> {
               Idempotency engine = context.getBean(Idempotency.class);
               IdempotencyKey key = IdempotencyKey.of("orders.create|alice", "k1");
-              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
-              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              engine.call(key, Fingerprint.NONE).run(ctx -> "x");
+              engine.call(key, Fingerprint.NONE).run(ctx -> "x");
               MeterRegistry registry = context.getBean(MeterRegistry.class);
               assertThat(
                       registry
@@ -86,12 +86,11 @@ class IdemMetricsAutoConfigurationTest {
             context -> {
               Idempotency engine = context.getBean(Idempotency.class);
               IdempotencyKey key = IdempotencyKey.of("orders.create|alice", "k2");
-              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
-              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              engine.call(key, Fingerprint.NONE).run(ctx -> "x");
+              engine.call(key, Fingerprint.NONE).run(ctx -> "x");
               store.failNext(FaultInjectingStore.Operation.CLAIM, 1);
               IdempotencyKey other = IdempotencyKey.of("orders.create|alice", "k3");
-              assertThatThrownBy(
-                      () -> engine.execute(other, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "y"))
+              assertThatThrownBy(() -> engine.call(other, Fingerprint.NONE).run(ctx -> "y"))
                   .isInstanceOf(IdempotencyStoreException.class);
 
               MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -147,24 +146,20 @@ class IdemMetricsAutoConfigurationTest {
               Idempotency engine = context.getBean(Idempotency.class);
               IdempotencyKey key = IdempotencyKey.of("orders.create|alice", "k4");
               engine
-                  .executeAsync(
-                      key,
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> CompletableFuture.completedFuture("x"),
-                      IdempotencyConfig.ofDefaults(),
-                      ForkJoinPool.commonPool())
+                  .call(key, Fingerprint.NONE)
+                  .config(IdempotencyConfig.ofDefaults())
+                  .runAsync(
+                      ctx -> CompletableFuture.completedFuture("x"), ForkJoinPool.commonPool())
                   .get(10, TimeUnit.SECONDS);
               store.failNext(FaultInjectingStore.Operation.CLAIM, 1);
               assertThatThrownBy(
                       () ->
                           engine
-                              .executeAsync(
-                                  IdempotencyKey.of("orders.create|alice", "k5"),
-                                  Fingerprint.NONE,
-                                  ResultCodec.utf8(),
+                              .call(
+                                  IdempotencyKey.of("orders.create|alice", "k5"), Fingerprint.NONE)
+                              .config(IdempotencyConfig.ofDefaults())
+                              .runAsync(
                                   ctx -> CompletableFuture.completedFuture("y"),
-                                  IdempotencyConfig.ofDefaults(),
                                   ForkJoinPool.commonPool())
                               .get(10, TimeUnit.SECONDS))
                   .isInstanceOf(ExecutionException.class)
@@ -190,9 +185,7 @@ class IdemMetricsAutoConfigurationTest {
               java.util.concurrent.CountDownLatch changed =
                   new java.util.concurrent.CountDownLatch(1);
               try (RecordChangeNotifier.Subscription sub = used.onChange(key, changed::countDown)) {
-                context
-                    .getBean(Idempotency.class)
-                    .execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+                context.getBean(Idempotency.class).call(key, Fingerprint.NONE).run(ctx -> "x");
                 assertThat(changed.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
               }
               assertThat(used.capabilities()).isEqualTo(store.capabilities());
@@ -213,7 +206,10 @@ class IdemMetricsAutoConfigurationTest {
                   inFlight.track(
                       ctx -> registry.get(IdemMetricsAutoConfiguration.IN_FLIGHT).gauge().value());
               double during =
-                  engine.execute(IdempotencyKey.of("gauge", "k1"), Fingerprint.NONE, codec(), work);
+                  engine
+                      .call(IdempotencyKey.of("gauge", "k1"), Fingerprint.NONE)
+                      .codec(codec())
+                      .run(work);
               assertThat(during).isEqualTo(1);
               assertThat(registry.get(IdemMetricsAutoConfiguration.IN_FLIGHT).gauge().value())
                   .isZero();
@@ -245,7 +241,7 @@ class IdemMetricsAutoConfigurationTest {
             context -> {
               Idempotency engine = context.getBean(Idempotency.class);
               IdempotencyKey key = IdempotencyKey.of("orders.create|bob", "k-own");
-              engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "x");
+              engine.call(key, Fingerprint.NONE).run(ctx -> "x");
               assertThat(heard).containsExactly(ExecutionOutcome.EXECUTED);
               assertThat(
                       context

@@ -6,7 +6,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.RequestInProgressException;
-import dev.idem.core.ResultCodec;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleSpan;
@@ -49,7 +48,7 @@ class IdemObservationTest {
         context -> {
           Idempotency engine = context.getBean(Idempotency.class);
           IdempotencyKey key = IdempotencyKey.of("payments|alice", "k1");
-          engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "paid");
+          engine.call(key, Fingerprint.NONE).run(ctx -> "paid");
 
           SimpleSpan call = only("idem payments");
           assertThat(call.getTags())
@@ -70,8 +69,8 @@ class IdemObservationTest {
         context -> {
           Idempotency engine = context.getBean(Idempotency.class);
           IdempotencyKey key = IdempotencyKey.of("orders|bob", "k2");
-          engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "made");
-          engine.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "made");
+          engine.call(key, Fingerprint.NONE).run(ctx -> "made");
+          engine.call(key, Fingerprint.NONE).run(ctx -> "made");
           IdempotencyKey busy = IdempotencyKey.of("orders|bob", "k3");
           CountDownLatch running = new CountDownLatch(1);
           CountDownLatch release = new CountDownLatch(1);
@@ -80,18 +79,17 @@ class IdemObservationTest {
             Future<String> holder =
                 first.submit(
                     () ->
-                        engine.execute(
-                            busy,
-                            Fingerprint.NONE,
-                            ResultCodec.utf8(),
-                            ctx -> {
-                              running.countDown();
-                              release.await();
-                              return "late";
-                            }));
+                        engine
+                            .call(busy, Fingerprint.NONE)
+                            .run(
+                                ctx -> {
+                                  running.countDown();
+                                  release.await();
+                                  return "late";
+                                }));
             running.await();
             try {
-              engine.execute(busy, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "again");
+              engine.call(busy, Fingerprint.NONE).run(ctx -> "again");
             } catch (RequestInProgressException expected) {
               // the refusal is what this call is for
             }
@@ -115,11 +113,9 @@ class IdemObservationTest {
             context -> {
               Idempotency engine = context.getBean(Idempotency.class);
               String answer =
-                  engine.execute(
-                      IdempotencyKey.of("orders|carol", "k4"),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      ctx -> "made");
+                  engine
+                      .call(IdempotencyKey.of("orders|carol", "k4"), Fingerprint.NONE)
+                      .run(ctx -> "made");
               assertThat(answer).isEqualTo("made");
               assertThat(tracer.getSpans()).isEmpty();
             });

@@ -6,7 +6,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ForwardingIdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.spring.IdemThreads;
@@ -95,15 +94,13 @@ class IdemThreadsTest {
               String answer =
                   context
                       .getBean(Idempotency.class)
-                      .execute(
-                          IdempotencyKey.of("threads", "k1"),
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
+                      .call(IdempotencyKey.of("threads", "k1"), Fingerprint.NONE)
+                      .config(shortLease)
+                      .run(
                           ctx -> {
                             renewing.get(10, TimeUnit.SECONDS); // the watchdog renewed meanwhile
                             return "done";
-                          },
-                          shortLease);
+                          });
               assertThat(answer).isEqualTo("done");
               assertThat(isVirtual(renewing.get())).isEqualTo(VIRTUAL_THREADS_EXIST);
             });

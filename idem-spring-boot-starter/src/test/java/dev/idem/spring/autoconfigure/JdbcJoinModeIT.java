@@ -6,7 +6,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.jdbc.JdbcIdempotencyStore;
 import java.util.UUID;
@@ -50,13 +49,13 @@ class JdbcJoinModeIT {
           IdempotencyKey key = IdempotencyKey.of("join", UUID.randomUUID().toString());
           tx.executeWithoutResult(
               status -> {
-                idempotency.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done");
+                idempotency.call(key, Fingerprint.NONE).run(ctx -> "done");
                 assertThat(idempotency.store().find(key)).isPresent();
                 status.setRollbackOnly();
               });
           assertThat(idempotency.store().find(key)).isEmpty();
 
-          idempotency.execute(key, Fingerprint.NONE, ResultCodec.utf8(), ctx -> "done");
+          idempotency.call(key, Fingerprint.NONE).run(ctx -> "done");
           assertThat(idempotency.store().find(key)).isPresent();
         });
   }

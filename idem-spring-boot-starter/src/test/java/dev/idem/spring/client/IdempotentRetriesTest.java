@@ -86,16 +86,15 @@ class IdempotentRetriesTest {
       server.then(503, 0);
       server.then(201);
       try {
-        engine.execute(
-            call,
-            Fingerprint.NONE,
-            ResultCodec.utf8(),
-            ctx -> {
-              // a step that stores nothing (its answer is kept for no time) runs on every run
-              ctx.step("charge", Fingerprint.NONE, forgotten(), step -> post(client));
-              post(client);
-              throw new IllegalStateException("the reply to the client was lost");
-            });
+        engine
+            .call(call, Fingerprint.NONE)
+            .run(
+                ctx -> {
+                  // a step that stores nothing (its answer is kept for no time) runs on every run
+                  ctx.step("charge", Fingerprint.NONE, forgotten(), step -> post(client));
+                  post(client);
+                  throw new IllegalStateException("the reply to the client was lost");
+                });
       } catch (IllegalStateException expected) {
         // run the work again
       }

@@ -7,7 +7,6 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.KeyReuseException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -24,10 +23,9 @@ class MicrometerIdempotencyListenerTest {
             .build()) {
       for (String user : new String[] {"alice", "bob"}) {
         IdempotencyKey key = IdempotencyKey.of("orders.create|" + user, "k1");
-        engine.execute(key, Fingerprint.of("a"), ResultCodec.utf8(), ctx -> "x");
-        engine.execute(key, Fingerprint.of("a"), ResultCodec.utf8(), ctx -> "x");
-        assertThatThrownBy(
-                () -> engine.execute(key, Fingerprint.of("b"), ResultCodec.utf8(), ctx -> "y"))
+        engine.call(key, Fingerprint.of("a")).run(ctx -> "x");
+        engine.call(key, Fingerprint.of("a")).run(ctx -> "x");
+        assertThatThrownBy(() -> engine.call(key, Fingerprint.of("b")).run(ctx -> "y"))
             .isInstanceOf(KeyReuseException.class);
       }
     }

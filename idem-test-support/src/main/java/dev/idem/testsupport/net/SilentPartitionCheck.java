@@ -8,7 +8,6 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.LeaseLostException;
-import dev.idem.core.ResultCodec;
 import dev.idem.core.store.IdempotencyStore;
 import java.time.Duration;
 import java.util.UUID;
@@ -55,17 +54,17 @@ public final class SilentPartitionCheck {
       Future<String> work =
           caller.submit(
               () ->
-                  engine.execute(
-                      IdempotencyKey.of(scope, UUID.randomUUID().toString()),
-                      Fingerprint.NONE,
-                      ResultCodec.utf8(),
-                      context -> {
-                        running.countDown();
-                        context.leaseLost().toCompletableFuture().get(60, TimeUnit.SECONDS);
-                        toldLost.countDown();
-                        healed.await(60, TimeUnit.SECONDS);
-                        return "finished after the loss";
-                      }));
+                  engine
+                      .call(
+                          IdempotencyKey.of(scope, UUID.randomUUID().toString()), Fingerprint.NONE)
+                      .run(
+                          context -> {
+                            running.countDown();
+                            context.leaseLost().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                            toldLost.countDown();
+                            healed.await(60, TimeUnit.SECONDS);
+                            return "finished after the loss";
+                          }));
       assertThat(running.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
       proxy.blackhole(true);
 
@@ -90,11 +89,11 @@ public final class SilentPartitionCheck {
               .ignoreExceptions()
               .until(
                   () ->
-                      engine.execute(
-                          IdempotencyKey.of(scope, UUID.randomUUID().toString()),
-                          Fingerprint.NONE,
-                          ResultCodec.utf8(),
-                          context -> "after healing"),
+                      engine
+                          .call(
+                              IdempotencyKey.of(scope, UUID.randomUUID().toString()),
+                              Fingerprint.NONE)
+                          .run(context -> "after healing"),
                   "after healing"::equals);
       assertThat(after).isEqualTo("after healing");
     } finally {

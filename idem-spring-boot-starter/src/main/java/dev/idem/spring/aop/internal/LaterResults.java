@@ -78,7 +78,10 @@ public final class LaterResults {
       Fingerprint fingerprint,
       AsyncWork<@Nullable Object> work) {
     return engine
-        .executeAsync(key, fingerprint, codec, inFlight.trackAsync(work), plan.config(), storeCalls)
+        .call(key, fingerprint)
+        .codec(codec)
+        .config(plan.config())
+        .runAsync(inFlight.trackAsync(work), storeCalls)
         .thenApply(Executed::value);
   }
 

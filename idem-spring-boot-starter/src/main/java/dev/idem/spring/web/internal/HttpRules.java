@@ -8,9 +8,11 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotentCall;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
+import dev.idem.core.UnknownTokenException;
 import dev.idem.core.Work;
 import java.time.Duration;
 import java.util.List;
@@ -158,17 +160,7 @@ public final class HttpRules {
       Work<StoredResponse, Exception> work,
       Deferral deferral)
       throws Exception {
-    return key.key() == null
-        ? tokens.executeWithStatus(
-            TokenService.scopeFor(caller),
-            key.value(),
-            fingerprint,
-            codec,
-            work,
-            route.config(),
-            deferral)
-        : idempotency.executeWithStatus(
-            keyIn(route, caller, key), fingerprint, codec, work, route.config(), deferral);
+    return call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
   }
 
   /**
@@ -181,17 +173,23 @@ public final class HttpRules {
       Fingerprint fingerprint,
       AsyncWork<StoredResponse> work,
       Executor storeCalls) {
-    return key.key() == null
-        ? tokens.executeAsync(
-            TokenService.scopeFor(caller),
-            key.value(),
-            fingerprint,
-            codec,
-            work,
-            route.config(),
-            storeCalls)
-        : idempotency.executeAsync(
-            keyIn(route, caller, key), fingerprint, codec, work, route.config(), storeCalls);
+    IdempotentCall<StoredResponse> call;
+    try {
+      call = call(route, key, caller, fingerprint);
+    } catch (UnknownTokenException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return call.runAsync(work, storeCalls);
+  }
+
+  // the call of the route's key in the caller's scope, or of the caller's token
+  private IdempotentCall<StoredResponse> call(
+      Route route, GuardedKey key, String caller, Fingerprint fingerprint) {
+    IdempotentCall<String> call =
+        key.key() == null
+            ? tokens.call(TokenService.scopeFor(caller), key.value(), fingerprint)
+            : idempotency.call(keyIn(route, caller, key), fingerprint);
+    return call.codec(codec).config(route.config());
   }
 
   /**
