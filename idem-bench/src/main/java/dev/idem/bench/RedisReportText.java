@@ -99,7 +99,7 @@ record RedisReportText(
             + RedisBench.ENGINE_FIRST
             + " and "
             + RedisBench.ENGINE_REPLAY
-            + ": the same through `Idempotency.execute` (watchdog, codec); not checked against an"
+            + ": the same through `Idempotency.call(...).run` (watchdog, codec); not checked against an"
             + " aim.");
     lines.add(
         "- "
