@@ -28,8 +28,8 @@ import javax.sql.DataSource;
 /**
  * The operations the JDBC store benchmark times on one database, all on one pool: the raw insert
  * baseline, a store claim then complete, a replayed claim, and a business transaction with and
- * without {@code Idempotency.call(...).run} on a join-mode store. Each throws when the database answers
- * anything but the expected outcome, so that a fast wrong answer is never counted.
+ * without {@code Idempotency.call(...).run} on a join-mode store. Each throws when the database
+ * answers anything but the expected outcome, so that a fast wrong answer is never counted.
  */
 final class StoreScenarios implements AutoCloseable {
 

@@ -16,8 +16,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The engine for Reactor callers: each call is a {@code Mono} with the semantics of {@link
- * IdempotentCall#runWithStatus}, run through {@link dev.idem.core.IdempotentCall#runAsync} on the
- * starter's store threads, so no event loop waits for the store or for the work.
+ * dev.idem.core.IdempotentCall#runWithStatus}, run through {@link
+ * dev.idem.core.IdempotentCall#runAsync} on the starter's store threads, so no event loop waits for
+ * the store or for the work.
  *
  * <ul>
  *   <li>Nothing happens before subscription; each subscription is one call.

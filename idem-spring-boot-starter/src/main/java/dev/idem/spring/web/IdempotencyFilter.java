@@ -279,7 +279,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
             });
     try {
       Executed<StoredResponse> executed =
-          rules.run(route, key, caller, fingerprint, work, deferral);
+          rules.call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
       if (executed.replayed()) {
         ServletReplay.replay(executed.value(), response);
       } else {

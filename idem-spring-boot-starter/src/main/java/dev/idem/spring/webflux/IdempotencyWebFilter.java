@@ -211,7 +211,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                       .toFuture();
           AsyncWork<StoredResponse> work = inFlight.trackAsync(handled);
           return Mono.fromFuture(
-                  rules.runAsync(route, key, caller, fingerprint, work, storeCalls), true)
+                  () -> rules.call(route, key, caller, fingerprint).runAsync(work, storeCalls),
+                  true)
               .flatMap(
                   answer ->
                       answer.replayed()

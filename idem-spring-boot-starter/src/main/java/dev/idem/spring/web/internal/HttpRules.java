@@ -1,8 +1,5 @@
 package dev.idem.spring.web.internal;
 
-import dev.idem.core.AsyncWork;
-import dev.idem.core.Deferral;
-import dev.idem.core.Executed;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -13,12 +10,9 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.TokenService;
 import dev.idem.core.UnknownTokenException;
-import dev.idem.core.Work;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,42 +142,13 @@ public final class HttpRules {
   }
 
   /**
-   * Runs {@code work} once for the key in the caller's scope of the route, on this thread.
+   * The call of the route's key in the caller's scope, or of the caller's token, with the route's
+   * config and the codec of answers; the filter runs it, on its thread or in a stage.
    *
-   * @param deferral hands the outcome to a transaction around the filter, or {@link Deferral#NONE}
+   * @throws UnknownTokenException a malformed token
+   * @throws InvalidKeyException a key the scope cannot hold
    */
-  public Executed<StoredResponse> run(
-      Route route,
-      GuardedKey key,
-      String caller,
-      Fingerprint fingerprint,
-      Work<StoredResponse, Exception> work,
-      Deferral deferral)
-      throws Exception {
-    return call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
-  }
-
-  /**
-   * As {@link #run}, for work that ends in a stage; the store's calls run on {@code storeCalls}.
-   */
-  public CompletableFuture<Executed<StoredResponse>> runAsync(
-      Route route,
-      GuardedKey key,
-      String caller,
-      Fingerprint fingerprint,
-      AsyncWork<StoredResponse> work,
-      Executor storeCalls) {
-    IdempotentCall<StoredResponse> call;
-    try {
-      call = call(route, key, caller, fingerprint);
-    } catch (UnknownTokenException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return call.runAsync(work, storeCalls);
-  }
-
-  // the call of the route's key in the caller's scope, or of the caller's token
-  private IdempotentCall<StoredResponse> call(
+  public IdempotentCall<StoredResponse> call(
       Route route, GuardedKey key, String caller, Fingerprint fingerprint) {
     IdempotentCall<String> call =
         key.key() == null
