@@ -24,10 +24,11 @@ import org.jspecify.annotations.Nullable;
  * stored and replayed too; any other exception frees the key so that a retry runs the work again,
  * and reaches the caller unchanged. When the store writes in the caller's transaction ({@link
  * dev.idem.core.store.IdempotencyStore#joinsCurrentTransaction()}) that transaction decides
- * instead: every outcome, a thrown exception included, is stored in it. A duplicate that arrives
- * while the first runs is refused or waits, per {@link IdempotencyConfig#inProgressPolicy()}. When
- * the store fails at claim the call fails closed with {@link IdempotencyStoreException} unless the
- * config says fail open.
+ * instead: every outcome, a thrown exception included, is stored in it, unless the work discarded
+ * it ({@link ExecutionContext#discardOutcome()}), which frees the key in any case. A duplicate that
+ * arrives while the first runs is refused or waits, per {@link
+ * IdempotencyConfig#inProgressPolicy()}. When the store fails at claim the call fails closed with
+ * {@link IdempotencyStoreException} unless the config says fail open.
  *
  * <p>Immutable: {@link #codec}, {@link #config} and {@link #deferTo} each return another call, and
  * a call may be run again (the same request sent again gets the first answer).
@@ -110,13 +111,14 @@ public final class IdempotentCall<T extends @Nullable Object> {
    * the work's stage ends. A duplicate under WAIT holds no thread while it waits: each claim it
    * makes is a task of its own on {@code storeCalls}. Cancelling the returned future does not stop
    * the work, whose outcome is still stored for the retry. Listeners are told of the call on a
-   * {@code storeCalls} thread. A deferral does not apply: the outcome is stored when the stage
-   * ends.
+   * {@code storeCalls} thread. Its outcome is settled when the stage ends: it cannot be held.
    *
    * @param storeCalls runs the store's calls, which may block; never an event loop's thread. Its
    *     {@code execute} hands the task over and returns: it neither runs the task on the calling
    *     thread nor waits for it, since that thread may be the store client's, which must go on
    *     reading answers
+   * @throws IllegalStateException this call holds its outcome ({@link #deferTo}), which work that
+   *     ends later cannot do; nothing is claimed
    * @return completes with the value, or exceptionally with what the work or the engine threw (as
    *     {@link #run} documents), wrapped in a {@link java.util.concurrent.CompletionException} when
    *     the claim failed

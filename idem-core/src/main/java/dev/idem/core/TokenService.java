@@ -11,11 +11,11 @@ import java.util.regex.Pattern;
 /**
  * Server-issued one-shot tokens (the article's section 2), on the same store and engine as keys.
  *
- * <p>{@link #issue} creates an ISSUED record under a random 128-bit token. {@link #call} runs work
- * only for a token that was issued and has not expired: a forged, expired or unknown token gets
- * {@link UnknownTokenException}. A used token replays the first result, or is refused with {@link
- * TokenAlreadyUsedException} when built with {@code replayUsed = false}. A retryable failure puts
- * the token back to ISSUED, so the client can retry with it.
+ * <p>{@link #issue} creates an ISSUED record under a random 128-bit token. The {@link #call} of a
+ * token runs work only for one that was issued and has not expired: a forged, expired or unknown
+ * token gets {@link UnknownTokenException}. A used token replays the first result, or is refused
+ * with {@link TokenAlreadyUsedException} when built with {@code replayUsed = false}. A retryable
+ * failure puts the token back to ISSUED, so the client can retry with it.
  *
  * <p>The article's own token code refuses every real token and accepts any forged one (it issues
  * with {@code SET} and then consumes with {@code SETNX} on the same key); here the claim itself

@@ -69,6 +69,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
+  private static final int PURGE_ATTEMPTS = 3;
+
   private static final int CLAIM_ATTEMPTS = 8;
 
   // Marks the owner of a claim written in the caller's transaction. Until that transaction ends
@@ -426,7 +428,27 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
   @Override
   public int purgeExpired(int limit) {
-    return jdbc.run("purge", c -> Params.update(c, sql.purge(), limit));
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return jdbc.run("purge", c -> Params.update(c, sql.purge(), limit));
+      } catch (IdempotencyStoreException e) {
+        // nodes purging at once may deadlock on the rows they both chose (InnoDB's next-key
+        // locks); the loser's batch is rolled back whole, so it chooses again
+        if (attempt >= PURGE_ATTEMPTS || !deadlocked(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static boolean deadlocked(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e
+          && ("40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -22,6 +22,9 @@ public final class JdbcSchema {
 
   private JdbcSchema() {}
 
+  // one more than the statements of a table's script that nodes can race on
+  private static final int CREATE_ATTEMPTS = 6;
+
   /** Creates the table and its index if they are missing. */
   public static void createIfMissing(DataSource dataSource, JdbcStoreConfig config) {
     run(dataSource, config.dialect(), "idem_records", config.table());
@@ -43,7 +46,27 @@ public final class JdbcSchema {
   // The file names the tables idem_records, idem_locks and idem_resumes and their indexes
   // <table>_<what>; the
   // statements about `placeholder` are run, under the configured name.
+  // Nodes that start at once on an empty database all create the table: a loser may be refused
+  // (PostgreSQL's catalog answers a duplicate name even to IF NOT EXISTS, once per statement the
+  // nodes race on), so it runs the script again, when its statements find what the others made.
   private static void run(
+      DataSource dataSource, JdbcDialect dialect, String placeholder, String table) {
+    IdempotencyStoreException failed = null;
+    for (int attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      try {
+        runOnce(dataSource, dialect, placeholder, table);
+        return;
+      } catch (IdempotencyStoreException e) {
+        if (failed != null) {
+          e.addSuppressed(failed);
+        }
+        failed = e;
+      }
+    }
+    throw failed;
+  }
+
+  private static void runOnce(
       DataSource dataSource, JdbcDialect dialect, String placeholder, String table) {
     String script = read(dialect.migrations() + "/" + MIGRATION);
     String indexPrefix = table.replace('.', '_') + "_";

@@ -12,10 +12,13 @@ import dev.idem.core.OutcomeTooLargeException;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -83,8 +86,47 @@ abstract class JdbcStoreTests {
   }
 
   @Test
+  void nodesThatStartAtOnceOnAnEmptyDatabaseAllCreateOrFindTheTable() throws Exception {
+    DataSource ds = Databases.pool(url());
+    String table = "idem_race_" + Long.toHexString(System.nanoTime());
+    JdbcStoreConfig config = JdbcStoreConfig.custom(dialect()).table(table).build();
+    ExecutorService nodes = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<?>> starting = new ArrayList<>();
+      for (int n = 0; n < 8; n++) {
+        starting.add(
+            nodes.submit(
+                () -> {
+                  go.await();
+                  JdbcSchema.createIfMissing(ds, config);
+                  return null;
+                }));
+      }
+      go.countDown();
+      for (Future<?> f : starting) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+      JdbcIdempotencyStore store = new JdbcIdempotencyStore(ds, config);
+      IdempotencyKey key = IdempotencyKey.of(scope, "after-the-race");
+      assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofSeconds(30)))))
+          .isInstanceOf(ClaimResult.Claimed.class);
+    } finally {
+      nodes.shutdownNow();
+      try (Connection c = ds.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("DROP TABLE IF EXISTS " + table);
+      }
+    }
+  }
+
+  @Test
   void purgingFromSeveralNodesAtOnceDeletesEachExpiredRecordOnce() throws Exception {
-    JdbcIdempotencyStore store = store(JdbcStoreConfig.DEFAULT_MAX_OUTCOME_BYTES);
+    // a table of its own: other suites may leave expired records in the shared one meanwhile
+    DataSource ds = Databases.pool(url());
+    JdbcStoreConfig config = JdbcStoreConfig.custom(dialect()).table("idem_purge_race").build();
+    JdbcSchema.createIfMissing(ds, config);
+    JdbcIdempotencyStore store = new JdbcIdempotencyStore(ds, config);
     List<IdempotencyKey> keys = new ArrayList<>();
     java.util.Map<IdempotencyKey, Long> fences = new java.util.HashMap<>();
     for (int i = 0; i < 120; i++) {
