@@ -69,15 +69,15 @@ record RedisReportText(
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
             + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"
             + " claim is the claim script (`TIME`, `GET`, `SET PXAT`), whose fence follows the"
-            + " server's clock; the completion a script, sent behind a `TALLY_SET` that finds no"
-            + " tally and changes nothing.");
+            + " server's clock; the completion a script (`GET`, `SET PX`).");
     lines.add(
         "- "
             + RedisBench.PAIR_CAPPED
             + ": the same with a cap on the scope (`ClaimRequest.scopeCap`, one scope per thread,"
-            + " never reached), as the starter sets for each caller of an HTTP route: a"
-            + " `TALLY_ADD` script on the scope's sorted set goes out ahead of the claim and a"
-            + " `TALLY_SET` ahead of the completion, each pipelined with the record's command.");
+            + " never reached), as the starter sets for each caller of an HTTP route: the claim"
+            + " and completion scripts also count the record in the scope's sorted set, which"
+            + " shares the record's hash slot on a standalone server (`ZADD`, `ZCARD`,"
+            + " `PEXPIREAT` in the claim; `TIME`, `ZADD`, `PEXPIREAT` in the completion).");
     lines.add(
         "- "
             + RedisBench.RAW_GET

@@ -88,7 +88,7 @@ public final class RedisIdempotencyStore
     try {
       this.scripts = new ScriptRunner(backend);
       this.replays = new CompletedReplays(backend.stringsAsync(), clock);
-      this.tally = new ScopeTally(scripts, keys);
+      this.tally = new ScopeTally(backend, scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
       this.claims = new RecordClaims(keys, scripts, replays, tally, changes);
       this.batches = new ClaimBatches(backend, keys, claims);
@@ -334,20 +334,31 @@ public final class RedisIdempotencyStore
   @Override
   public boolean issue(IdempotencyKey key, Duration ttl, int scopeCap) {
     long ttlMillis = RedisKeys.millis(ttl);
-    CompletableFuture<Long> counted =
-        scopeCap == ClaimRequest.NO_CAP ? null : tally.count(key, ttlMillis, scopeCap);
     byte[] recordKey = keys.record(key);
-    boolean issued =
-        scripts.number(
-                LuaScripts.ISSUE,
-                recordKey,
-                RedisKeys.bytes(ttlMillis),
-                RedisKeys.bytes(key.scope()),
-                RedisKeys.bytes(key.value()))
-            == 1;
-    if (counted == null) {
-      return issued;
+    byte[] ttlArg = RedisKeys.bytes(ttlMillis);
+    byte[] scope = RedisKeys.bytes(key.scope());
+    byte[] value = RedisKeys.bytes(key.value());
+    if (scopeCap == ClaimRequest.NO_CAP) {
+      return scripts.number(LuaScripts.ISSUE, recordKey, ttlArg, scope, value) == 1;
     }
+    byte[] tallyKey = tally.tally(key);
+    if (tally.sharesSlot(recordKey, tallyKey)) {
+      long issued =
+          scripts.number(
+              LuaScripts.ISSUE,
+              new byte[][] {recordKey, tallyKey},
+              ttlArg,
+              scope,
+              value,
+              RedisKeys.bytes(scopeCap),
+              RedisKeys.bytes(key.digest()));
+      if (issued < 0) {
+        throw StoreFullException.scopeCap(scopeCap, key.scope());
+      }
+      return issued == 1;
+    }
+    CompletableFuture<Long> counted = tally.count(key, ttlMillis, scopeCap);
+    boolean issued = scripts.number(LuaScripts.ISSUE, recordKey, ttlArg, scope, value) == 1;
     boolean room;
     try {
       room = RecordClaims.await(counted, backend.timeout()) == 1;

@@ -186,6 +186,51 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
+  void aScopesTallyHoldsItsLiveRecordsAndEndsWithTheLastOfThem() {
+    String scope = "redis-it:" + UUID.randomUUID();
+    byte[] tally = RedisKeys.bytes("idem:scope:{" + RedisKeys.digest(scope) + "}");
+    Duration lease = Duration.ofSeconds(30);
+    Lease kept = claimCapped(IdempotencyKey.of(scope, "kept"), lease);
+    Lease released = claimCapped(IdempotencyKey.of(scope, "released"), lease);
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      assertThat(raw.sync().zcard(tally)).isEqualTo(2);
+      assertThat(raw.sync().pttl(tally)).as("two leases").isBetween(50_000L, 60_000L);
+      assertThat(now(store.complete(kept, Outcome.success(new byte[] {1}), Duration.ofMinutes(5))))
+          .isTrue();
+      assertThat(raw.sync().pttl(tally)).as("the retention").isBetween(290_000L, 300_000L);
+      assertThat(raw.sync().zscore(tally, RedisKeys.bytes(kept.key().digest())))
+          .isGreaterThan(System.currentTimeMillis() + 290_000.0);
+      assertThat(now(store.release(released))).isTrue();
+      assertThat(raw.sync().zcard(tally)).as("the released record no longer counts").isEqualTo(1);
+      assertThatThrownBy(
+              () ->
+                  now(
+                      store.claim(
+                          new ClaimRequest(
+                              IdempotencyKey.of(scope, "refused"),
+                              Fingerprint.NONE,
+                              lease,
+                              false,
+                              1))))
+          .isInstanceOf(dev.idem.core.StoreFullException.class);
+      assertThat(raw.sync().zcard(tally)).as("nothing counted for the refused key").isEqualTo(1);
+      assertThat(
+              raw.sync()
+                  .exists(
+                      RedisKeys.bytes(
+                          "idem:{" + IdempotencyKey.of(scope, "refused").digest() + "}")))
+          .as("nor written")
+          .isZero();
+    }
+  }
+
+  private Lease claimCapped(IdempotencyKey key, Duration lease) {
+    ClaimResult result =
+        now(store.claim(new ClaimRequest(key, Fingerprint.NONE, lease, false, 10)));
+    return ((ClaimResult.Claimed) result).lease();
+  }
+
+  @Test
   void aFreshClaimIsOneSetAndItsLeaseEndsByTheKeysExpiry() {
     IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "k");
     Duration lease = Duration.ofSeconds(30);

@@ -241,6 +241,33 @@ public abstract class IdempotencyStoreContract extends StepRecordsContract {
   }
 
   @Test
+  void aClaimThatTakesOverItsOwnEndedLeaseInAFullScopeIsNotRefused() {
+    String caller = scope + ":crashed";
+    IdempotencyKey key = IdempotencyKey.of(caller, "k0");
+    ClaimRequest shortCapped = new ClaimRequest(key, fingerprint("a"), shortLease(), false, 1);
+    assertThat(claim(shortCapped)).isInstanceOf(ClaimResult.Claimed.class);
+    passBeyond(shortLease());
+    assertThat(claim(shortCapped))
+        .as("the record whose lease ended is the scope's only one: it counts once")
+        .isInstanceOf(ClaimResult.Claimed.class);
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "k1"), 1)))
+        .isInstanceOf(StoreFullException.class);
+  }
+
+  @Test
+  void aCompletedRecordCountsForItsRetentionNotForItsClaimsLease() {
+    String caller = scope + ":kept";
+    IdempotencyKey key = IdempotencyKey.of(caller, "k0");
+    ClaimResult first = claim(new ClaimRequest(key, fingerprint("a"), shortLease(), false, 1));
+    Lease lease = ((ClaimResult.Claimed) first).lease();
+    assertThat(complete(lease, Outcome.success(bytes("kept")), RETENTION)).isTrue();
+    passBeyond(shortLease().multipliedBy(2));
+    assertThatThrownBy(() -> claim(capped(IdempotencyKey.of(caller, "k1"), 1)))
+        .as("the answer is kept for an hour, and counts as long")
+        .isInstanceOf(StoreFullException.class);
+  }
+
+  @Test
   void issuingPastTheCapIsRefusedAndIssuedTokensCount() {
     String caller = scope + ":token|mallory";
     assertThat(store().issue(IdempotencyKey.of(caller, "t0"), longLease(), 2)).isTrue();

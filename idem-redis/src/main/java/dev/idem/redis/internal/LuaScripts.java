@@ -85,6 +85,43 @@ public final class LuaScripts {
       end
       """;
 
+  // A scope's tally: a sorted set of the digests of its live records, scored by when each ends,
+  // that expires with its last one. count adds a record unless the scope holds cap others (1 when
+  // counted, newly or already; 0 when refused); ended members are dropped only when the set looks
+  // full, so a count that fits costs three commands. A counted record's end only moves later here:
+  // a repeat's claim does not shorten a stored answer's count. recount sets a counted record's end
+  // (a completion's retention, shorter or longer than its claim's); uncount stops counting it.
+  private static final String TALLY =
+      """
+      local function keepTally(t, ends, alone)
+        if alone then
+          redis.call('PEXPIREAT', t, ends)
+        else
+          redis.call('PEXPIREAT', t, ends, 'GT')
+        end
+      end
+      local function count(t, member, ends, cap, now)
+        local added = redis.call('ZADD', t, 'GT', ends, member)
+        local held = redis.call('ZCARD', t)
+        if added == 1 and held > cap then
+          redis.call('ZREMRANGEBYSCORE', t, '-inf', now)
+          held = redis.call('ZCARD', t)
+          if held > cap then
+            redis.call('ZREM', t, member)
+            return 0
+          end
+        end
+        keepTally(t, ends, added == 1 and held == 1)
+        return 1
+      end
+      local function recount(t, member, ends)
+        if redis.call('ZADD', t, 'XX', 'CH', ends, member) == 1 then keepTally(t, ends, false) end
+      end
+      local function uncount(t, member)
+        return redis.call('ZREM', t, member)
+      end
+      """;
+
   private static final String CLAIM_ONE =
       """
       if redis.call('EXISTS', KEYS[2]) == 1 then return {'G'} end
@@ -105,6 +142,9 @@ public final class LuaScripts {
           c.T = '1'
           c.N = tokenEnd
         end
+        -- a token's use is never refused: the token was counted when it was issued
+        local cap = tok and math.huge or tonumber(ARGV[8])
+        if KEYS[3] and count(KEYS[3], ARGV[9], expires, cap, now) == 0 then return {'S'} end
         redis.call('SET', KEYS[1], encode(c), 'PXAT', expires)
         return {'C', fence, leaseUntil}
       end
@@ -126,15 +166,19 @@ public final class LuaScripts {
       """;
 
   /**
-   * KEYS: record, the given-back mark of the new owner. ARGV: scope, value, fingerprint, lease ms,
-   * require issued (0/1), new owner, mark waiter (0/1). Answers {@code {'G'}} when that owner's
-   * caller already gave the claim back (it comes late: sent again after NOSCRIPT), {@code {'C',
-   * fence, leaseUntil}} when claimed, {@code {'U'}} for an unknown token, else {@code {code, value,
-   * leaseUntil, expiresAt}} with code I (in progress), D (done), M (mismatch), by the rules of
-   * {@link dev.idem.core.store.ClaimVerdict}, which the store contract checks it against. The fence
-   * is the greater of the record's fence + 1 and the server's clock in microseconds.
+   * KEYS: record, the given-back mark of the new owner, and the scope's tally for a capped claim
+   * whose tally shares the record's hash slot. ARGV: scope, value, fingerprint, lease ms, require
+   * issued (0/1), new owner, mark waiter (0/1), and with a tally the cap and the record's digest.
+   * Answers {@code {'G'}} when that owner's caller already gave the claim back (it comes late: sent
+   * again after NOSCRIPT), {@code {'C', fence, leaseUntil}} when claimed, {@code {'U'}} for an
+   * unknown token, {@code {'S'}} when the claim would have made a record live in a scope that holds
+   * the cap of others (nothing written), else {@code {code, value, leaseUntil, expiresAt}} with
+   * code I (in progress), D (done), M (mismatch), by the rules of {@link
+   * dev.idem.core.store.ClaimVerdict}, which the store contract checks it against. The fence is the
+   * greater of the record's fence + 1 and the server's clock in microseconds. A repeat (in
+   * progress, done) is answered whatever the tally holds.
    */
-  public static final Script CLAIM = new Script(NOW + FIELDS + READ + CLAIM_ONE);
+  public static final Script CLAIM = new Script(NOW + FIELDS + READ + TALLY + CLAIM_ONE);
 
   /** The arguments of one claim in {@link #CLAIM_ALL}: {@link #CLAIM}'s. */
   public static final int CLAIM_ARGS = 7;
@@ -149,6 +193,7 @@ public final class LuaScripts {
       new Script(
           NOW
               + FIELDS
+              + TALLY
               + "local function claimOne(KEYS, ARGV)\n"
               + READ
               + CLAIM_ONE
@@ -204,12 +249,14 @@ public final class LuaScripts {
       """;
 
   /**
-   * KEYS: record. ARGV: the head an in-progress record of this lease starts with ({@code S}, {@code
-   * F}, {@code O} fields), the fields of the completed record ({@code F}, {@code K}, {@code B},
-   * {@code X}), retention ms, channel, digest. Answers 1 when stored, 0 when the lease no longer
-   * matches. The retention is a relative expiry ({@code PX}), so Redis counts it from now by its
-   * own clock and the script needs neither {@code TIME} nor number formatting; {@code X}, the end
-   * by the caller's clock, is only for reading (see {@link RecordValue}).
+   * KEYS: record, and the scope's tally for a counted claim whose tally shares the record's hash
+   * slot. ARGV: the head an in-progress record of this lease starts with ({@code S}, {@code F},
+   * {@code O} fields), the fields of the completed record ({@code F}, {@code K}, {@code B}, {@code
+   * X}), retention ms, channel, digest. Answers 1 when stored (and then the record counts in the
+   * tally for its retention), 0 when the lease no longer matches. The retention is a relative
+   * expiry ({@code PX}), so Redis counts it from now by its own clock and the script needs neither
+   * {@code TIME} nor number formatting unless it moves a count; {@code X}, the end by the caller's
+   * clock, is only for reading (see {@link RecordValue}).
    *
    * <p>The hot path of every call, so it parses no more than it must: writers keep RecordValue's
    * order, so a record that starts with the lease's head is in progress under that fence and owner,
@@ -218,7 +265,8 @@ public final class LuaScripts {
    */
   public static final Script COMPLETE =
       new Script(
-          """
+          TALLY
+              + """
           local v = redis.call('GET', KEYS[1])
           local head = ARGV[1]
           if not v or string.sub(v, 1, #head) ~= head then return 0 end
@@ -234,6 +282,11 @@ public final class LuaScripts {
           end
           redis.call('SET', KEYS[1], 'S1:C' .. ARGV[2] .. string.sub(v, i), 'PX', ARGV[3])
           if waited then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+          if KEYS[2] then
+            local clock = redis.call('TIME')
+            local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+            recount(KEYS[2], ARGV[5], now + tonumber(ARGV[3]))
+          end
           return 1
           """);
 
@@ -267,12 +320,24 @@ public final class LuaScripts {
       """;
 
   /**
-   * KEYS: record. ARGV: fence, owner, channel, digest. Gives an owned record up: answers 2 when it
-   * went back to ISSUED as a token, 1 when only its fence stays (a released record, never live), 0
-   * when not owned.
+   * KEYS: record, and the scope's tally for a counted claim whose tally shares the record's hash
+   * slot. ARGV: fence, owner, channel, digest. Gives an owned record up: answers 2 when it went
+   * back to ISSUED as a token (still counted), 1 when only its fence stays (a released record,
+   * never live, no longer counted), 0 when not owned.
    */
   public static final Script RELEASE =
-      new Script(FIELDS + OWNED + NOW + NOTIFY + GIVE_UP + "return giveUp()\n");
+      new Script(
+          FIELDS
+              + OWNED
+              + NOW
+              + NOTIFY
+              + GIVE_UP
+              + TALLY
+              + """
+              local given = giveUp()
+              if given == 1 and KEYS[2] then uncount(KEYS[2], ARGV[4]) end
+              return given
+              """);
 
   /**
    * KEYS: record, the given-back mark of the owner. ARGV: owner, mark ms, channel, digest. Gives up
@@ -337,17 +402,24 @@ public final class LuaScripts {
               """);
 
   /**
-   * KEYS: record. ARGV: ttl ms, scope, value. Creates an ISSUED record unless a live one exists; an
-   * expired one's fence carries over. Answers 1 when issued, else 0.
+   * KEYS: record, and the scope's tally for a capped issue whose tally shares the record's hash
+   * slot. ARGV: ttl ms, scope, value, and with a tally the cap and the record's digest. Creates an
+   * ISSUED record unless a live one exists; an expired one's fence carries over. Answers 1 when
+   * issued, 0 when a live record exists, -1 when the scope holds the cap of others (nothing
+   * written).
    */
   public static final Script ISSUE =
       new Script(
           NOW
               + FIELDS
               + READ
+              + TALLY
               + """
               if live then return 0 end
               local expires = now + tonumber(ARGV[1])
+              if KEYS[2] and count(KEYS[2], ARGV[5], expires, tonumber(ARGV[4]), now) == 0 then
+                return -1
+              end
               local c = {S = 'I', F = tonumber(r.F) or 0, T = '1', N = expires, E = expires}
               if ARGV[2] ~= '' then c.A = ARGV[2] end
               if ARGV[3] ~= '' then c.V = ARGV[3] end
@@ -356,52 +428,28 @@ public final class LuaScripts {
               """);
 
   /**
-   * KEYS: a scope's tally. ARGV: a record's digest, ms it counts for, cap. A tally is a sorted set
-   * of the digests of a scope's live records, scored by when each ends, that expires with its last
-   * one. Drops the ended ones, then counts the record unless the scope already holds the cap of
-   * others. Answers 1 when counted (newly, or it already was), 0 when refused. A counted record's
-   * end only moves later here: a repeat's claim does not shorten a stored answer's count.
+   * KEYS: a scope's tally. ARGV: a record's digest, ms it counts for, cap. For a Cluster, where the
+   * tally sits in a slot of its own: counts the record unless the scope already holds the cap of
+   * others (see {@code TALLY}, which the record scripts run themselves when the tally shares their
+   * slot). Answers 1 when counted (newly, or it already was), 0 when refused.
    */
   public static final Script TALLY_ADD =
       new Script(
           NOW
-              + """
-              redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-              local ends = now + tonumber(ARGV[2])
-              if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-                redis.call('ZADD', KEYS[1], 'GT', ends, ARGV[1])
-              elseif redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-                return 0
-              else
-                redis.call('ZADD', KEYS[1], ends, ARGV[1])
-              end
-              if redis.call('PEXPIRETIME', KEYS[1]) < ends then
-                redis.call('PEXPIREAT', KEYS[1], ends)
-              end
-              return 1
-              """);
+              + TALLY
+              + "return count(KEYS[1], ARGV[1], now + tonumber(ARGV[2]), tonumber(ARGV[3]), now)\n");
 
   /**
    * KEYS: a scope's tally. ARGV: a record's digest, ms it now counts for. Sets the end of a counted
    * record (a completion's retention, shorter or longer than its claim's); does nothing to a record
-   * the tally does not count. Answers 1 when it was counted, else 0.
+   * the tally does not count. Answers nothing useful (0).
    */
   public static final Script TALLY_SET =
-      new Script(
-          NOW
-              + """
-              if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-              local ends = now + tonumber(ARGV[2])
-              redis.call('ZADD', KEYS[1], ends, ARGV[1])
-              if redis.call('PEXPIRETIME', KEYS[1]) < ends then
-                redis.call('PEXPIREAT', KEYS[1], ends)
-              end
-              return 1
-              """);
+      new Script(NOW + TALLY + "recount(KEYS[1], ARGV[1], now + tonumber(ARGV[2]))\nreturn 0\n");
 
   /** KEYS: a scope's tally. ARGV: a record's digest. Stops counting it; answers 1 if it was. */
   public static final Script TALLY_REMOVE =
-      new Script("return redis.call('ZREM', KEYS[1], ARGV[1])");
+      new Script(TALLY + "return uncount(KEYS[1], ARGV[1])\n");
 
   /**
    * KEYS: record. Deletes it if it is an ISSUED token (one just issued past its scope's cap, whose

@@ -169,12 +169,21 @@ public final class RecordClaims {
   private CompletableFuture<ClaimResult> claimCounted(
       byte[] recordKey, ClaimRequest request, String owner) {
     long leaseMillis = RedisKeys.millis(request.lease());
-    if (!request.capped()) {
-      return claimByScript(recordKey, request, owner, leaseMillis);
-    }
     IdempotencyKey key = request.key();
+    if (!request.capped()) {
+      return claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner);
+    }
+    byte[] tallyKey = tally.tally(key);
+    if (tally.sharesSlot(recordKey, tallyKey)) {
+      return claimByScript(
+          new byte[][] {recordKey, keys.givenBack(key, owner), tallyKey},
+          request,
+          owner,
+          RedisKeys.bytes(request.scopeCap()),
+          RedisKeys.bytes(key.digest()));
+    }
     CompletableFuture<Long> counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
-    return claimByScript(recordKey, request, owner, leaseMillis)
+    return claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner)
         .thenCompose(
             result -> {
               // a token's use is never refused: the token was counted when it was issued
@@ -204,21 +213,21 @@ public final class RecordClaims {
         : StoreFullException.scopeCap(request.scopeCap(), request.key().scope());
   }
 
+  // The claim script; with the tally among the keys (and its two arguments), it counts as well.
   private CompletableFuture<ClaimResult> claimByScript(
-      byte[] recordKey, ClaimRequest request, String owner, long leaseMillis) {
+      byte[][] scriptKeys, ClaimRequest request, String owner, byte[]... tallyArgs) {
     IdempotencyKey key = request.key();
+    byte[][] args = new byte[LuaScripts.CLAIM_ARGS + tallyArgs.length][];
+    putClaimArgs(args, 0, request, owner);
+    System.arraycopy(tallyArgs, 0, args, LuaScripts.CLAIM_ARGS, tallyArgs.length);
     return scripts
-        .listAsync(
-            LuaScripts.CLAIM,
-            new byte[][] {recordKey, keys.givenBack(key, owner)},
-            RedisKeys.bytes(key.scope()),
-            RedisKeys.bytes(key.value()),
-            RedisKeys.bytes(request.fingerprint().value()),
-            RedisKeys.bytes(leaseMillis),
-            flag(request.requireIssued()),
-            RedisKeys.bytes(owner),
-            flag(changes.hasListeners(key.digest())))
-        .thenApply(reply -> answer(reply, key, owner));
+        .listAsync(LuaScripts.CLAIM, scriptKeys, args)
+        .thenCompose(
+            reply ->
+                RecordReplies.text(reply.get(0)).equals("S")
+                    ? CompletableFuture.failedFuture(
+                        StoreFullException.scopeCap(request.scopeCap(), key.scope()))
+                    : CompletableFuture.completedFuture(answer(reply, key, owner)));
   }
 
   private ClaimResult answer(List<Object> reply, IdempotencyKey key, String owner) {
@@ -245,16 +254,21 @@ public final class RecordClaims {
       IdempotencyKey key = request.key();
       recordKeys[2 * i] = keys.record(key);
       recordKeys[2 * i + 1] = keys.givenBack(key, owners.get(i));
-      int a = LuaScripts.CLAIM_ARGS * i;
-      args[a] = RedisKeys.bytes(key.scope());
-      args[a + 1] = RedisKeys.bytes(key.value());
-      args[a + 2] = RedisKeys.bytes(request.fingerprint().value());
-      args[a + 3] = RedisKeys.bytes(RedisKeys.millis(request.lease()));
-      args[a + 4] = flag(request.requireIssued());
-      args[a + 5] = RedisKeys.bytes(owners.get(i));
-      args[a + 6] = flag(changes.hasListeners(key.digest()));
+      putClaimArgs(args, LuaScripts.CLAIM_ARGS * i, request, owners.get(i));
     }
     return scripts.listAsync(LuaScripts.CLAIM_ALL, recordKeys, args);
+  }
+
+  // The claim script's arguments for one claim, from args[at] on.
+  private void putClaimArgs(byte[][] args, int at, ClaimRequest request, String owner) {
+    IdempotencyKey key = request.key();
+    args[at] = RedisKeys.bytes(key.scope());
+    args[at + 1] = RedisKeys.bytes(key.value());
+    args[at + 2] = RedisKeys.bytes(request.fingerprint().value());
+    args[at + 3] = RedisKeys.bytes(RedisKeys.millis(request.lease()));
+    args[at + 4] = flag(request.requireIssued());
+    args[at + 5] = RedisKeys.bytes(owner);
+    args[at + 6] = flag(changes.hasListeners(key.digest()));
   }
 
   /**
@@ -317,19 +331,25 @@ public final class RecordClaims {
    * counting. Answers whether the lease still matched.
    */
   public CompletableFuture<Boolean> release(Lease lease) {
-    String digest = lease.key().digest();
+    IdempotencyKey key = lease.key();
+    byte[] recordKey = keys.record(key);
+    // the script stops counting the record itself when the tally shares its slot
+    byte[] tallyKey = counted(lease) ? tally.tally(key) : null;
+    boolean apart = tallyKey != null && !tally.sharesSlot(recordKey, tallyKey);
+    byte[][] scriptKeys =
+        tallyKey != null && !apart ? new byte[][] {recordKey, tallyKey} : new byte[][] {recordKey};
     return followUp(
         scripts.numberAsync(
             LuaScripts.RELEASE,
-            keys.record(lease.key()),
+            scriptKeys,
             RedisKeys.bytes(lease.fence()),
             RedisKeys.bytes(lease.owner()),
             changeChannel,
-            RedisKeys.bytes(digest)),
-        released -> released == 1 && counted(lease),
+            RedisKeys.bytes(key.digest())),
+        released -> released == 1 && apart,
         released ->
-            released == 1 && counted(lease)
-                ? stopCounting(lease.key()).thenApply(ignored -> true)
+            released == 1 && apart
+                ? stopCounting(key).thenApply(ignored -> true)
                 : CompletableFuture.completedFuture(released != 0));
   }
 

@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Redis store's completion, sent as stages: the completion script and, for a counted claim, the
- * move of its count in the scope's tally, both sent at once. The store's {@code complete} returns
- * them combined, each bounded by the call timeout.
+ * The Redis store's completion, sent as stages: the completion script, which for a counted claim
+ * also moves its count in the scope's tally when the tally shares the record's hash slot; in a
+ * Cluster where it does not, the move is a script of its own, sent at once with the completion. The
+ * store's {@code complete} returns them combined, each bounded by the call timeout.
  */
 public final class RecordCompletions {
 
@@ -70,14 +71,18 @@ public final class RecordCompletions {
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();
+    byte[] recordKey = keys.record(lease.key());
+    // the script moves the count itself when the tally shares the record's slot
+    byte[] tallyKey = RecordClaims.counted(lease) ? tally.tally(lease.key()) : null;
+    boolean inScript = tallyKey != null && tally.sharesSlot(recordKey, tallyKey);
     CompletableFuture<Long> counted =
-        RecordClaims.counted(lease) ? tally.end(lease.key(), retentionMillis) : null;
+        tallyKey != null && !inScript ? tally.end(lease.key(), retentionMillis) : null;
     boolean mark = outcome.kind() == Outcome.Kind.UNSTORED;
     CompletableFuture<Boolean> stored =
         scripts
             .numberAsync(
                 mark ? LuaScripts.COMPLETE_MARK : LuaScripts.COMPLETE,
-                keys.record(lease.key()),
+                inScript ? new byte[][] {recordKey, tallyKey} : new byte[][] {recordKey},
                 head,
                 fields,
                 RedisKeys.bytes(retentionMillis),

@@ -5,19 +5,36 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Counts each scope's live records, for claims and issues that cap their scope: one sorted set per
- * scope (see {@link LuaScripts#TALLY_ADD}), in a slot of its own, so in a Cluster it is not atomic
- * with the record. Each call goes out ahead of the record's own command and is waited for after it,
- * so both share one round trip. The count is close rather than exact: a record whose claim never
+ * scope (see {@code LuaScripts.TALLY}), keyed by the scope's digest. Where the tally shares the
+ * record's hash slot (always on a standalone server) the record's own script counts, atomically and
+ * with no command of its own; {@link #sharesSlot} says so. In a Cluster it usually sits in another
+ * slot, and the calls here go out ahead of the record's command and are waited for after it, so
+ * both share one round trip; the count is then close rather than exact: a record whose claim never
  * answered counts until the end its claim gave it.
  */
 public final class ScopeTally {
 
+  private final RedisBackend backend;
   private final ScriptRunner scripts;
   private final RedisKeys keys;
 
-  public ScopeTally(ScriptRunner scripts, RedisKeys keys) {
+  public ScopeTally(RedisBackend backend, ScriptRunner scripts, RedisKeys keys) {
+    this.backend = backend;
     this.scripts = scripts;
     this.keys = keys;
+  }
+
+  /** The Redis key of {@code key}'s scope's tally. */
+  public byte[] tally(IdempotencyKey key) {
+    return keys.tally(RedisKeys.digest(key.scope()));
+  }
+
+  /**
+   * Whether {@code tally}, a tally's key, is in the hash slot of {@code recordKey}, so that one
+   * script may write both.
+   */
+  public boolean sharesSlot(byte[] recordKey, byte[] tally) {
+    return backend.slotOf(recordKey) == backend.slotOf(tally);
   }
 
   /**
@@ -42,9 +59,5 @@ public final class ScopeTally {
   /** Stops counting a record that was given up. */
   public CompletableFuture<Long> remove(IdempotencyKey key) {
     return scripts.numberAsync(LuaScripts.TALLY_REMOVE, tally(key), RedisKeys.bytes(key.digest()));
-  }
-
-  private byte[] tally(IdempotencyKey key) {
-    return keys.tally(RedisKeys.digest(key.scope()));
   }
 }

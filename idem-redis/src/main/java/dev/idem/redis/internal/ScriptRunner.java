@@ -52,9 +52,14 @@ public final class ScriptRunner {
     return send(script, ScriptOutputType.MULTI, keys, args);
   }
 
-  /** As {@link #listAsync}, for a script that answers an integer. */
+  /** As {@link #listAsync(Script, byte[], byte[]...)}, for a script that answers an integer. */
   public CompletableFuture<Long> numberAsync(Script script, byte[] key, byte[]... args) {
     return send(script, ScriptOutputType.INTEGER, new byte[][] {key}, args);
+  }
+
+  /** As {@link #numberAsync(Script, byte[], byte[]...)}, for a script of several keys. */
+  public CompletableFuture<Long> numberAsync(Script script, byte[][] keys, byte[]... args) {
+    return send(script, ScriptOutputType.INTEGER, keys, args);
   }
 
   /**
