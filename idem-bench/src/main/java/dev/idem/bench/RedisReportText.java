@@ -73,8 +73,10 @@ record RedisReportText(
     lines.add(
         "- "
             + RedisBench.PAIR_CAPPED
-            + ": the same with a cap on the scope (`ClaimRequest.scopeCap`, one scope per thread,"
-            + " never reached), as the starter sets for each caller of an HTTP route: the claim"
+            + ": the same with the starter's cap of 10 000 live records per caller"
+            + " (`ClaimRequest.scopeCap`; each thread a caller whose scope changes every 5,000"
+            + " keys, so the cap is never reached), as the starter sets for each caller of an HTTP"
+            + " route: the claim"
             + " and completion scripts also count the record in the scope's sorted set, which"
             + " shares the record's hash slot on a standalone server (`ZADD`, `ZCARD`,"
             + " `PEXPIREAT` in the claim; `TIME`, `ZADD`, `PEXPIREAT` in the completion).");

@@ -6,8 +6,11 @@ import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -61,6 +64,23 @@ public class AmqpTestApplication {
   @Bean
   JdbcTemplate jdbcTemplate(DataSource dataSource) {
     return new JdbcTemplate(dataSource);
+  }
+
+  /**
+   * A second container factory whose listeners get consumer batches: up to 10 messages, or what
+   * came within 200 ms.
+   */
+  @Bean
+  SimpleRabbitListenerContainerFactory batchFactory(
+      SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connections) {
+    SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+    configurer.configure(factory, connections);
+    factory.setBatchListener(true);
+    factory.setConsumerBatchEnabled(true);
+    factory.setBatchSize(10);
+    factory.setPrefetchCount(10);
+    factory.setReceiveTimeout(200L);
+    return factory;
   }
 
   @Bean

@@ -36,6 +36,7 @@ class IdempotentListenerIT {
   private String deadLetters;
   private String keyedQueue;
   private String manualQueue;
+  private String batchQueue;
   private ConfigurableApplicationContext consumer;
 
   @BeforeEach
@@ -46,6 +47,7 @@ class IdempotentListenerIT {
     queue = rabbit.declare("effects", deadLetters);
     keyedQueue = rabbit.declare("keyed", null);
     manualQueue = rabbit.declare("manual", deadLetters);
+    batchQueue = rabbit.declare("batched", deadLetters);
   }
 
   @AfterEach
@@ -72,6 +74,7 @@ class IdempotentListenerIT {
     properties.put("test.queue", queue);
     properties.put("test.keyed-queue", keyedQueue);
     properties.put("test.manual-queue", manualQueue);
+    properties.put("test.batch-queue", batchQueue);
     properties.put("test.concurrency", String.valueOf(concurrency));
     consumer = AmqpTestApplication.start(properties);
   }
@@ -256,5 +259,69 @@ class IdempotentListenerIT {
     assertThat(effects.rows(refused)).isZero();
     assertThat(effects.rows(next)).isEqualTo(1);
     assertThat(rabbit.depth(manualQueue)).isZero();
+  }
+
+  @Test
+  void aBatchListenerGetsOnlyTheMessagesNotProcessedBeforeAndAppliesEachOnce() {
+    startConsumer(1, "test.batch", "true");
+    int ids = 30;
+    for (int i = 0; i < ids; i++) {
+      String id = "batch-" + i + "-" + newId();
+      rabbit.publish(batchQueue, id, id, Map.of());
+      rabbit.publish(batchQueue, id, id, Map.of()); // the copy in the same batch or the next
+    }
+
+    await().atMost(PATIENCE).until(() -> effects.rows() == ids && rabbit.depth(batchQueue) == 0);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(ids);
+    assertThat(effects.distinctBodies()).isEqualTo(ids);
+    assertThat(listeners.calls()).as("each body handed to the listener once").isEqualTo(ids);
+    assertThat(listeners.batchSizes()).as("batches of more than one").anyMatch(n -> n > 1);
+    assertThat(listeners.allInTransaction()).isTrue();
+    assertThat(rabbit.depth(batchQueue)).isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
+  void aBatchWhoseListenerFailsComesAgainAndEachMessageIsAppliedOnce() {
+    startConsumer(1, "test.batch", "true");
+    String failing = "fail-once-" + newId();
+    String other = newId();
+    rabbit.publish(batchQueue, other, other, Map.of());
+    rabbit.publish(batchQueue, failing, failing, Map.of());
+
+    await().atMost(PATIENCE).until(() -> effects.rows(failing) == 1 && effects.rows(other) == 1);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(listeners.calls()).as("the failed attempt ran too").isGreaterThan(2);
+    assertThat(effects.rows()).as("its writes rolled back with the claims").isEqualTo(2);
+    assertThat(rabbit.depth(batchQueue)).isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
+  void aMessageWithoutIdInABatchReachesTheDeadLettersAndTheOthersAreAppliedOnce(
+      CapturedOutput output) {
+    startConsumer(1, "test.batch", "true");
+    String first = newId();
+    String second = newId();
+    rabbit.publish(batchQueue, first, first, Map.of());
+    rabbit.publish(batchQueue, "no-id", null, Map.of());
+    rabbit.publish(batchQueue, second, second, Map.of());
+
+    await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) >= 1);
+    await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows("no-id")).isZero();
+    assertThat(effects.rows()).isEqualTo(2);
+    assertThat(listeners.calls()).isEqualTo(2);
+    assertThat(rabbit.depth(batchQueue)).isZero();
+    assertThat(output)
+        .contains("for consumer group batched: it has no message-id; rejected without requeue");
   }
 }

@@ -1,8 +1,10 @@
 package dev.idem.spring.amqp;
 
 import dev.idem.spring.messaging.IdempotentListener;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +33,7 @@ public class TestListeners {
   private final Set<String> threads = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean allInTransaction = new AtomicBoolean(true);
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+  private final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
 
   public TestListeners(
       JdbcTemplate jdbc,
@@ -75,6 +78,24 @@ public class TestListeners {
   @RabbitListener(id = "manual", queues = "${test.manual-queue}", ackMode = "MANUAL")
   public void applyWithManualAck(String body) throws InterruptedException {
     effect(body);
+  }
+
+  /** The sizes of the lists the batch listener got, in order. */
+  public List<Integer> batchSizes() {
+    return List.copyOf(batchSizes);
+  }
+
+  @IdempotentListener("batched")
+  @RabbitListener(
+      id = "batched",
+      queues = "${test.batch-queue:unused}",
+      containerFactory = "batchFactory",
+      autoStartup = "${test.batch:false}")
+  public void applyBatch(List<String> bodies) throws InterruptedException {
+    batchSizes.add(bodies.size());
+    for (String body : bodies) {
+      effect(body);
+    }
   }
 
   private void effect(String body) throws InterruptedException {

@@ -6,8 +6,6 @@ import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.amqp.internal.DeliveryBinder.RabbitDelivery;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Objects;
@@ -26,29 +24,30 @@ import org.springframework.amqp.rabbit.listener.support.ContainerUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationException;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The advice around {@code @IdempotentListener} methods: finds the message id, runs the method once
  * per {@code (group, id)} through core's {@link IdempotentConsumer} (in a transaction when the
- * store joins them), and refuses messages without an id.
+ * store joins them), and refuses messages without an id. A consumer batch goes to {@link
+ * BatchListenerAdvice}.
  */
 final class IdempotentListenerInterceptor implements MethodInterceptor {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentListenerInterceptor.class);
 
   /** What the advice knows about one listener method. */
-  private record Listener(
+  record Listener(
       String group, IdempotentConsumer consumer, MessageIdSource ids, boolean manualAck) {}
 
   private final DeliveryBinder binder;
   private final ListenerBeans engine;
+  private final BatchListenerAdvice batches;
   private final Map<Method, Listener> listeners = new ConcurrentHashMap<>();
 
   IdempotentListenerInterceptor(DeliveryBinder binder, ListenerBeans engine) {
     this.binder = binder;
     this.engine = engine;
+    this.batches = new BatchListenerAdvice(engine);
   }
 
   @Override
@@ -59,6 +58,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
           invocation.getMethod(), "the AMQP message being delivered");
     }
     Listener listener = listeners.computeIfAbsent(invocation.getMethod(), this::listener);
+    if (delivery.batch()) {
+      return batches.invoke(invocation, listener, delivery);
+    }
     String id = messageId(listener, delivery.message(), invocation.getArguments());
     @Nullable Object[] result = new Object[1];
     try {
@@ -82,12 +84,12 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
       // a rejectManual failure asks the container to reject the delivery itself; a nack here
       // would settle the tag first and the container's reject would then close the channel
       if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
-        nack(delivery);
+        ManualAcks.requeue(delivery.channel(), delivery.messages());
       }
       throw e;
     }
     if (listener.manualAck()) {
-      ackAfterCommit(delivery);
+      ManualAcks.ackAfterCommit(delivery.channel(), delivery.messages());
     }
     return result[0];
   }
@@ -121,10 +123,25 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     return AcknowledgeMode.MANUAL.name().equalsIgnoreCase(mode);
   }
 
+  /** How a message's id is found: by the listener's {@link MessageIdSource}. */
+  @FunctionalInterface
+  interface IdLookup {
+    @Nullable String id();
+  }
+
   private String messageId(Listener listener, Message message, @Nullable Object[] args) {
+    return messageId(listener, message, () -> listener.ids().idOf(message, args));
+  }
+
+  /**
+   * The id {@code lookup} finds for {@code message}.
+   *
+   * @throws AmqpRejectAndDontRequeueException (logged) when it finds none or fails
+   */
+  static String messageId(Listener listener, Message message, IdLookup lookup) {
     String id;
     try {
-      id = listener.ids().idOf(message, args);
+      id = lookup.id();
     } catch (EvaluationException e) {
       log.error(
           "refused a message on queue {} (delivery tag {}) for consumer group {}: its {} failed;"
@@ -154,35 +171,8 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     return id;
   }
 
-  /** Acknowledges when the transaction around this call commits, or now if there is none. */
-  private static void ackAfterCommit(RabbitDelivery delivery) throws IOException {
-    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-      delivery.channel().basicAck(tag(delivery.message()), false);
-      return;
-    }
-    TransactionSynchronizationManager.registerSynchronization(
-        new TransactionSynchronization() {
-          @Override
-          public void afterCompletion(int status) {
-            try {
-              if (status == STATUS_COMMITTED) {
-                delivery.channel().basicAck(tag(delivery.message()), false);
-              } else {
-                nack(delivery);
-              }
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          }
-        });
-  }
-
-  private static void nack(RabbitDelivery delivery) throws IOException {
-    delivery.channel().basicNack(tag(delivery.message()), false, true);
-  }
-
   private static long tag(Message message) {
-    return message.getMessageProperties().getDeliveryTag();
+    return ManualAcks.tag(message);
   }
 
   private static @Nullable String queue(Message message) {

@@ -40,14 +40,32 @@ final class MessageIdSource {
    * @throws org.springframework.expression.EvaluationException when the expression fails
    */
   @Nullable String idOf(Message message, @Nullable Object[] args) {
+    return evaluate(message, payloadIndex < 0 ? null : payloadOf(args[payloadIndex]), args);
+  }
+
+  /**
+   * The id of {@code message}, one of a batch, whose element of the listener's list is {@code
+   * element}; null when it has none.
+   *
+   * @throws org.springframework.expression.EvaluationException when the expression fails
+   */
+  @Nullable String idOf(Message message, @Nullable Object element, @Nullable Object[] args) {
+    return evaluate(message, payloadOf(element), args);
+  }
+
+  private @Nullable String evaluate(
+      Message message, @Nullable Object payload, @Nullable Object[] args) {
     if (key.isDefault()) {
       return message.getMessageProperties().getMessageId();
     }
-    Object payload = payloadIndex < 0 ? null : payloadOf(args[payloadIndex]);
     return key.evaluate(new ListenerMessage(message, payload), args);
   }
 
+  // a list of AMQP messages has no payload apart from them; a Spring message carries its own
   private static @Nullable Object payloadOf(@Nullable Object arg) {
+    if (arg instanceof Message) {
+      return null;
+    }
     return arg instanceof org.springframework.messaging.Message<?> m ? m.getPayload() : arg;
   }
 

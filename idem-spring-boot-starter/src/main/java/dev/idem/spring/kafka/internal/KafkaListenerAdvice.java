@@ -6,6 +6,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.spring.kafka.internal.RecordBinder.KafkaDelivery;
+import dev.idem.spring.messaging.internal.HeldClaims;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.lang.reflect.Method;
@@ -259,19 +260,13 @@ final class KafkaListenerAdvice implements MethodInterceptor {
    * failed record of a batch) are released either way.
    */
   private void settle(List<Held> held, boolean succeeded, int releasedFrom) {
-    Deferral deferral = succeeded ? engine.deferral() : Deferral.NONE;
-    List<PendingOutcome> completed = new ArrayList<>();
+    List<PendingOutcome> done = new ArrayList<>();
+    List<PendingOutcome> undone = new ArrayList<>();
     for (Held h : held) {
-      if (!succeeded || (releasedFrom >= 0 && h.position() >= releasedFrom)) {
-        h.outcome().release();
-      } else if (deferral.holds()) {
-        deferral.hold(h.outcome());
-      } else {
-        completed.add(h.outcome());
-      }
+      boolean released = !succeeded || (releasedFrom >= 0 && h.position() >= releasedFrom);
+      (released ? undone : done).add(h.outcome());
     }
-    // their store calls sent together: one round trip for the batch on Redis
-    PendingOutcome.completeAll(completed);
+    HeldClaims.settle(done, undone, succeeded ? engine.deferral() : Deferral.NONE);
   }
 
   private Listener listener(Method method) {

@@ -1,0 +1,189 @@
+package dev.idem.spring.amqp.internal;
+
+import dev.idem.core.Deferral;
+import dev.idem.core.InvalidKeyException;
+import dev.idem.core.PendingOutcome;
+import dev.idem.spring.amqp.internal.DeliveryBinder.RabbitDelivery;
+import dev.idem.spring.amqp.internal.IdempotentListenerInterceptor.Listener;
+import dev.idem.spring.messaging.internal.HeldClaims;
+import dev.idem.spring.messaging.internal.ListenerBeans;
+import dev.idem.spring.messaging.internal.ListenerMethods;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.listener.support.ContainerUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The {@code @IdempotentListener} advice for a batch listener (a container factory with {@code
+ * batchListener} and consumer batches: the method takes a list of the messages, of Spring messages
+ * or of payloads, in the order of delivery). The ids of the batch are claimed together (one round
+ * trip on Redis, one insert and one read on a database), the method runs once with the elements not
+ * processed before (and not at all when none is left), and the claims are completed together once
+ * it returned, after the transaction when the store does not write in it. When it throws, every
+ * claim is released (or rolled back with the transaction) and the whole batch comes again.
+ *
+ * <p>A message without an id cannot be refused alone while the container acknowledges the batch as
+ * one: the others are handled first, then the whole batch is rejected without requeue, so the
+ * refused message goes to the dead letters with copies of the others, which a re-drive answers as
+ * duplicates. With ackMode MANUAL, Idem rejects it alone and acknowledges the rest.
+ */
+final class BatchListenerAdvice {
+
+  private static final Logger log = LoggerFactory.getLogger(BatchListenerAdvice.class);
+
+  private final ListenerBeans engine;
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+  BatchListenerAdvice(ListenerBeans engine) {
+    this.engine = engine;
+  }
+
+  /** The ids of a batch's messages that have one, their places in the batch, and the others. */
+  private record Keyed(List<String> ids, List<Integer> positions, List<Message> refused) {}
+
+  @Nullable Object invoke(MethodInvocation invocation, Listener listener, RabbitDelivery delivery)
+      throws Throwable {
+    @Nullable Object[] args = invocation.getArguments();
+    List<Message> messages = delivery.messages();
+    int index = batchIndex(invocation, messages.size());
+    List<?> batch = (List<?>) args[index];
+    Keyed keyed = keyed(listener, messages, batch, args);
+    Object result = null;
+    try {
+      if (!keyed.ids().isEmpty()) {
+        result =
+            engine.<@Nullable Object>inTransaction(
+                () -> run(invocation, listener, index, batch, keyed));
+      }
+    } catch (Exception | Error e) {
+      if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
+        ManualAcks.requeue(delivery.channel(), messages);
+      }
+      throw e;
+    }
+    if (listener.manualAck()) {
+      for (Message refused : keyed.refused()) {
+        ManualAcks.reject(delivery.channel(), refused);
+      }
+      List<Message> handled = new ArrayList<>();
+      for (int position : keyed.positions()) {
+        handled.add(messages.get(position));
+      }
+      ManualAcks.ackAfterCommit(delivery.channel(), handled);
+    } else if (!keyed.refused().isEmpty()) {
+      throw new AmqpRejectAndDontRequeueException(
+          keyed.refused().size()
+              + " message(s) of the batch have no id: the others were handled, and the whole"
+              + " batch is rejected so that those reach the dead letters",
+          true,
+          InvalidKeyException.missing(
+              "a message for consumer group " + listener.group() + " has no id"));
+    }
+    return result;
+  }
+
+  private static Keyed keyed(
+      Listener listener, List<Message> messages, List<?> batch, @Nullable Object[] args) {
+    List<String> ids = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
+    List<Message> refused = new ArrayList<>();
+    for (int i = 0; i < messages.size(); i++) {
+      Message message = messages.get(i);
+      Object element = batch.get(i);
+      try {
+        ids.add(
+            IdempotentListenerInterceptor.messageId(
+                listener, message, () -> listener.ids().idOf(message, element, args)));
+        positions.add(i);
+      } catch (AmqpRejectAndDontRequeueException e) {
+        refused.add(message); // logged by messageId
+      }
+    }
+    return new Keyed(ids, positions, refused);
+  }
+
+  private @Nullable Object run(
+      MethodInvocation invocation, Listener listener, int index, List<?> batch, Keyed keyed)
+      throws Exception {
+    List<PendingOutcome> held = new ArrayList<>();
+    List<Object> fresh = new ArrayList<>();
+    boolean succeeded = false;
+    try {
+      // a claim that fails (a copy in flight elsewhere, the store down) fails the whole batch: the
+      // claims made so far are released and the container requeues every message
+      listener
+          .consumer()
+          .processAll(
+              keyed.ids(),
+              (position, ctx) -> fresh.add(batch.get(keyed.positions().get(position))),
+              held::add);
+      Object result = null;
+      if (fresh.isEmpty()) {
+        log.debug(
+            "{} message(s) were processed before by group {}",
+            keyed.ids().size(),
+            listener.group());
+      } else {
+        invocation.getArguments()[index] = fresh;
+        try {
+          result = ListenerMethods.proceed(invocation);
+        } catch (Exception e) {
+          if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            unknownProgress(listener, e);
+          }
+          throw e;
+        }
+      }
+      succeeded = true;
+      return result;
+    } finally {
+      if (succeeded) {
+        HeldClaims.settle(held, List.of(), engine.deferral());
+      } else {
+        HeldClaims.settle(List.of(), held, Deferral.NONE);
+      }
+    }
+  }
+
+  // A batch listener outside a transaction threw: every message comes again, and those whose
+  // effect it applied run again.
+  private void unknownProgress(Listener listener, Exception e) {
+    if (warned.add(listener.group())) {
+      log.warn(
+          "batch listener of group {} threw {}: its whole batch comes again, and messages whose"
+              + " effect took place run again. Run it in a transaction with the JDBC store, or take"
+              + " the messages one by one (logged once per group)",
+          listener.group(),
+          e.toString());
+    }
+  }
+
+  /**
+   * The place of the listener's list among the arguments: the one list as long as the batch.
+   *
+   * @throws IllegalStateException when the method takes none
+   */
+  private static int batchIndex(MethodInvocation invocation, int size) {
+    @Nullable Object[] args = invocation.getArguments();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i] instanceof List<?> list && list.size() == size) {
+        return i;
+      }
+    }
+    throw new IllegalStateException(
+        "@IdempotentListener "
+            + invocation.getMethod()
+            + " gets a batch of "
+            + size
+            + " messages from its container but takes no list of them; take the batch as a List"
+            + " of messages or payloads");
+  }
+}

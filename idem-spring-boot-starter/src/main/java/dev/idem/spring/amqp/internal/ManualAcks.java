@@ -1,0 +1,66 @@
+package dev.idem.spring.amqp.internal;
+
+import com.rabbitmq.client.Channel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import org.springframework.amqp.core.Message;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The acknowledgements Idem sends for a listener whose container acknowledges nothing itself
+ * (ackMode MANUAL), one per delivery tag.
+ */
+final class ManualAcks {
+
+  private ManualAcks() {}
+
+  /**
+   * Acknowledges {@code messages} when the transaction around this call commits (and requeues them
+   * when it rolls back), or now if there is none.
+   */
+  static void ackAfterCommit(Channel channel, List<Message> messages) throws IOException {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      ack(channel, messages);
+      return;
+    }
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCompletion(int status) {
+            try {
+              if (status == STATUS_COMMITTED) {
+                ack(channel, messages);
+              } else {
+                requeue(channel, messages);
+              }
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        });
+  }
+
+  /** Rejects {@code messages} and asks the broker to deliver them again. */
+  static void requeue(Channel channel, List<Message> messages) throws IOException {
+    for (Message message : messages) {
+      channel.basicNack(tag(message), false, true);
+    }
+  }
+
+  /** Rejects {@code message} without requeue: to the dead letters, if the queue has them. */
+  static void reject(Channel channel, Message message) throws IOException {
+    channel.basicReject(tag(message), false);
+  }
+
+  private static void ack(Channel channel, List<Message> messages) throws IOException {
+    for (Message message : messages) {
+      channel.basicAck(tag(message), false);
+    }
+  }
+
+  static long tag(Message message) {
+    return message.getMessageProperties().getDeliveryTag();
+  }
+}
