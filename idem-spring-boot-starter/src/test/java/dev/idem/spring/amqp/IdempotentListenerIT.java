@@ -37,6 +37,7 @@ class IdempotentListenerIT {
   private String keyedQueue;
   private String manualQueue;
   private String batchQueue;
+  private String batchManualQueue;
   private ConfigurableApplicationContext consumer;
 
   @BeforeEach
@@ -48,6 +49,7 @@ class IdempotentListenerIT {
     keyedQueue = rabbit.declare("keyed", null);
     manualQueue = rabbit.declare("manual", deadLetters);
     batchQueue = rabbit.declare("batched", deadLetters);
+    batchManualQueue = rabbit.declare("batched-manual", deadLetters);
   }
 
   @AfterEach
@@ -75,6 +77,7 @@ class IdempotentListenerIT {
     properties.put("test.keyed-queue", keyedQueue);
     properties.put("test.manual-queue", manualQueue);
     properties.put("test.batch-queue", batchQueue);
+    properties.put("test.batch-manual-queue", batchManualQueue);
     properties.put("test.concurrency", String.valueOf(concurrency));
     consumer = AmqpTestApplication.start(properties);
   }
@@ -323,5 +326,48 @@ class IdempotentListenerIT {
     assertThat(rabbit.depth(batchQueue)).isZero();
     assertThat(output)
         .contains("for consumer group batched: it has no message-id; rejected without requeue");
+  }
+
+  @Test
+  void fourBatchConsumersRacingOnCopiesApplyEachMessageOnce() {
+    startConsumer(1, "test.batch", "true", "test.batch-concurrency", "4");
+    int ids = 60;
+    int copies = 3;
+    for (int c = 0; c < copies; c++) {
+      for (int i = 0; i < ids; i++) {
+        // the same ids in the same order each round, so that consumers' batches overlap
+        String id = "race-" + i + "-" + batchQueue;
+        rabbit.publish(batchQueue, id, id, Map.of());
+      }
+    }
+
+    await().atMost(PATIENCE).until(() -> effects.rows() == ids && rabbit.depth(batchQueue) == 0);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(ids);
+    assertThat(effects.distinctBodies()).isEqualTo(ids);
+    assertThat(listeners.threads()).hasSizeGreaterThan(1);
+    assertThat(rabbit.depth(batchQueue)).isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementABatchRejectsOnlyItsMessageWithoutIdAndAcknowledgesTheRest() {
+    startConsumer(1, "test.batch", "true");
+    String first = newId();
+    String second = newId();
+    rabbit.publish(batchManualQueue, first, first, Map.of());
+    rabbit.publish(batchManualQueue, "no-id", null, Map.of());
+    rabbit.publish(batchManualQueue, first, first, Map.of());
+    rabbit.publish(batchManualQueue, second, second, Map.of());
+
+    await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) == 1);
+    await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(2);
+    assertThat(rabbit.depth(deadLetters)).as("the message without id alone").isEqualTo(1);
+    assertThat(rabbit.depth(batchManualQueue)).as("the rest acknowledged").isZero();
   }
 }

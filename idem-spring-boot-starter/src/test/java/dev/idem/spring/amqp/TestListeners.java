@@ -1,6 +1,7 @@
 package dev.idem.spring.amqp;
 
 import dev.idem.spring.messaging.IdempotentListener;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -90,11 +92,26 @@ public class TestListeners {
       id = "batched",
       queues = "${test.batch-queue:unused}",
       containerFactory = "batchFactory",
+      concurrency = "${test.batch-concurrency:1}",
       autoStartup = "${test.batch:false}")
   public void applyBatch(List<String> bodies) throws InterruptedException {
     batchSizes.add(bodies.size());
     for (String body : bodies) {
       effect(body);
+    }
+  }
+
+  @IdempotentListener("batched-manual")
+  @RabbitListener(
+      id = "batched-manual",
+      queues = "${test.batch-manual-queue:unused}",
+      containerFactory = "batchFactory",
+      ackMode = "MANUAL",
+      autoStartup = "${test.batch:false}")
+  public void applyBatchWithManualAck(List<Message> messages) throws InterruptedException {
+    batchSizes.add(messages.size());
+    for (Message message : messages) {
+      effect(new String(message.getBody(), StandardCharsets.UTF_8));
     }
   }
 
