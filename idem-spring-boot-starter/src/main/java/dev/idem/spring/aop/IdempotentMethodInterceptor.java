@@ -17,7 +17,6 @@ import dev.idem.spring.Idempotent;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.NotInGuardedCallException;
 import dev.idem.spring.ai.internal.ToolCalls;
-import dev.idem.spring.aop.internal.ComparedArguments;
 import dev.idem.spring.aop.internal.JsonArguments;
 import dev.idem.spring.aop.internal.LaterResults;
 import dev.idem.spring.aop.internal.MethodPlan;
@@ -28,7 +27,6 @@ import dev.idem.spring.aop.internal.ResumedCalls;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
-import dev.idem.spring.aop.internal.ToolPlan;
 import dev.idem.spring.aop.internal.TransactionOutcomes;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import java.lang.reflect.Method;
@@ -36,7 +34,6 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -49,13 +46,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.EvaluationException;
-import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import tools.jackson.databind.ObjectMapper;
@@ -103,7 +94,8 @@ import tools.jackson.databind.ObjectMapper;
  *
  * <p>Longer than 400 lines because it is the one place where a bean call meets the engine, and the
  * order of its decisions (step, scheduled slot, resumable, result that ends later, transaction) is
- * the rule; each decision is a short method of its own or a class beside it.
+ * the rule; each decision is a short method of its own or a class beside it (what identifies the
+ * call, its key, scope and fingerprint: {@link CallIdentity}).
  */
 public class IdempotentMethodInterceptor implements MethodInterceptor, AutoCloseable {
 
@@ -123,7 +115,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
   private final InFlightWork inFlight;
   private final LaterResults later;
   private final SpelExpressionParser parser = new SpelExpressionParser();
-  private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+  private final CallIdentity identity;
   private final Map<AnnotatedElementKey, MethodPlan> plans = new ConcurrentHashMap<>();
   private final Set<Method> warned = ConcurrentHashMap.newKeySet();
   private final ScheduledRuns scheduled = new ScheduledRuns();
@@ -153,6 +145,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
     this.beanFactory = beanFactory;
     this.inFlight = inFlight;
     this.later = later;
+    this.identity = new CallIdentity(mapper, callers, beanFactory);
     this.events =
         beanFactory instanceof ConfigurableListableBeanFactory factory
             ? new ListenerBeans(
@@ -172,7 +165,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
         target == null ? method.getDeclaringClass() : AopUtils.getTargetClass(target);
     MethodPlan plan = planOf(method, targetClass);
     @Nullable Object[] arguments = invocation.getArguments();
-    EvaluationContext context = context(plan, target, arguments);
+    EvaluationContext context = identity.context(plan, target, arguments);
     if (plan.isStep()) {
       return step(plan, context, arguments, invocation);
     }
@@ -247,14 +240,14 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       @Nullable Object[] arguments,
       @Nullable String followed) {
     ScheduledSlot slot = plan.slot();
-    String value = slot != null ? slotOf(slot, followed) : keyValue(plan, context);
+    String value = slot != null ? slotOf(slot, followed) : CallIdentity.keyValue(plan, context);
     if (value == null) {
       return null;
     }
     return new Guarded(
         value,
-        IdempotencyKey.of(scope(plan, arguments), value),
-        fingerprint(plan, context, arguments));
+        IdempotencyKey.of(identity.scope(plan, arguments), value),
+        identity.fingerprint(plan, context, arguments));
   }
 
   /**
@@ -375,7 +368,7 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
       throw new LeaseLostException(
           "the lease of " + run.key() + " was lost before its step " + plan.operation() + " began");
     }
-    Fingerprint input = fingerprint(plan, context, arguments);
+    Fingerprint input = identity.fingerprint(plan, context, arguments);
     String name = steps.next(run, plan.operation(), input);
     Work<@Nullable Object, Exception> work =
         inFlight.<@Nullable Object, Exception>track(ctx -> proceed(invocation));
@@ -419,89 +412,6 @@ public class IdempotentMethodInterceptor implements MethodInterceptor, AutoClose
               + " again. If its effects are in the transaction, declare @Transactional on it",
           plan.operation());
     }
-  }
-
-  private EvaluationContext context(
-      MethodPlan plan, @Nullable Object target, @Nullable Object[] arguments) {
-    MethodBasedEvaluationContext context =
-        new MethodBasedEvaluationContext(target, plan.method(), arguments, parameterNames);
-    if (beanFactory != null) {
-      context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-    }
-    return context;
-  }
-
-  /** The key's value, or null when it is absent and not required. */
-  private static @Nullable String keyValue(MethodPlan plan, EvaluationContext context) {
-    Object value = evaluate(plan, Objects.requireNonNull(plan.key(), "a keyed plan"), context);
-    String text = value == null ? null : value.toString();
-    if (text == null || text.isBlank()) {
-      if (!plan.required()) {
-        return null;
-      }
-      ToolPlan tool = plan.tool();
-      throw InvalidKeyException.missing(
-          tool != null && tool.keyFromCall()
-              ? "the tool "
-                  + tool.name()
-                  + " needs an idempotency key: send the same "
-                  + ToolCalls.KEY
-                  + " with every retry of a call, in the call's _meta or as its argument"
-              : "the key expression of "
-                  + plan.operation()
-                  + " gave "
-                  + (text == null ? "null" : "''"));
-    }
-    return text;
-  }
-
-  private Fingerprint fingerprint(
-      MethodPlan plan, EvaluationContext context, @Nullable Object[] arguments) {
-    Expression compared = plan.fingerprint();
-    if (compared != null) {
-      Object value = evaluate(plan, compared, context);
-      return Fingerprint.ofJson(
-          plan.operation(), mapper.writeValueAsString(value), plan.ignoredFields());
-    }
-    if (plan.comparedArguments().isEmpty()) {
-      return Fingerprint.NONE;
-    }
-    String json;
-    try {
-      json = mapper.writeValueAsString(ComparedArguments.of(plan, arguments));
-    } catch (RuntimeException e) {
-      throw new IllegalStateException(ComparedArguments.unwritable(plan, e), e);
-    }
-    return Fingerprint.ofJson(plan.operation(), json, plan.ignoredFields());
-  }
-
-  private static @Nullable Object evaluate(
-      MethodPlan plan, Expression expression, EvaluationContext context) {
-    try {
-      return expression.getValue(context);
-    } catch (EvaluationException e) {
-      throw new InvalidKeyException(
-          "could not evaluate '"
-              + expression.getExpressionString()
-              + "' of "
-              + plan.operation()
-              + ": "
-              + e.getMessage());
-    }
-  }
-
-  private String scope(MethodPlan plan, @Nullable Object[] arguments) {
-    if (plan.eventListener()) {
-      // an event has no caller: its first delivery may run on a request's thread, its resubmission
-      // on a scheduler's, and both must find one record
-      return plan.operation();
-    }
-    String caller = callers == null ? null : callers.resolve(plan.method(), arguments);
-    ToolPlan tool = plan.tool();
-    if (tool != null) {
-      caller = ToolCalls.caller(tool.name(), tool.keyFromCall(), caller);
-    }
-    return caller == null ? plan.operation() : IdempotencyKey.scope(plan.operation(), caller);
   }
 
   private static @Nullable Object proceed(MethodInvocation invocation) throws Exception {
