@@ -68,8 +68,8 @@ record RedisReportText(
             + RedisBench.PAIR
             + ": `RedisIdempotencyStore.claim` of a fresh key, then `complete` with a 25-byte"
             + " outcome: two round trips, so 50 % of the raw SET rate is the physical limit. The"
-            + " claim is the claim script (`TIME`, `GET`, `SET PXAT`), whose fence follows the"
-            + " server's clock; the completion a script (`GET`, `SET PX`).");
+            + " claim is one `SET NX PX ... GET` whose fence is the server's clock as the store"
+            + " read it (`TIME` about once a second); the completion a script (`GET`, `SET PX`).");
     lines.add(
         "- "
             + RedisBench.PAIR_CAPPED

@@ -156,13 +156,12 @@ final class RedisStoreScenarios implements AutoCloseable {
   /**
    * {@link #claimComplete()} with a cap on the scope, as the starter sets for every caller of an
    * HTTP route: the claim and completion scripts also count the record in the scope's tally. The
-   * starter's cap of 10 000 live records; each thread is one caller whose scope changes every
-   * 5,000 keys, so the cap is never reached and no tally grows past what a capped caller's can.
+   * starter's cap of 10 000 live records; each thread is one caller whose scope changes every 5,000
+   * keys, so the cap is never reached and no tally grows past what a capped caller's can.
    */
   RedisLoadDriver.Op claimCompleteCapped() {
     return (thread, seq) -> {
-      IdempotencyKey key =
-          IdempotencyKey.of(SCOPE + ":" + thread + ":" + seq / 5_000, "c-" + seq);
+      IdempotencyKey key = IdempotencyKey.of(SCOPE + ":" + thread + ":" + seq / 5_000, "c-" + seq);
       ClaimResult result =
           now(freshStore.claim(new ClaimRequest(key, Fingerprint.NONE, LEASE, false, 10_000)));
       if (!(result instanceof ClaimResult.Claimed claimed)) {

@@ -90,7 +90,7 @@ public final class RedisIdempotencyStore
       this.replays = new CompletedReplays(backend.stringsAsync(), clock);
       this.tally = new ScopeTally(backend, scripts, keys);
       this.changes = new Notifications(backend.openPubSub(), keys.changeChannel());
-      this.claims = new RecordClaims(keys, scripts, replays, tally, changes);
+      this.claims = new RecordClaims(backend, keys, scripts, replays, tally, changes);
       this.batches = new ClaimBatches(backend, keys, claims);
       this.completions = new RecordCompletions(backend, keys, scripts, replays, tally, clock);
     } catch (RedisException e) {

@@ -14,10 +14,10 @@ import java.util.HexFormat;
  * <p>A record is one string value in the form of {@link RecordValue}, which the scripts read with
  * {@code fields} and write with {@code encode}. Every write sets the key's expiry with the value
  * ({@code SET ... PXAT}, or {@code PX} for a completion), so nothing outlives its record. Every
- * claim comes here, a fresh key's too, so that every fence comes from the record and the server's
- * clock. Records that earlier versions claimed with a plain {@code SET NX PX} carry their lease
- * length {@code L} instead of times; the scripts take their lease end and expiry from the key's
- * expiry ({@code PEXPIRETIME}).
+ * claim of a key that holds a record comes here, so that its fence comes from the record and the
+ * server's clock. Records claimed with a plain {@code SET NX PX} (a key that held none, see {@link
+ * RecordClaims}) carry their lease length {@code L} instead of times; the scripts take their lease
+ * end and expiry from the key's expiry ({@code PEXPIRETIME}).
  *
  * <p>Longer than 500 lines because every script of the backend lives here (records, locks, the
  * resume log), where the rules they share ({@code NOW}, {@code FIELDS}, {@code READ}) are written

@@ -8,9 +8,12 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Lease;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -45,10 +48,13 @@ public final class RecordClaims {
   private final ScriptRunner scripts;
   private final CompletedReplays replays;
   private final ScopeTally tally;
+  private final ServerClock serverClock;
+  private final RedisStringAsyncCommands<byte[], byte[]> strings;
   private final Notifications changes;
   private final byte[] changeChannel;
 
   public RecordClaims(
+      RedisBackend backend,
       RedisKeys keys,
       ScriptRunner scripts,
       CompletedReplays replays,
@@ -58,6 +64,8 @@ public final class RecordClaims {
     this.scripts = scripts;
     this.replays = replays;
     this.tally = tally;
+    this.serverClock = new ServerClock(backend);
+    this.strings = backend.stringsAsync();
     this.changes = changes;
     this.changeChannel = keys.changeChannel();
   }
@@ -143,11 +151,13 @@ public final class RecordClaims {
   }
 
   /**
-   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first;
-   * every other claim is the claim script, whose fence comes from the record and the server's
-   * clock, never from this process's: fences grow across nodes whose clocks differ. A capped claim
-   * sends its count in the scope's tally ahead of the record's command, and is released and refused
-   * when the scope is full.
+   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first. An
+   * uncapped claim with a lease of {@link ServerClock#SHORTEST_LEASE} or more is a plain {@code SET
+   * NX} fenced by the server's clock as read here (its {@code GET} answers a completed record, and
+   * any other record goes to the script); every other claim is the claim script, whose fence comes
+   * from the record and the server's clock. Neither reads this process's wall clock: fences grow
+   * across nodes whose clocks differ. A capped claim counts in its scope's tally (in the script
+   * when the tally shares the record's slot) and is refused when the scope is full.
    */
   public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
     byte[] recordKey = keys.record(request.key());
@@ -171,7 +181,12 @@ public final class RecordClaims {
     long leaseMillis = RedisKeys.millis(request.lease());
     IdempotencyKey key = request.key();
     if (!request.capped()) {
-      return claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner);
+      boolean bySet =
+          !request.requireIssued() && request.lease().compareTo(ServerClock.SHORTEST_LEASE) >= 0;
+      long fence = bySet ? serverClock.nextFence() : 0;
+      return fence > 0
+          ? claimBySet(recordKey, request, owner, fence)
+          : claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner);
     }
     byte[] tallyKey = tally.tally(key);
     if (tally.sharesSlot(recordKey, tallyKey)) {
@@ -211,6 +226,53 @@ public final class RecordClaims {
     return number == 1
         ? null
         : StoreFullException.scopeCap(request.scopeCap(), request.key().scope());
+  }
+
+  /**
+   * Claims a key that holds no record with one {@code SET NX PX ... GET}: the record in progress
+   * with its lease length {@code L} instead of times (the key expires after twice the lease, and
+   * the lease ends one lease before, by the server's clock) and a fence from {@link ServerClock}.
+   * When the key holds a record, {@code GET} returns it: a completed one answers as the claim
+   * script would; any other goes on to the script.
+   */
+  private CompletableFuture<ClaimResult> claimBySet(
+      byte[] recordKey, ClaimRequest request, String owner, long fence) {
+    IdempotencyKey key = request.key();
+    long leaseMillis = RedisKeys.millis(request.lease());
+    byte[] value =
+        new RecordValue.Writer()
+            .field('S', "P")
+            .field('F', fence)
+            .field('O', owner)
+            .field('L', leaseMillis)
+            .field('P', request.fingerprint().value())
+            .field('A', key.scope())
+            .field('V', key.value())
+            .toBytes();
+    return ScriptRunner.command(
+            () -> strings.setGet(recordKey, value, SetArgs.Builder.nx().px(2 * leaseMillis)))
+        .thenCompose(
+            held -> {
+              if (held == null) {
+                Instant until = Instant.ofEpochMilli(fence / 1_000 + leaseMillis);
+                return CompletableFuture.<ClaimResult>completedFuture(
+                    new ClaimResult.Claimed(new Lease(key, fence, owner, until)));
+              }
+              ClaimResult completed = RecordReplies.completed(held, request);
+              if (completed instanceof ClaimResult.Completed done) {
+                replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
+              }
+              return completed != null
+                  ? CompletableFuture.completedFuture(completed)
+                  : CompletableFuture.supplyAsync(
+                          () ->
+                              claimByScript(
+                                  new byte[][] {recordKey, keys.givenBack(key, owner)},
+                                  request,
+                                  owner),
+                          ScriptRunner.FOLLOW_UP)
+                      .thenCompose(Function.identity());
+            });
   }
 
   // The claim script; with the tally among the keys (and its two arguments), it counts as well.

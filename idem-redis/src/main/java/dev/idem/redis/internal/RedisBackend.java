@@ -7,6 +7,8 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the store and the lock provider need from Redis, the same for a standalone server and a
@@ -52,6 +54,14 @@ public interface RedisBackend extends AutoCloseable {
    */
   default int slotOf(byte[] key) {
     return 0;
+  }
+
+  /**
+   * The server's clock ({@code TIME}: seconds and microseconds) when every key lives on one server
+   * with one clock; null in a Cluster, whose nodes' clocks differ.
+   */
+  default @Nullable CompletableFuture<List<byte[]>> serverTime() {
+    return null;
   }
 
   /** Plain string commands on the same connection, routed by key. */

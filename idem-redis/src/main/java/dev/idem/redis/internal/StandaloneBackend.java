@@ -13,6 +13,7 @@ import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /** A {@link RedisBackend} on one Redis server (or a primary behind a proxy). */
 public final class StandaloneBackend implements RedisBackend {
@@ -38,6 +39,11 @@ public final class StandaloneBackend implements RedisBackend {
   @Override
   public Timer timer() {
     return connection.getResources().timer();
+  }
+
+  @Override
+  public CompletableFuture<List<byte[]>> serverTime() {
+    return ScriptRunner.sent(() -> connection.async().time());
   }
 
   @Override

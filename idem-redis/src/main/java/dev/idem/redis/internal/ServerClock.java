@@ -1,0 +1,95 @@
+package dev.idem.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This process's reading of a standalone Redis server's clock, for the fences of claims that write
+ * a fresh key with a plain {@code SET}: a {@code TIME} sample taken at most about a second ago,
+ * carried forward by this process's monotonic clock, never by its wall clock (application nodes'
+ * wall clocks may differ by minutes). A sample is taken as of the moment its reply arrived, so the
+ * reading runs behind the server by up to one round trip, never ahead of it by more than the drift
+ * of two clocks over a second. Such a fence is only given to a key that holds no record, whose last
+ * fence (if any) was handed out at least as long ago as the shortest life of a record: a lease and
+ * its margin, or a retention.
+ */
+public final class ServerClock {
+
+  private static final Logger log = LoggerFactory.getLogger(ServerClock.class);
+
+  // How old a sample may get before a new one is asked for.
+  private static final long RESAMPLE_NANOS = 1_000_000_000L;
+
+  // The longest round trip a sample may take to count: a reply that came late, or was read late
+  // (a busy or paused client), would leave the reading behind by as long.
+  private static final long MAX_ROUND_TRIP_NANOS = 50_000_000L;
+
+  /**
+   * The shortest lease whose claims may take a fence from this reading: its record lives twice as
+   * long, far longer than the reading can lag.
+   */
+  public static final Duration SHORTEST_LEASE = Duration.ofSeconds(1);
+
+  private record Sample(long serverMicros, long nanos) {}
+
+  private final RedisBackend backend;
+  private final AtomicBoolean sampling = new AtomicBoolean();
+  private final AtomicLong lastFence = new AtomicLong();
+  private volatile @Nullable Sample sample;
+
+  public ServerClock(RedisBackend backend) {
+    this.backend = backend;
+  }
+
+  /**
+   * A fence for a fresh key: the server's clock in microseconds as read here, and greater than
+   * every fence this reading gave before; 0 when there is no reading (yet, or in a Cluster), and
+   * then the claim script must make the fence.
+   */
+  public long nextFence() {
+    long now = System.nanoTime();
+    Sample s = sample;
+    if (s == null || now - s.nanos() > RESAMPLE_NANOS) {
+      resample();
+    }
+    if (s == null) {
+      return 0;
+    }
+    long micros = s.serverMicros() + (now - s.nanos()) / 1_000;
+    return lastFence.updateAndGet(last -> Math.max(last + 1, micros));
+  }
+
+  private void resample() {
+    CompletableFuture<List<byte[]>> time = backend.serverTime();
+    if (time == null || !sampling.compareAndSet(false, true)) {
+      return;
+    }
+    long sent = System.nanoTime();
+    time.whenComplete(
+        (reply, failure) -> {
+          try {
+            long received = System.nanoTime();
+            if (failure == null && received - sent <= MAX_ROUND_TRIP_NANOS) {
+              sample = new Sample(micros(reply), received);
+            } else if (failure != null) {
+              log.debug("no reading of the server's clock: {}", failure.toString());
+            }
+          } finally {
+            sampling.set(false);
+          }
+        });
+  }
+
+  private static long micros(List<byte[]> reply) {
+    long seconds = Long.parseLong(new String(reply.get(0), StandardCharsets.US_ASCII));
+    long micros = Long.parseLong(new String(reply.get(1), StandardCharsets.US_ASCII));
+    return seconds * 1_000_000 + micros;
+  }
+}
