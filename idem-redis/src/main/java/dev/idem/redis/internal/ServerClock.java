@@ -27,6 +27,10 @@ public final class ServerClock {
   // How old a sample may get before a new one is asked for.
   private static final long RESAMPLE_NANOS = 1_000_000_000L;
 
+  // The oldest sample a fence may come from: past it (no sample kept for a minute, every round
+  // trip too slow or failing) the two clocks may have drifted apart, and claims go to the script.
+  private static final long MAX_AGE_NANOS = 60_000_000_000L;
+
   // The longest round trip a sample may take to count: a reply that came late, or was read late
   // (a busy or paused client), would leave the reading behind by as long.
   private static final long MAX_ROUND_TRIP_NANOS = 50_000_000L;
@@ -50,8 +54,8 @@ public final class ServerClock {
 
   /**
    * A fence for a fresh key: the server's clock in microseconds as read here, and greater than
-   * every fence this reading gave before; 0 when there is no reading (yet, or in a Cluster), and
-   * then the claim script must make the fence.
+   * every fence this reading gave before; 0 when there is no reading (yet, for a minute, or in a
+   * Cluster), and then the claim script must make the fence.
    */
   public long nextFence() {
     long now = System.nanoTime();
@@ -59,7 +63,7 @@ public final class ServerClock {
     if (s == null || now - s.nanos() > RESAMPLE_NANOS) {
       resample();
     }
-    if (s == null) {
+    if (s == null || now - s.nanos() > MAX_AGE_NANOS) {
       return 0;
     }
     long micros = s.serverMicros() + (now - s.nanos()) / 1_000;
