@@ -10,6 +10,7 @@ import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInvocation;
@@ -54,7 +55,8 @@ final class BatchListenerAdvice {
     @Nullable Object[] args = invocation.getArguments();
     List<Message> messages = delivery.messages();
     int index = batchIndex(invocation, messages.size());
-    List<?> batch = (List<?>) args[index];
+    // batchIndex found a list there
+    List<?> batch = (List<?>) Objects.requireNonNull(args[index]);
     Keyed keyed = keyed(listener, messages, batch, args);
     Object result = null;
     try {
