@@ -290,6 +290,18 @@ class RedisStandaloneIT extends RedisBackendTests {
       assertThat(now(fresh.claim(ClaimRequest.of(other, Fingerprint.of("a"), lease))))
           .as("a SET that finds a completed record answers it, nothing written")
           .isInstanceOf(ClaimResult.Completed.class);
+      IdempotencyKey third = IdempotencyKey.of(scope, "completed-elsewhere-too");
+      try (RedisIdempotencyStore elsewhere =
+          RedisIdempotencyStore.create(client, "idem-set-it:", Clock.systemUTC())) {
+        Lease theirs =
+            ((ClaimResult.Claimed)
+                    now(elsewhere.claim(ClaimRequest.of(third, Fingerprint.of("a"), lease))))
+                .lease();
+        now(elsewhere.complete(theirs, Outcome.success(new byte[] {9}), Duration.ofMinutes(5)));
+      }
+      assertThat(now(fresh.claim(ClaimRequest.of(third, Fingerprint.of("b"), lease))))
+          .as("and checks its fingerprint as the script would")
+          .isInstanceOf(ClaimResult.Mismatch.class);
     }
   }
 
