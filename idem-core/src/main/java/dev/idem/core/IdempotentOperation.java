@@ -112,7 +112,18 @@ public final class IdempotentOperation<T extends @Nullable Object> {
    */
   public <E extends Exception> Executed<T> executeWithStatus(
       String key, Fingerprint fingerprint, Work<T, E> work) throws E {
-    return idempotency.call(key(key), fingerprint).codec(codec).config(config).runWithStatus(work);
+    return call(key, fingerprint).runWithStatus(work);
+  }
+
+  /**
+   * The call of {@code key} with {@code fingerprint} in this operation's scope, with its codec and
+   * config: what {@link #executeWithStatus} runs, for a caller that runs it otherwise ({@link
+   * IdempotentCall#runAsync}, or with a deferral).
+   *
+   * @throws InvalidKeyException if {@code key} is not a valid key value
+   */
+  public IdempotentCall<T> call(String key, Fingerprint fingerprint) {
+    return idempotency.call(key(key), fingerprint).codec(codec).config(config);
   }
 
   private static void checkName(String name) {

@@ -4,10 +4,8 @@ import dev.idem.core.Executed;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotentCall;
 import dev.idem.core.IdempotentOperation;
-import dev.idem.core.ResultCodec;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -70,12 +68,7 @@ public final class ReactiveIdempotency {
    */
   public <T extends @Nullable Object> Mono<T> execute(
       IdempotentOperation<T> operation, String key, String request, MonoWork<T> work) {
-    return executeWithStatus(
-            () -> operation.key(key),
-            Fingerprint.of(operation.name(), request),
-            operation.codec(),
-            work,
-            operation.config())
+    return run(() -> operation.call(key, Fingerprint.of(operation.name(), request)), work)
         .mapNotNull(Executed::value);
   }
 
@@ -85,38 +78,29 @@ public final class ReactiveIdempotency {
    */
   public <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
       IdempotentOperation<T> operation, String key, Fingerprint fingerprint, MonoWork<T> work) {
-    return executeWithStatus(
-        () -> operation.key(key), fingerprint, operation.codec(), work, operation.config());
+    return run(() -> operation.call(key, fingerprint), work);
   }
 
-  /** As {@link dev.idem.core.IdempotentCall#runWithStatus}, for work given as a {@code Mono}. */
+  /**
+   * As {@link dev.idem.core.IdempotentCall#runWithStatus}, for work given as a {@code Mono}: {@code
+   * idempotency.call(key, fingerprint).codec(codec).config(config)} runs {@code work} once.
+   */
   public <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
-      IdempotencyKey key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      MonoWork<T> work,
-      IdempotencyConfig config) {
-    Objects.requireNonNull(key, "key");
-    return executeWithStatus(() -> key, fingerprint, codec, work, config);
+      IdempotentCall<T> call, MonoWork<T> work) {
+    Objects.requireNonNull(call, "call");
+    return run(() -> call, work);
   }
 
   // an empty Mono completes its future with null, which the codec stores as its null (documented
   // above): the one place a null reaches a value typed T
   @SuppressWarnings("NullAway")
-  private <T extends @Nullable Object> Mono<Executed<T>> executeWithStatus(
-      Supplier<IdempotencyKey> key,
-      Fingerprint fingerprint,
-      ResultCodec<T> codec,
-      MonoWork<T> work,
-      IdempotencyConfig config) {
+  private <T extends @Nullable Object> Mono<Executed<T>> run(
+      Supplier<IdempotentCall<T>> call, MonoWork<T> work) {
     Objects.requireNonNull(work, "work");
     return Mono.deferContextual(
         subscriber ->
             Mono.fromFuture(
-                engine
-                    .call(key.get(), fingerprint)
-                    .codec(codec)
-                    .config(config)
+                call.get()
                     .runAsync(
                         inFlight.trackAsync(
                             context -> {

@@ -61,6 +61,30 @@ class ReactiveIdempotencyTest {
   }
 
   @Test
+  void anEnginesCallRunsItsMonoOnceAndRepeatsReplayIt() {
+    runner.run(
+        context -> {
+          ReactiveIdempotency reactive = context.getBean(ReactiveIdempotency.class);
+          Idempotency idempotency = context.getBean(Idempotency.class);
+          dev.idem.core.IdempotentCall<String> call =
+              idempotency
+                  .call(
+                      dev.idem.core.IdempotencyKey.of("refunds", key),
+                      Fingerprint.of("refunds", "r-1"))
+                  .config(
+                      dev.idem.core.IdempotencyConfig.from(idempotency.defaults())
+                          .lease(Duration.ofSeconds(7))
+                          .build());
+          Executed<String> first = reactive.executeWithStatus(call, c -> charged()).block(WAIT);
+          Executed<String> again = reactive.executeWithStatus(call, c -> charged()).block(WAIT);
+          assertThat(first.replayed()).isFalse();
+          assertThat(again.replayed()).isTrue();
+          assertThat(again.value()).isEqualTo("charge-1");
+          assertThat(runs).hasValue(1);
+        });
+  }
+
+  @Test
   void aRepeatWithAnotherRequestIsTheMonosErrorAndRunsNothing() {
     runner.run(
         context -> {

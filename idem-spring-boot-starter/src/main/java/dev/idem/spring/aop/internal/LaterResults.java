@@ -5,6 +5,7 @@ import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotentCall;
 import dev.idem.core.ResultCodec;
 import dev.idem.spring.InFlightWork;
 import dev.idem.spring.ReactiveIdempotency;
@@ -64,6 +65,11 @@ public final class LaterResults {
 
   int maxElements() {
     return maxElements;
+  }
+
+  /** The engine's call of {@code key}, for a Reactor result's path. */
+  IdempotentCall<String> call(IdempotencyKey key, Fingerprint fingerprint) {
+    return engine.call(key, fingerprint);
   }
 
   /** The Reactor calls on the same engine and threads; only a Reactor result's path asks. */

@@ -33,11 +33,8 @@ final class ReactorResults {
     return later
         .reactive()
         .<@Nullable Object>executeWithStatus(
-            key,
-            fingerprint,
-            plan.codec(),
-            ctx -> ReactorResults.<Mono<Object>>publisher(method, "Mono"),
-            plan.config())
+            later.call(key, fingerprint).codec(plan.codec()).config(plan.config()),
+            ctx -> ReactorResults.<Mono<Object>>publisher(method, "Mono"))
         .mapNotNull(Executed::value);
   }
 
@@ -52,14 +49,11 @@ final class ReactorResults {
     return later
         .reactive()
         .<@Nullable Object>executeWithStatus(
-            key,
-            fingerprint,
-            new Bounded(plan.codec()),
+            later.call(key, fingerprint).codec(new Bounded(plan.codec())).config(plan.config()),
             ctx ->
                 ReactorResults.<Flux<Object>>publisher(method, "Flux")
                     .collect(() -> new Collected(max), Collected::add)
-                    .map(Collected::result),
-            plan.config())
+                    .map(Collected::result))
         .mapNotNull(Executed::value)
         .flatMapMany(
             value ->
