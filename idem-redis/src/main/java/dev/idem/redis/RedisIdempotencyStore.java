@@ -189,7 +189,9 @@ public final class RedisIdempotencyStore
     return RecordClaims.bounded(claims.claim(request, owner), timeout, backend.timer())
         .whenComplete(
             (result, failure) -> {
-              if (failure != null) {
+              // a scope that was full is Redis's answer: nothing was left claimed to give back
+              if (failure != null
+                  && !(ScriptRunner.failed(failure) instanceof StoreFullException)) {
                 claims.giveBack(request.key(), owner, request.lease());
               }
             });

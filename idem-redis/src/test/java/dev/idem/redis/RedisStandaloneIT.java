@@ -190,7 +190,7 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
-  void aScopesTallyHoldsItsLiveRecordsAndEndsWithTheLastOfThem() {
+  void aScopesTallyHoldsItsLiveRecordsAndEndsWithTheLastOfThem() throws InterruptedException {
     String scope = "redis-it:" + UUID.randomUUID();
     byte[] tally = RedisKeys.bytes("idem:scope:{" + RedisKeys.digest(scope) + "}");
     Duration lease = Duration.ofSeconds(30);
@@ -225,6 +225,16 @@ class RedisStandaloneIT extends RedisBackendTests {
                           "idem:{" + IdempotencyKey.of(scope, "refused").digest() + "}")))
           .as("nor written")
           .isZero();
+      Thread.sleep(100); // a give-back would follow the refusal on another thread
+      assertThat(
+              raw.sync()
+                  .keys(
+                      RedisKeys.bytes(
+                          "idem:{"
+                              + IdempotencyKey.of(scope, "refused").digest()
+                              + "}:given-back:*")))
+          .as("nor marked given back: a full scope is an answer, not a lost claim")
+          .isEmpty();
     }
   }
 

@@ -161,13 +161,18 @@ public final class RecordClaims {
    */
   public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
     byte[] recordKey = keys.record(request.key());
+    CompletableFuture<ClaimResult> replayed = replays.replay(recordKey, request);
+    if (replayed.isDone() && !replayed.isCompletedExceptionally() && replayed.join() == null) {
+      // no read was sent: the claim goes out now, ahead of any give-back of this owner
+      return claimCounted(recordKey, request, owner, true);
+    }
     return followUp(
-        replays.replay(recordKey, request),
-        replayed -> replayed == null,
-        replayed ->
-            replayed != null
-                ? CompletableFuture.completedFuture(replayed)
-                : claimCounted(recordKey, request, owner));
+        replayed,
+        found -> found == null,
+        found ->
+            found != null
+                ? CompletableFuture.completedFuture(found)
+                : claimCounted(recordKey, request, owner, false));
   }
 
   /** A new owner for a claim of {@code request}: unique, and marked when the claim is counted. */
@@ -176,13 +181,17 @@ public final class RecordClaims {
     return (request.capped() ? COUNTED : "") + new UUID(random.nextLong(), random.nextLong());
   }
 
+  // now: sent on the caller's thread, before the caller can give the claim back. A plain SET does
+  // not check the given-back mark, so a claim sent later (after a read) goes to the script.
   private CompletableFuture<ClaimResult> claimCounted(
-      byte[] recordKey, ClaimRequest request, String owner) {
+      byte[] recordKey, ClaimRequest request, String owner, boolean now) {
     long leaseMillis = RedisKeys.millis(request.lease());
     IdempotencyKey key = request.key();
     if (!request.capped()) {
       boolean bySet =
-          !request.requireIssued() && request.lease().compareTo(ServerClock.SHORTEST_LEASE) >= 0;
+          now
+              && !request.requireIssued()
+              && request.lease().compareTo(ServerClock.SHORTEST_LEASE) >= 0;
       long fence = bySet ? serverClock.nextFence() : 0;
       return fence > 0
           ? claimBySet(recordKey, request, owner, fence)
@@ -380,7 +389,8 @@ public final class RecordClaims {
             RedisKeys.bytes(digest))
         .whenComplete(
             (given, failure) -> {
-              if (failure == null && given != 0 && owner.startsWith(COUNTED)) {
+              // a token back to ISSUED (2) is still live and still counts
+              if (failure == null && given == 1 && owner.startsWith(COUNTED)) {
                 stopCounting(key);
               } else if (failure != null) {
                 log.debug("no answer to the give-back of {}: {}", key, failure.toString());

@@ -9,6 +9,7 @@ import dev.idem.spring.messaging.internal.HeldClaims;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -54,12 +55,14 @@ final class BatchListenerAdvice {
       throws Throwable {
     @Nullable Object[] args = invocation.getArguments();
     List<Message> messages = delivery.messages();
-    int index = batchIndex(invocation, messages.size());
-    // batchIndex found a list there
-    List<?> batch = (List<?>) Objects.requireNonNull(args[index]);
-    Keyed keyed = keyed(listener, messages, batch, args);
+    Keyed keyed;
     Object result = null;
     try {
+      refuseSharedIds(listener, messages);
+      int index = batchIndex(invocation, messages.size());
+      // batchIndex found a list there
+      List<?> batch = (List<?>) Objects.requireNonNull(args[index]);
+      keyed = keyed(listener, messages, batch, args);
       if (!keyed.ids().isEmpty()) {
         result =
             engine.<@Nullable Object>inTransaction(
@@ -90,6 +93,30 @@ final class BatchListenerAdvice {
               "a message for consumer group " + listener.group() + " has no id"));
     }
     return result;
+  }
+
+  /**
+   * Refuses a batch of fragments that share one delivery, split from a producer's batch: they share
+   * its {@code message-id} too, so all but the first would be taken for duplicates and dropped. A
+   * key expression that tells them apart (a field of the payload) lets them through.
+   */
+  private static void refuseSharedIds(Listener listener, List<Message> messages) {
+    if (!listener.ids().byMessageId()) {
+      return;
+    }
+    Set<Long> tags = new HashSet<>();
+    for (Message message : messages) {
+      if (!tags.add(ManualAcks.tag(message))) {
+        log.error(
+            "refused a batch for consumer group {}: messages split from one delivery (a"
+                + " producer's batch) share its message-id, so all but the first would be dropped"
+                + " as duplicates; rejected without requeue. Give @IdempotentListener a key"
+                + " expression that tells them apart",
+            listener.group());
+        throw new AmqpRejectAndDontRequeueException(
+            "messages split from one delivery share its message-id", true, null);
+      }
+    }
   }
 
   private static Keyed keyed(

@@ -3,7 +3,9 @@ package dev.idem.spring.amqp.internal;
 import com.rabbitmq.client.Channel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.springframework.amqp.core.Message;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -44,8 +46,8 @@ final class ManualAcks {
 
   /** Rejects {@code messages} and asks the broker to deliver them again. */
   static void requeue(Channel channel, List<Message> messages) throws IOException {
-    for (Message message : messages) {
-      channel.basicNack(tag(message), false, true);
+    for (long tag : tags(messages)) {
+      channel.basicNack(tag, false, true);
     }
   }
 
@@ -55,9 +57,19 @@ final class ManualAcks {
   }
 
   private static void ack(Channel channel, List<Message> messages) throws IOException {
-    for (Message message : messages) {
-      channel.basicAck(tag(message), false);
+    for (long tag : tags(messages)) {
+      channel.basicAck(tag, false);
     }
+  }
+
+  // Each delivery tag once: the fragments of a producer's batch share their delivery's tag, and a
+  // tag settled twice closes the channel.
+  private static Set<Long> tags(List<Message> messages) {
+    Set<Long> tags = new LinkedHashSet<>();
+    for (Message message : messages) {
+      tags.add(tag(message));
+    }
+    return tags;
   }
 
   static long tag(Message message) {

@@ -29,6 +29,11 @@ final class MessageIdSource {
     this.payloadIndex = payloadIndex(method);
   }
 
+  /** Whether the ids are the {@code message-id} property (no key expression). */
+  boolean byMessageId() {
+    return key.isDefault();
+  }
+
   /** A description for logs: the expression, or {@code message-id}. */
   String describe() {
     return key.describe("message-id");
