@@ -41,7 +41,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The store, token, engine and lock contracts on a standalone Redis, plus Redis specifics. */
+/**
+ * The store, token, engine and lock contracts on a standalone Redis, plus Redis specifics: the
+ * record's format, fences, the plain {@code SET} claim and the scope's tally, each a short test
+ * (longer than 500 lines for their number).
+ */
 class RedisStandaloneIT extends RedisBackendTests {
 
   private static RedisClient client;

@@ -33,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * returns these stages; a caller that blocks waits for them on its own thread. Nothing here blocks,
  * so nothing here may call a blocking command: a blocked Lettuce thread would never read the reply
  * it waits for.
+ *
+ * <p>Longer than 400 lines because a claim's three ways (a plain {@code SET}, the script, and the
+ * script beside a Cluster's separate count) and the release and give-back that undo them share the
+ * owner's rules and the bounded stages; each way is a short method of its own.
  */
 public final class RecordClaims {
 
