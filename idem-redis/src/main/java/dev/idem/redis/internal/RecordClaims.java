@@ -262,30 +262,36 @@ public final class RecordClaims {
             .field('A', key.scope())
             .field('V', key.value())
             .toBytes();
-    return ScriptRunner.command(
-            () -> strings.setGet(recordKey, value, SetArgs.Builder.nx().px(2 * leaseMillis)))
-        .thenCompose(
-            held -> {
-              if (held == null) {
-                Instant until = Instant.ofEpochMilli(fence / 1_000 + leaseMillis);
-                return CompletableFuture.<ClaimResult>completedFuture(
-                    new ClaimResult.Claimed(new Lease(key, fence, owner, until)));
-              }
-              ClaimResult completed = RecordReplies.completed(held, request);
-              if (completed instanceof ClaimResult.Completed done) {
-                replays.remember(key.digest(), done.record().expiresAt().toEpochMilli());
-              }
-              return completed != null
-                  ? CompletableFuture.completedFuture(completed)
-                  : CompletableFuture.supplyAsync(
-                          () ->
-                              claimByScript(
-                                  new byte[][] {recordKey, keys.givenBack(key, owner)},
-                                  request,
-                                  owner),
-                          ScriptRunner.FOLLOW_UP)
-                      .thenCompose(Function.identity());
-            });
+    // the SET's answer, or null when the key holds a record only the script can answer for
+    CompletableFuture<ClaimResult> answered =
+        ScriptRunner.command(
+                () -> strings.setGet(recordKey, value, SetArgs.Builder.nx().px(2 * leaseMillis)))
+            .thenApply(
+                held ->
+                    held == null ? claimed(key, fence, owner, leaseMillis) : found(held, request));
+    return followUp(
+        answered,
+        answer -> answer == null,
+        answer ->
+            answer != null
+                ? CompletableFuture.completedFuture(answer)
+                : claimByScript(
+                    new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner));
+  }
+
+  private static ClaimResult claimed(
+      IdempotencyKey key, long fence, String owner, long leaseMillis) {
+    Instant until = Instant.ofEpochMilli(fence / 1_000 + leaseMillis);
+    return new ClaimResult.Claimed(new Lease(key, fence, owner, until));
+  }
+
+  // A record the SET found: answered when completed, as the script would; else null.
+  private @Nullable ClaimResult found(byte[] held, ClaimRequest request) {
+    ClaimResult completed = RecordReplies.completed(held, request);
+    if (completed instanceof ClaimResult.Completed done) {
+      replays.remember(request.key().digest(), done.record().expiresAt().toEpochMilli());
+    }
+    return completed;
   }
 
   // The claim script; with the tally among the keys (and its two arguments), it counts as well.
