@@ -3,6 +3,7 @@ package dev.idem.redis;
 import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.Fingerprint;
@@ -20,6 +21,7 @@ import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordChangeNotifier;
 import dev.idem.core.store.RecordState;
 import dev.idem.redis.internal.LuaScripts;
+import dev.idem.redis.internal.RecordClaims;
 import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisKeys;
 import io.lettuce.core.RedisClient;
@@ -310,6 +312,92 @@ class RedisStandaloneIT extends RedisBackendTests {
           .as("and checks its fingerprint as the script would")
           .isInstanceOf(ClaimResult.Mismatch.class);
     }
+  }
+
+  @Test
+  void onceItReadTheServersClockACappedClaimOfAFreshKeyCountsAndSetsItInOneShortScript() {
+    try (RedisIdempotencyStore fresh =
+            RedisIdempotencyStore.create(client, "idem-set-it:", Clock.systemUTC());
+        StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      Duration lease = Duration.ofSeconds(30);
+      String warm = "redis-it:" + UUID.randomUUID();
+      AtomicInteger tries = new AtomicInteger();
+      // the first claims go to the claim script while the store's first reading of TIME is on its
+      // way
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(5))
+          .until(
+              () -> {
+                IdempotencyKey key = IdempotencyKey.of(warm, "k" + tries.getAndIncrement());
+                now(fresh.claim(new ClaimRequest(key, Fingerprint.of("a"), lease, false, 1000)));
+                return RecordValue.parse(raw.sync().get(recordName(key))).has('L');
+              });
+      String scope = "redis-it:" + UUID.randomUUID();
+      byte[] tally = RedisKeys.bytes("idem-set-it:scope:{" + RedisKeys.digest(scope) + "}");
+      IdempotencyKey first = IdempotencyKey.of(scope, "first");
+      long serverBefore = serverMicros(raw);
+      Lease claimed =
+          ((ClaimResult.Claimed)
+                  now(fresh.claim(new ClaimRequest(first, Fingerprint.of("a"), lease, false, 2))))
+              .lease();
+      long serverAfter = serverMicros(raw);
+      RecordValue record = RecordValue.parse(raw.sync().get(recordName(first)));
+      assertThat(record.number('L')).isEqualTo(30_000L);
+      assertThat(record.has('U') || record.has('E')).isFalse();
+      assertThat(claimed.owner()).startsWith(RecordClaims.COUNTED);
+      assertThat(claimed.fence()).isBetween(serverBefore - 50_000, serverAfter);
+      Double counted = raw.sync().zscore(tally, RedisKeys.bytes(first.digest()));
+      long keyEnds = System.currentTimeMillis() + raw.sync().pttl(recordName(first));
+      assertThat(counted).as("counted until the key ends").isCloseTo(keyEnds, within(1_000.0));
+      assertThat(now(fresh.claim(new ClaimRequest(first, Fingerprint.of("a"), lease, false, 2))))
+          .as("a key that holds a record goes on to the claim script")
+          .isInstanceOf(ClaimResult.InProgress.class);
+      assertThat(now(fresh.claim(new ClaimRequest(first, Fingerprint.of("b"), lease, false, 2))))
+          .isInstanceOf(ClaimResult.Mismatch.class);
+
+      IdempotencyKey second = IdempotencyKey.of(scope, "second");
+      Lease released =
+          ((ClaimResult.Claimed)
+                  now(fresh.claim(new ClaimRequest(second, Fingerprint.NONE, lease, false, 2))))
+              .lease();
+      assertThat(raw.sync().zcard(tally)).isEqualTo(2);
+      IdempotencyKey refused = IdempotencyKey.of(scope, "refused");
+      assertThatThrownBy(
+              () -> now(fresh.claim(new ClaimRequest(refused, Fingerprint.NONE, lease, false, 2))))
+          .isInstanceOf(dev.idem.core.StoreFullException.class);
+      assertThat(raw.sync().exists(recordName(refused))).as("nothing written").isZero();
+      assertThat(raw.sync().zcard(tally)).as("nothing counted").isEqualTo(2);
+      assertThat(now(fresh.release(released))).isTrue();
+      assertThat(raw.sync().zcard(tally)).isEqualTo(1);
+      Lease again =
+          ((ClaimResult.Claimed)
+                  now(fresh.claim(new ClaimRequest(second, Fingerprint.NONE, lease, false, 2))))
+              .lease();
+      assertThat(again.fence())
+          .as("a released record's fence, kept in its key, is passed by the claim script")
+          .isGreaterThan(released.fence());
+
+      assertThat(
+              now(fresh.complete(claimed, Outcome.success(new byte[] {7}), Duration.ofMinutes(5))))
+          .isTrue();
+      assertThat(raw.sync().zscore(tally, RedisKeys.bytes(first.digest())))
+          .as("a completion counts for its retention")
+          .isGreaterThan(System.currentTimeMillis() + 290_000.0);
+      IdempotencyKey elsewhere = IdempotencyKey.of(scope, "completed-elsewhere");
+      completeElsewhere(elsewhere, lease);
+      assertThat(
+              now(fresh.claim(new ClaimRequest(elsewhere, Fingerprint.of("a"), lease, false, 2))))
+          .as("a completed record is answered whatever the tally holds, nothing written")
+          .isInstanceOf(ClaimResult.Completed.class);
+      assertThat(
+              now(fresh.claim(new ClaimRequest(elsewhere, Fingerprint.of("b"), lease, false, 2))))
+          .isInstanceOf(ClaimResult.Mismatch.class);
+    }
+  }
+
+  private static byte[] recordName(IdempotencyKey key) {
+    return RedisKeys.bytes("idem-set-it:{" + key.digest() + "}");
   }
 
   // Claims and completes key with fingerprint "a" through a store of its own on the same prefix.

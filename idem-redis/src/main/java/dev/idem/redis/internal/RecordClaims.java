@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * so nothing here may call a blocking command: a blocked Lettuce thread would never read the reply
  * it waits for.
  *
- * <p>Longer than 400 lines because a claim's three ways (a plain {@code SET}, the script, and the
- * script beside a Cluster's separate count) and the release and give-back that undo them share the
- * owner's rules and the bounded stages; each way is a short method of its own.
+ * <p>Longer than 400 lines because a claim's three ways (a fresh key's one command, the script, and
+ * the script beside a Cluster's separate count) and the release and give-back that undo them share
+ * the owner's rules and the bounded stages; each way is a short method of its own.
  */
 public final class RecordClaims {
 
@@ -155,13 +155,14 @@ public final class RecordClaims {
   }
 
   /**
-   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first. An
-   * uncapped claim with a lease of {@link ServerClock#SHORTEST_LEASE} or more is a plain {@code SET
-   * NX} fenced by the server's clock as read here (its {@code GET} answers a completed record, and
-   * any other record goes to the script); every other claim is the claim script, whose fence comes
-   * from the record and the server's clock. Neither reads this process's wall clock: fences grow
-   * across nodes whose clocks differ. A capped claim counts in its scope's tally (in the script
-   * when the tally shares the record's slot) and is refused when the scope is full.
+   * Claims the key. A key this store has seen completed is read with a plain {@code GET} first. A
+   * claim with a lease of {@link ServerClock#SHORTEST_LEASE} or more, not a token's, is first sent
+   * as the claim of a key that holds no record, fenced by the server's clock as read here: a plain
+   * {@code SET NX}, or when capped a short script that counts and sets (see {@link #claimFresh}); a
+   * key that holds a record goes on to the claim script, whose fence comes from the record and the
+   * server's clock. Neither reads this process's wall clock: fences grow across nodes whose clocks
+   * differ. A capped claim counts in its scope's tally (in the script when the tally shares the
+   * record's slot) and is refused when the scope is full.
    */
   public CompletableFuture<ClaimResult> claim(ClaimRequest request, String owner) {
     byte[] recordKey = keys.record(request.key());
@@ -191,27 +192,29 @@ public final class RecordClaims {
       byte[] recordKey, ClaimRequest request, String owner, boolean now) {
     long leaseMillis = RedisKeys.millis(request.lease());
     IdempotencyKey key = request.key();
+    boolean fresh =
+        now
+            && !request.requireIssued()
+            && request.lease().compareTo(ServerClock.SHORTEST_LEASE) >= 0;
+    byte[][] scriptKeys = {recordKey, keys.givenBack(key, owner)};
     if (!request.capped()) {
-      boolean bySet =
-          now
-              && !request.requireIssued()
-              && request.lease().compareTo(ServerClock.SHORTEST_LEASE) >= 0;
-      long fence = bySet ? serverClock.nextFence() : 0;
+      long fence = fresh ? serverClock.nextFence() : 0;
       return fence > 0
-          ? claimBySet(recordKey, request, owner, fence)
-          : claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner);
+          ? claimFresh(recordKey, request, owner, fence, scriptKeys)
+          : claimByScript(scriptKeys, request, owner);
     }
     byte[] tallyKey = tally.tally(key);
     if (tally.sharesSlot(recordKey, tallyKey)) {
-      return claimByScript(
-          new byte[][] {recordKey, keys.givenBack(key, owner), tallyKey},
-          request,
-          owner,
-          RedisKeys.bytes(request.scopeCap()),
-          RedisKeys.bytes(key.digest()));
+      byte[][] countedKeys = {recordKey, keys.givenBack(key, owner), tallyKey};
+      byte[] cap = RedisKeys.bytes(request.scopeCap());
+      byte[] digest = RedisKeys.bytes(key.digest());
+      long fence = fresh ? serverClock.nextFence() : 0;
+      return fence > 0
+          ? claimFresh(recordKey, request, owner, fence, countedKeys, cap, digest)
+          : claimByScript(countedKeys, request, owner, cap, digest);
     }
     CompletableFuture<Long> counted = tally.count(key, 2 * leaseMillis, request.scopeCap());
-    return claimByScript(new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner)
+    return claimByScript(scriptKeys, request, owner)
         .thenCompose(
             result -> {
               // a token's use is never refused: the token was counted when it was issued
@@ -242,14 +245,22 @@ public final class RecordClaims {
   }
 
   /**
-   * Claims a key that holds no record with one {@code SET NX PX ... GET}: the record in progress
-   * with its lease length {@code L} instead of times (the key expires after twice the lease, and
-   * the lease ends one lease before, by the server's clock) and a fence from {@link ServerClock}.
-   * When the key holds a record, {@code GET} returns it: a completed one answers as the claim
-   * script would; any other goes on to the script.
+   * Claims a key that holds no record with one command: the record in progress with its lease
+   * length {@code L} instead of times (the key expires after twice the lease, and the lease ends
+   * one lease before, by the server's clock) and a fence from {@link ServerClock}. Uncapped, a
+   * {@code SET NX PX ... GET}; capped ({@code tallyArgs}: the cap and the digest, {@code
+   * scriptKeys} ending with the tally), {@link LuaScripts#CLAIM_NEW_COUNTED}, which counts the
+   * record before it sets it and writes nothing when the scope is full. When the key holds a
+   * record, it is returned: a completed one answers as the claim script would; any other goes on to
+   * the claim script with {@code scriptKeys} and {@code tallyArgs}.
    */
-  private CompletableFuture<ClaimResult> claimBySet(
-      byte[] recordKey, ClaimRequest request, String owner, long fence) {
+  private CompletableFuture<ClaimResult> claimFresh(
+      byte[] recordKey,
+      ClaimRequest request,
+      String owner,
+      long fence,
+      byte[][] scriptKeys,
+      byte[]... tallyArgs) {
     IdempotencyKey key = request.key();
     long leaseMillis = RedisKeys.millis(request.lease());
     byte[] value =
@@ -262,21 +273,48 @@ public final class RecordClaims {
             .field('A', key.scope())
             .field('V', key.value())
             .toBytes();
-    // the SET's answer, or null when the key holds a record only the script can answer for
-    CompletableFuture<ClaimResult> answered =
-        ScriptRunner.command(
-                () -> strings.setGet(recordKey, value, SetArgs.Builder.nx().px(2 * leaseMillis)))
-            .thenApply(
-                held ->
-                    held == null ? claimed(key, fence, owner, leaseMillis) : found(held, request));
+    // the answer, or null when the key holds a record only the claim script can answer for
+    CompletableFuture<ClaimResult> answered;
+    if (tallyArgs.length == 0) {
+      answered =
+          ScriptRunner.command(
+                  () -> strings.setGet(recordKey, value, SetArgs.Builder.nx().px(2 * leaseMillis)))
+              .thenApply(
+                  held ->
+                      held == null
+                          ? claimed(key, fence, owner, leaseMillis)
+                          : found(held, request));
+    } else {
+      answered =
+          scripts
+              .listAsync(
+                  LuaScripts.CLAIM_NEW_COUNTED,
+                  new byte[][] {recordKey, scriptKeys[scriptKeys.length - 1]},
+                  value,
+                  RedisKeys.bytes(2 * leaseMillis),
+                  tallyArgs[0],
+                  tallyArgs[1])
+              .thenCompose(
+                  reply ->
+                      switch (RecordReplies.text(reply.get(0))) {
+                        case "C" ->
+                            CompletableFuture.completedFuture(
+                                claimed(key, fence, owner, leaseMillis));
+                        case "S" ->
+                            CompletableFuture.failedFuture(
+                                StoreFullException.scopeCap(request.scopeCap(), key.scope()));
+                        default ->
+                            CompletableFuture.completedFuture(
+                                found((byte[]) reply.get(1), request));
+                      });
+    }
     return followUp(
         answered,
         answer -> answer == null,
         answer ->
             answer != null
                 ? CompletableFuture.completedFuture(answer)
-                : claimByScript(
-                    new byte[][] {recordKey, keys.givenBack(key, owner)}, request, owner));
+                : claimByScript(scriptKeys, request, owner, tallyArgs));
   }
 
   private static ClaimResult claimed(
