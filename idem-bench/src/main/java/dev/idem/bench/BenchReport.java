@@ -164,6 +164,18 @@ public final class BenchReport {
     lines.addAll(table.markdown());
     lines.add("");
     lines.add(table.summary());
+    table
+        .added("firstCallWithStep", "firstCall")
+        .ifPresent(
+            step -> {
+              lines.add("");
+              lines.add(
+                  "A step (`firstCallWithStep` against `firstCall`, same run) adds "
+                      + step
+                      + " to a first call: the step's own record claimed and completed in the"
+                      + " store, its result encoded once. On a remote store it adds that record's"
+                      + " round trips too.");
+            });
     return lines;
   }
 }

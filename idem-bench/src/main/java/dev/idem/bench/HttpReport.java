@@ -45,7 +45,7 @@ final class HttpReport {
           new Aim(MEMORY_REPLAY, BASELINE, 0.90, false),
           new Aim(REDIS_FIRST, BASELINE, 0.70, false),
           new Aim(MINIMAL_REDIS_FIRST, BASELINE, Double.NaN, false),
-          new Aim(REDIS_FIRST, MINIMAL_REDIS_FIRST, Double.NaN, false),
+          new Aim(REDIS_FIRST, MINIMAL_REDIS_FIRST, 0.95, false),
           new Aim(REDIS_CONSOLIDATED_FIRST, REDIS_FIRST, Double.NaN, false),
           new Aim(REDIS_REPLAY, BASELINE, 0.70, false),
           new Aim(MEMORY_REPLAY, MEMORY_FIRST, 1.0, true),
@@ -152,8 +152,8 @@ final class HttpReport {
             + " the key still holds that owner (`GET`, `SET PX`), on one shared Lettuce"
             + " connection; a key already taken is answered 409. No header rules, fingerprint,"
             + " replays, status or header capture, meters or policies. Its ratio to the baseline"
-            + " is the ceiling for the starter's first calls on Redis on this machine, shown for"
-            + " comparison beside the aims.",
+            + " is the ceiling for the starter's first calls on Redis on this machine, and the"
+            + " starter's first call on Redis aims at 95 % of its rate.",
         "",
         "A sixth copy is the Redis one with Lettuce's connection told to gather the commands"
             + " that request threads hand it meanwhile into one socket write (Netty's"

@@ -6,9 +6,9 @@ import java.util.Locale;
 
 /**
  * One database's figures from a {@link JdbcStoreBench} run, set against the raw insert measured on
- * the same pool in the same run, with the two aims checked: claim+complete at no less than {@link
- * #AIM_RATIO} of the raw insert rate, and no commit in join mode beyond the business transaction's
- * own.
+ * the same pool in the same run, with the aims checked: claim+complete at no less than {@link
+ * #AIM_RATIO} of the raw insert rate and at no less than {@link #pairAim()} of the hand-written
+ * pair's rate, and no commit in join mode beyond the business transaction's own.
  *
  * @param database the database's name
  * @param version the server's version, as its JDBC driver reports it
@@ -27,6 +27,15 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
 
   /** The least fraction of the raw insert rate claim+complete should reach. */
   static final double AIM_RATIO = 0.45;
+
+  /**
+   * The least fraction of the hand-written pair's rate claim+complete should reach: 90 % on
+   * MariaDB, whose claim needs a statement the pair does not (its upsert cannot return the row it
+   * met), 95 % elsewhere.
+   */
+  double pairAim() {
+    return database.startsWith("MariaDB") ? 0.90 : 0.95;
+  }
 
   /**
    * One scenario: its throughput under load, and what a counted run of it did per operation.
@@ -73,11 +82,16 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
 
   /** The same ratio round by round: how much it moved while the machine's load did. */
   List<Double> claimCompleteRatioByRound() {
-    List<Double> raw = row(RAW).roundRates();
-    List<Double> pairs = row(CLAIM_COMPLETE).roundRates();
+    return byRound(CLAIM_COMPLETE, RAW);
+  }
+
+  // subject's rate over baseline's, round by round
+  private List<Double> byRound(String subject, String baseline) {
+    List<Double> base = row(baseline).roundRates();
+    List<Double> rates = row(subject).roundRates();
     List<Double> ratios = new ArrayList<>();
-    for (int i = 0; i < Math.min(raw.size(), pairs.size()); i++) {
-      ratios.add(pairs.get(i) / raw.get(i));
+    for (int i = 0; i < Math.min(base.size(), rates.size()); i++) {
+      ratios.add(rates.get(i) / base.get(i));
     }
     return ratios;
   }
@@ -108,8 +122,12 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
    * does not settle a ratio that close to the aim.
    */
   String ratioVerdict() {
-    boolean pooled = claimCompleteRatio() >= AIM_RATIO;
-    boolean median = median(claimCompleteRatioByRound()) >= AIM_RATIO;
+    return verdict(claimCompleteRatio(), claimCompleteRatioByRound(), AIM_RATIO);
+  }
+
+  private static String verdict(double pooledRatio, List<Double> byRound, double aim) {
+    boolean pooled = pooledRatio >= aim;
+    boolean median = median(byRound) >= aim;
     return pooled && median ? "met" : !pooled && !median ? "missed" : "on the line";
   }
 
@@ -150,11 +168,12 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
     return lines;
   }
 
-  /** The two aims, one line each, saying whether they are met. */
+  /** The three aims, one line each, saying whether they are met. */
   List<String> verdicts() {
     Row joined = row(BUSINESS_JOINED);
     Row plain = row(BUSINESS);
     List<Double> byRound = claimCompleteRatioByRound();
+    List<Double> pairByRound = byRound(CLAIM_COMPLETE, MINIMAL_PAIR);
     String rounds =
         String.join(", ", byRound.stream().map(r -> format("%.0f %%", 100 * r)).toList());
     return List.of(
@@ -165,10 +184,16 @@ record JdbcStoreTable(String database, String version, List<Row> rows) {
                     ratioVerdict(),
                     format("%.1f %%", 100 * median(claimCompleteRatioByRound())),
                     rounds),
-        "- the hand-written pair on the store's schema reaches %s of the raw insert rate; the"
-                .formatted(format("%.1f %%", 100 * minimalPairRatio()))
-            + " store's claim + complete reaches %s of the hand-written pair's rate"
-                .formatted(format("%.1f %%", 100 * claimCompleteVsMinimalPair())),
+        "- claim + complete at ≥ %.0f %% of the hand-written pair's rate: %s"
+                .formatted(100 * pairAim(), format("%.1f %%", 100 * claimCompleteVsMinimalPair()))
+            + " — **%s** (median of the rounds %s; round by round: %s); the pair itself reaches %s"
+                .formatted(
+                    verdict(claimCompleteVsMinimalPair(), pairByRound, pairAim()),
+                    format("%.1f %%", 100 * median(pairByRound)),
+                    String.join(
+                        ", ", pairByRound.stream().map(r -> format("%.0f %%", 100 * r)).toList()),
+                    format("%.1f %%", 100 * minimalPairRatio()))
+            + " of the raw insert rate",
         "- join mode adds no commit: %s commits per business transaction with Idempotency, %s"
                 .formatted(
                     format("%.2f", joined.commits() + joined.autoCommits()),

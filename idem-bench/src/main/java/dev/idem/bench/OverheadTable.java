@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The figures of one run set against its baseline: each benchmark's time per call, and what it adds
@@ -97,6 +98,23 @@ record OverheadTable(Score baseline, List<Score> others, double aimNanos, List<S
 
   private static String micros(double nanos, double error) {
     return plusMinus(nanos / 1000, error / 1000);
+  }
+
+  /**
+   * What {@code subject} adds to {@code reference}, both from this run, as "{@code X ± Y µs}" (the
+   * errors combined as independent), or empty when either did not run.
+   */
+  Optional<String> added(String subject, String reference) {
+    Optional<Score> s = others.stream().filter(o -> o.name().equals(subject)).findFirst();
+    Optional<Score> r = others.stream().filter(o -> o.name().equals(reference)).findFirst();
+    return s.flatMap(
+        a ->
+            r.map(
+                b ->
+                    plusMinus(
+                            (a.nanos() - b.nanos()) / 1000,
+                            Math.sqrt(a.error() * a.error() + b.error() * b.error()) / 1000)
+                        + " µs"));
   }
 
   private static String plusMinus(double value, double error) {
