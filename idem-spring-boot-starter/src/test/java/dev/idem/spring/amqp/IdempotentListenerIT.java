@@ -8,6 +8,7 @@ import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -262,6 +263,53 @@ class IdempotentListenerIT {
     assertThat(effects.rows(refused)).isZero();
     assertThat(effects.rows(next)).isEqualTo(1);
     assertThat(rabbit.depth(manualQueue)).isZero();
+  }
+
+  @Test
+  void eachMessageOfAProducersBatchIsAppliedOnceThoughTheyShareOneDeliveryAndItsId() {
+    startConsumer(1);
+    List<String> bodies = List.of("split-a-" + newId(), "split-b-" + newId(), "split-c-" + newId());
+    rabbit.publishBatch(queue, bodies);
+    rabbit.publishBatch(queue, bodies); // the producer sends the same batch again
+
+    await()
+        .atMost(PATIENCE)
+        .until(() -> outcomes().count(bodies.get(0), ExecutionOutcome.REPLAYED) == 1);
+    await().atMost(PATIENCE).until(() -> effects.rows() == 3 && rabbit.depth(queue) == 0);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    for (String body : bodies) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+    assertThat(listeners.calls()).as("the second batch's messages are duplicates").isEqualTo(3);
+    assertThat(rabbit.depth(deadLetters)).isZero();
+
+    // the same first message with another after it: that one is a message of its own
+    String other = "split-d-" + newId();
+    startConsumer(1);
+    rabbit.publishBatch(queue, List.of(bodies.get(0), other));
+    await().atMost(PATIENCE).until(() -> effects.rows(other) == 1 && rabbit.depth(queue) == 0);
+    stopConsumer();
+    assertThat(effects.rows()).isEqualTo(4);
+  }
+
+  @Test
+  void aBatchListenerAppliesEachMessageOfAProducersBatchOnce() {
+    startConsumer(1, "test.batch", "true");
+    List<String> bodies = List.of("split-a-" + newId(), "split-b-" + newId(), "split-c-" + newId());
+    rabbit.publishBatch(batchQueue, bodies);
+    rabbit.publishBatch(batchQueue, bodies);
+
+    await().atMost(PATIENCE).until(() -> effects.rows() == 3 && rabbit.depth(batchQueue) == 0);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    for (String body : bodies) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+    assertThat(listeners.calls()).isEqualTo(3);
+    assertThat(rabbit.depth(deadLetters)).isZero();
   }
 
   @Test

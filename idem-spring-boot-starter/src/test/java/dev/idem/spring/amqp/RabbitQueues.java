@@ -9,9 +9,12 @@ import java.util.UUID;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The tests' own view of the real RabbitMQ: declares queues named {@code idem-it-<name>-<random>},
@@ -47,6 +50,33 @@ final class RabbitQueues implements AutoCloseable {
     headers.forEach(properties::setHeader);
     Message message = new Message(body.getBytes(StandardCharsets.UTF_8), properties);
     template.send("", queue, message);
+  }
+
+  /**
+   * Publishes {@code bodies} as one message, a producer's batch that the consumer's container
+   * splits again ({@link BatchingRabbitTemplate}): the delivery carries the properties of its first
+   * message, so all of them share the first's {@code message-id}.
+   */
+  void publishBatch(String queue, List<String> bodies) {
+    ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+    scheduler.initialize();
+    try {
+      BatchingRabbitTemplate batching =
+          new BatchingRabbitTemplate(
+              connections,
+              new SimpleBatchingStrategy(bodies.size(), Integer.MAX_VALUE, 60_000),
+              scheduler);
+      for (String body : bodies) {
+        MessageProperties properties = new MessageProperties();
+        properties.setContentType(MessageProperties.CONTENT_TYPE_TEXT_PLAIN);
+        properties.setContentEncoding("UTF-8");
+        properties.setMessageId(body);
+        batching.send("", queue, new Message(body.getBytes(StandardCharsets.UTF_8), properties));
+      }
+      batching.flush();
+    } finally {
+      scheduler.shutdown();
+    }
   }
 
   /** Messages ready in {@code queue} (not counting those delivered and not yet acknowledged). */

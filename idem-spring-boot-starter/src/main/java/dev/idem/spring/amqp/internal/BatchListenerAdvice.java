@@ -9,7 +9,6 @@ import dev.idem.spring.messaging.internal.HeldClaims;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -58,11 +57,10 @@ final class BatchListenerAdvice {
     Keyed keyed;
     Object result = null;
     try {
-      refuseSharedIds(listener, messages);
       int index = batchIndex(invocation, messages.size());
       // batchIndex found a list there
       List<?> batch = (List<?>) Objects.requireNonNull(args[index]);
-      keyed = keyed(listener, messages, batch, args);
+      keyed = keyed(listener, delivery, batch, args);
       if (!keyed.ids().isEmpty()) {
         result =
             engine.<@Nullable Object>inTransaction(
@@ -75,14 +73,11 @@ final class BatchListenerAdvice {
       throw e;
     }
     if (listener.manualAck()) {
-      for (Message refused : keyed.refused()) {
-        ManualAcks.reject(delivery.channel(), refused);
-      }
       List<Message> handled = new ArrayList<>();
       for (int position : keyed.positions()) {
         handled.add(messages.get(position));
       }
-      ManualAcks.ackAfterCommit(delivery.channel(), handled);
+      ManualAcks.rejectAndAckAfterCommit(delivery.channel(), keyed.refused(), handled);
     } else if (!keyed.refused().isEmpty()) {
       throw new AmqpRejectAndDontRequeueException(
           keyed.refused().size()
@@ -95,42 +90,20 @@ final class BatchListenerAdvice {
     return result;
   }
 
-  /**
-   * Refuses a batch of fragments that share one delivery, split from a producer's batch: they share
-   * its {@code message-id} too, so all but the first would be taken for duplicates and dropped. A
-   * key expression that tells them apart (a field of the payload) lets them through.
-   */
-  private static void refuseSharedIds(Listener listener, List<Message> messages) {
-    if (!listener.ids().byMessageId()) {
-      return;
-    }
-    Set<Long> tags = new HashSet<>();
-    for (Message message : messages) {
-      if (!tags.add(ManualAcks.tag(message))) {
-        log.error(
-            "refused a batch for consumer group {}: messages split from one delivery (a"
-                + " producer's batch) share its message-id, so all but the first would be dropped"
-                + " as duplicates; rejected without requeue. Give @IdempotentListener a key"
-                + " expression that tells them apart",
-            listener.group());
-        throw new AmqpRejectAndDontRequeueException(
-            "messages split from one delivery share its message-id", true, null);
-      }
-    }
-  }
-
   private static Keyed keyed(
-      Listener listener, List<Message> messages, List<?> batch, @Nullable Object[] args) {
+      Listener listener, RabbitDelivery delivery, List<?> batch, @Nullable Object[] args) {
+    List<Message> messages = delivery.messages();
     List<String> ids = new ArrayList<>();
     List<Integer> positions = new ArrayList<>();
     List<Message> refused = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
       Message message = messages.get(i);
       Object element = batch.get(i);
+      int fragment = delivery.fragments().get(i);
       try {
         ids.add(
             IdempotentListenerInterceptor.messageId(
-                listener, message, () -> listener.ids().idOf(message, element, args)));
+                listener, message, () -> listener.ids().idOf(message, fragment, element, args)));
         positions.add(i);
       } catch (AmqpRejectAndDontRequeueException e) {
         refused.add(message); // logged by messageId

@@ -1,11 +1,15 @@
 package dev.idem.spring.amqp.internal;
 
 import com.rabbitmq.client.Channel;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 
 /**
  * Listener container advice (it wraps the container's {@code invokeListener(Channel, Object)}):
@@ -18,9 +22,13 @@ public final class DeliveryBinder implements MethodInterceptor {
   /**
    * The messages on their way to a listener: one, or a consumer batch's in their order.
    *
+   * @param fragments for each message, its place among the messages the container split from one
+   *     delivery (a producer's batch, which shares one delivery tag and one {@code message-id}): 0
+   *     for a message delivered alone and for the first of a split delivery
    * @param batch whether the container hands the listener a list (a batch of one included)
    */
-  public record RabbitDelivery(List<Message> messages, Channel channel, boolean batch) {
+  public record RabbitDelivery(
+      List<Message> messages, List<Integer> fragments, Channel channel, boolean batch) {
 
     /** The message of a delivery that is not a batch. */
     public Message message() {
@@ -28,7 +36,14 @@ public final class DeliveryBinder implements MethodInterceptor {
     }
   }
 
+  // The last message handed to a listener on this thread: the next one is a fragment of the same
+  // delivery when it comes on the same channel with the same tag. The container hands a split
+  // delivery's fragments on one after another, all but the last sharing one MessageProperties
+  // and the last a copy marked lastInBatch.
+  private record Previous(Channel channel, long tag, MessageProperties properties, int fragment) {}
+
   private final ThreadLocal<RabbitDelivery> current = new ThreadLocal<>();
+  private final ThreadLocal<@Nullable Previous> previous = new ThreadLocal<>();
 
   @Override
   public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
@@ -46,16 +61,39 @@ public final class DeliveryBinder implements MethodInterceptor {
     }
   }
 
-  private static @Nullable RabbitDelivery delivery(Channel channel, @Nullable Object data) {
+  private @Nullable RabbitDelivery delivery(Channel channel, @Nullable Object data) {
     if (data instanceof Message message) {
-      return new RabbitDelivery(List.of(message), channel, false);
+      return new RabbitDelivery(
+          List.of(message), List.of(fragmentOf(channel, message)), channel, false);
     }
     if (data instanceof List<?> list
         && !list.isEmpty()
         && list.stream().allMatch(Message.class::isInstance)) {
-      return new RabbitDelivery(list.stream().map(Message.class::cast).toList(), channel, true);
+      List<Message> messages = list.stream().map(Message.class::cast).toList();
+      // a consumer batch holds every fragment of a split delivery
+      Map<Long, Integer> seen = new HashMap<>();
+      List<Integer> fragments = new ArrayList<>(messages.size());
+      for (Message message : messages) {
+        fragments.add(seen.merge(ManualAcks.tag(message), 1, Integer::sum) - 1);
+      }
+      return new RabbitDelivery(messages, fragments, channel, true);
     }
     return null;
+  }
+
+  private int fragmentOf(Channel channel, Message message) {
+    MessageProperties properties = message.getMessageProperties();
+    long tag = properties.getDeliveryTag();
+    Previous last = previous.get();
+    int fragment =
+        last != null
+                && last.channel() == channel
+                && last.tag() == tag
+                && (last.properties() == properties || properties.isLastInBatch())
+            ? last.fragment() + 1
+            : 0;
+    previous.set(new Previous(channel, tag, properties, fragment));
+    return fragment;
   }
 
   /** The delivery being handled on this thread, or null outside a listener container. */

@@ -61,7 +61,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     if (delivery.batch()) {
       return batches.invoke(invocation, listener, delivery);
     }
-    String id = messageId(listener, delivery.message(), invocation.getArguments());
+    String id =
+        messageId(
+            listener, delivery.message(), delivery.fragments().get(0), invocation.getArguments());
     @Nullable Object[] result = new Object[1];
     try {
       IdempotentConsumer.Delivery outcome =
@@ -83,12 +85,15 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     } catch (Exception | Error e) {
       // a rejectManual failure asks the container to reject the delivery itself; a nack here
       // would settle the tag first and the container's reject would then close the channel
-      if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
+      if (listener.manualAck()
+          && !ContainerUtils.isRejectManual(e)
+          && delivery.fragments().get(0) == 0) {
         ManualAcks.requeue(delivery.channel(), delivery.messages());
       }
       throw e;
     }
-    if (listener.manualAck()) {
+    // the first message split from a delivery settled its tag for all of them
+    if (listener.manualAck() && delivery.fragments().get(0) == 0) {
       ManualAcks.ackAfterCommit(delivery.channel(), delivery.messages());
     }
     return result[0];
@@ -129,8 +134,9 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     @Nullable String id();
   }
 
-  private String messageId(Listener listener, Message message, @Nullable Object[] args) {
-    return messageId(listener, message, () -> listener.ids().idOf(message, args));
+  private String messageId(
+      Listener listener, Message message, int fragment, @Nullable Object[] args) {
+    return messageId(listener, message, () -> listener.ids().idOf(message, fragment, args));
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.idem.spring.amqp.internal;
 import com.rabbitmq.client.Channel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -51,9 +52,25 @@ final class ManualAcks {
     }
   }
 
-  /** Rejects {@code message} without requeue: to the dead letters, if the queue has them. */
-  static void reject(Channel channel, Message message) throws IOException {
-    channel.basicReject(tag(message), false);
+  /**
+   * Rejects {@code refused} without requeue (to the dead letters, if the queue has them) and
+   * acknowledges {@code handled} as {@link #ackAfterCommit} does, each tag once: a handled message
+   * that shares its delivery with a refused one (both split from a producer's batch) goes to the
+   * dead letters with it, where a re-drive answers it as a duplicate.
+   */
+  static void rejectAndAckAfterCommit(Channel channel, List<Message> refused, List<Message> handled)
+      throws IOException {
+    Set<Long> rejected = tags(refused);
+    for (long tag : rejected) {
+      channel.basicReject(tag, false);
+    }
+    List<Message> acked = new ArrayList<>();
+    for (Message message : handled) {
+      if (!rejected.contains(tag(message))) {
+        acked.add(message);
+      }
+    }
+    ackAfterCommit(channel, acked);
   }
 
   private static void ack(Channel channel, List<Message> messages) throws IOException {
