@@ -34,6 +34,10 @@ public interface IdempotencyListener {
    */
   static IdempotencyListener all(List<? extends IdempotencyListener> listeners) {
     List<IdempotencyListener> copy = List.copyOf(listeners);
-    return copy.size() == 1 ? copy.get(0) : new AllListeners(copy);
+    return switch (copy.size()) {
+      case 0 -> NONE;
+      case 1 -> copy.get(0);
+      default -> new AllListeners(copy);
+    };
   }
 }

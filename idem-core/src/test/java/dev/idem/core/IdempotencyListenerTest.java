@@ -25,6 +25,13 @@ class IdempotencyListenerTest {
   }
 
   @Test
+  void noListenersAreNoneAndOneIsItself() {
+    Recording one = new Recording("one");
+    assertThat(IdempotencyListener.all(List.of())).isSameAs(IdempotencyListener.NONE);
+    assertThat(IdempotencyListener.all(List.of(one))).isSameAs(one);
+  }
+
+  @Test
   void eachCallBeginsEndsWithItsOutcomeAndThenEndsInReverseOrder() {
     IdempotencyKey key = IdempotencyKey.of("orders", "k1");
     engine.call(key, Fingerprint.NONE).run(ctx -> "made");

@@ -259,7 +259,7 @@ public final class RedisIdempotencyStore
    */
   @Override
   public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
-    return completions.stage(completions.send(lease, outcome, retention));
+    return completions.complete(lease, outcome, retention);
   }
 
   /**

@@ -137,6 +137,40 @@ class RedisStandaloneIT extends RedisBackendTests {
   }
 
   @Test
+  void aCappedClaimOfAFreshKeyThatReachesRedisAfterItsGiveBackClaimsAndCountsNothing() {
+    IdempotencyKey key = IdempotencyKey.of("redis-it:" + UUID.randomUUID(), "late");
+    String owner = RecordClaims.COUNTED + UUID.randomUUID();
+    RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+    byte[] mark = RedisKeys.bytes("idem:{" + key.digest() + "}:given-back:" + owner);
+    byte[] tally = keys.tally(RedisKeys.digest(key.scope()));
+    try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+      raw.sync()
+          .eval(
+              LuaScripts.GIVE_BACK.bytes(),
+              ScriptOutputType.INTEGER,
+              new byte[][] {keys.record(key), mark},
+              RedisKeys.bytes(owner),
+              RedisKeys.bytes(60_000L),
+              keys.changeChannel(),
+              RedisKeys.bytes(key.digest()));
+      List<Object> late =
+          raw.sync()
+              .eval(
+                  LuaScripts.CLAIM_NEW_COUNTED.bytes(),
+                  ScriptOutputType.MULTI,
+                  new byte[][] {keys.record(key), mark, tally},
+                  RedisKeys.bytes("S1:PF1:1O" + owner.length() + ":" + owner + "L5:30000"),
+                  RedisKeys.bytes(60_000L),
+                  RedisKeys.bytes(10),
+                  RedisKeys.bytes(key.digest()));
+      assertThat(new String((byte[]) late.get(0), java.nio.charset.StandardCharsets.UTF_8))
+          .isEqualTo("G");
+      assertThat(raw.sync().exists(keys.record(key))).isZero();
+      assertThat(raw.sync().zcard(tally)).isZero();
+    }
+  }
+
+  @Test
   void aRecordAnEarlierVersionClaimedWithAPlainSetIsStillRead() {
     // earlier versions claimed a fresh key with SET NX PX 2×lease and its lease length L instead
     // of times; during a rolling upgrade this version's scripts still apply the rules to it

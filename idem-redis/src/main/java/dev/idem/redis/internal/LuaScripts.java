@@ -181,24 +181,27 @@ public final class LuaScripts {
   public static final Script CLAIM = new Script(NOW + FIELDS + READ + TALLY + CLAIM_ONE);
 
   /**
-   * KEYS: record, the scope's tally (in the record's hash slot). ARGV: the record in progress as
-   * {@link RecordValue} writes it (with its lease length {@code L}, as a plain {@code SET} claim
-   * writes it), its expiry in ms (twice the lease), the cap, the record's digest. The capped claim
-   * of a key that holds no record: the record's value comes encoded, so no Lua reads or writes a
-   * record here. Answers {@code {'C'}} when counted and set, {@code {'S'}} when the scope holds the
-   * cap of others (nothing written), and {@code {'H', value}} when the key holds a record, which
-   * only {@link #CLAIM} answers for (nothing written).
+   * KEYS: record, the given-back mark of the new owner, the scope's tally (all in the record's hash
+   * slot). ARGV: the record in progress as {@link RecordValue} writes it (with its lease length
+   * {@code L}, as a plain {@code SET} claim writes it), its expiry in ms (twice the lease), the
+   * cap, the record's digest. The capped claim of a key that holds no record: the record's value
+   * comes encoded, so no Lua reads or writes a record here. Answers {@code {'C'}} when counted and
+   * set, {@code {'S'}} when the scope holds the cap of others (nothing written), {@code {'G'}} when
+   * that owner's caller already gave the claim back (it comes late: sent again after NOSCRIPT), and
+   * {@code {'H', value}} when the key holds a record, which only {@link #CLAIM} answers for
+   * (nothing written).
    */
   public static final Script CLAIM_NEW_COUNTED =
       new Script(
           TALLY
               + """
+              if redis.call('EXISTS', KEYS[2]) == 1 then return {'G'} end
               local held = redis.call('GET', KEYS[1])
               if held then return {'H', held} end
               local clock = redis.call('TIME')
               local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
               local px = tonumber(ARGV[2])
-              if count(KEYS[2], ARGV[4], now + px, tonumber(ARGV[3]), now) == 0 then
+              if count(KEYS[3], ARGV[4], now + px, tonumber(ARGV[3]), now) == 0 then
                 return {'S'}
               end
               redis.call('SET', KEYS[1], ARGV[1], 'PX', px)

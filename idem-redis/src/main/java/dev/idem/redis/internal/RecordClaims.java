@@ -248,11 +248,12 @@ public final class RecordClaims {
    * Claims a key that holds no record with one command: the record in progress with its lease
    * length {@code L} instead of times (the key expires after twice the lease, and the lease ends
    * one lease before, by the server's clock) and a fence from {@link ServerClock}. Uncapped, a
-   * {@code SET NX PX ... GET}; capped ({@code tallyArgs}: the cap and the digest, {@code
-   * scriptKeys} ending with the tally), {@link LuaScripts#CLAIM_NEW_COUNTED}, which counts the
-   * record before it sets it and writes nothing when the scope is full. When the key holds a
-   * record, it is returned: a completed one answers as the claim script would; any other goes on to
-   * the claim script with {@code scriptKeys} and {@code tallyArgs}.
+   * {@code SET NX PX ... GET}; capped ({@code tallyArgs}: the cap and the digest; {@code
+   * scriptKeys}: the record, the given-back mark, the tally), {@link LuaScripts#CLAIM_NEW_COUNTED},
+   * which counts the record before it sets it, writes nothing when the scope is full, and claims
+   * nothing for an owner given back (a script may run late: sent again after {@code NOSCRIPT}).
+   * When the key holds a record, it is returned: a completed one answers as the claim script would;
+   * any other goes on to the claim script with {@code scriptKeys} and {@code tallyArgs}.
    */
   private CompletableFuture<ClaimResult> claimFresh(
       byte[] recordKey,
@@ -289,7 +290,7 @@ public final class RecordClaims {
           scripts
               .listAsync(
                   LuaScripts.CLAIM_NEW_COUNTED,
-                  new byte[][] {recordKey, scriptKeys[scriptKeys.length - 1]},
+                  scriptKeys,
                   value,
                   RedisKeys.bytes(2 * leaseMillis),
                   tallyArgs[0],
@@ -303,6 +304,9 @@ public final class RecordClaims {
                         case "S" ->
                             CompletableFuture.failedFuture(
                                 StoreFullException.scopeCap(request.scopeCap(), key.scope()));
+                        case "G" ->
+                            CompletableFuture.completedFuture(
+                                RecordReplies.claim(reply, key, owner));
                         default ->
                             CompletableFuture.completedFuture(
                                 found((byte[]) reply.get(1), request));

@@ -47,14 +47,13 @@ public final class RecordCompletions {
   }
 
   /**
-   * A completion's commands, sent: {@code stored} ends with whether the lease still matched; {@code
-   * counted} is null for a claim not counted.
+   * Completes {@code lease} with {@code outcome}, kept for {@code retention}: a stage that ends on
+   * Lettuce's thread with whether the lease still matched, each command bounded. In a Cluster the
+   * record's count is moved by a command of its own, sent at once beside the completion; a
+   * completion stands even if its count could not be moved (the count then ends with the claim's):
+   * that is only logged.
    */
-  public record Sent(
-      CompletableFuture<Boolean> stored, @Nullable CompletableFuture<Long> counted) {}
-
-  /** Sends the completion of {@code lease} with {@code outcome}, kept for {@code retention}. */
-  public Sent send(Lease lease, Outcome outcome, Duration retention) {
+  public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
     String digest = lease.key().digest();
     long retentionMillis = RedisKeys.millis(retention);
     long expiresAt = clock.millis() + retentionMillis;
@@ -101,7 +100,20 @@ public final class RecordCompletions {
                         !mark && RedisFailures.outOfMemory(failure)
                             ? outOfMemory(outcome, failure)
                             : failure));
-    return new Sent(stored, counted);
+    if (counted == null) {
+      return bounded(stored);
+    }
+    return bounded(stored)
+        .thenCombine(
+            bounded(counted)
+                .handle(
+                    (moved, failure) -> {
+                      if (failure != null) {
+                        countNotMoved(failure);
+                      }
+                      return moved;
+                    }),
+            (done, moved) -> done);
   }
 
   // A result Redis has no memory for is a result too large to keep: the engine then stores the
@@ -118,28 +130,6 @@ public final class RecordCompletions {
       t = t.getCause();
     }
     return t.getMessage();
-  }
-
-  /**
-   * The completion, then its count, as a stage that ends on Lettuce's thread, each command bounded.
-   * A completion stands even if its count could not be moved (the count then ends with the
-   * claim's): that is only logged.
-   */
-  public CompletableFuture<Boolean> stage(Sent sent) {
-    CompletableFuture<Boolean> stored = bounded(sent.stored());
-    if (sent.counted() == null) {
-      return stored;
-    }
-    return stored.thenCombine(
-        bounded(sent.counted())
-            .handle(
-                (moved, failure) -> {
-                  if (failure != null) {
-                    countNotMoved(failure);
-                  }
-                  return moved;
-                }),
-        (done, moved) -> done);
   }
 
   // One line per ten seconds at most: a stalled Redis fails the move of every completion's count.

@@ -295,6 +295,40 @@ class IdempotentListenerIT {
   }
 
   @Test
+  void theContainersOwnRetryRunsAFailedAttemptAgainInPlaceAndEachMessageIsAppliedOnce() {
+    startConsumer(
+        1,
+        "spring.rabbitmq.listener.simple.retry.enabled",
+        "true",
+        "spring.rabbitmq.listener.simple.retry.initial-interval",
+        "10ms");
+    String alone = "fail-once-" + newId();
+    rabbit.publish(queue, alone, alone, Map.of());
+    List<String> bodies = List.of("split-a-" + newId(), "fail-once-split-b-" + newId());
+    rabbit.publishBatch(queue, bodies);
+
+    await().atMost(PATIENCE).until(() -> effects.rows() == 3 && rabbit.depth(queue) == 0);
+    TestListeners listeners = listeners();
+    stopConsumer();
+
+    assertThat(effects.rows(alone)).isEqualTo(1);
+    for (String body : bodies) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+    assertThat(listeners.calls()).as("each failed attempt retried once").isEqualTo(5);
+    assertThat(rabbit.depth(deadLetters)).isZero();
+
+    // the split delivery again: its messages keep their ids, so both are duplicates
+    startConsumer(1);
+    rabbit.publishBatch(queue, bodies);
+    await()
+        .atMost(PATIENCE)
+        .until(() -> outcomes().count(ExecutionOutcome.REPLAYED) == 2 && rabbit.depth(queue) == 0);
+    stopConsumer();
+    assertThat(effects.rows()).isEqualTo(3);
+  }
+
+  @Test
   void aBatchListenerAppliesEachMessageOfAProducersBatchOnce() {
     startConsumer(1, "test.batch", "true");
     List<String> bodies = List.of("split-a-" + newId(), "split-b-" + newId(), "split-c-" + newId());

@@ -40,7 +40,7 @@ public final class DeliveryBinder implements MethodInterceptor {
   // delivery when it comes on the same channel with the same tag. The container hands a split
   // delivery's fragments on one after another, all but the last sharing one MessageProperties
   // and the last a copy marked lastInBatch.
-  private record Previous(Channel channel, long tag, MessageProperties properties, int fragment) {}
+  private record Previous(Channel channel, Message message, int fragment) {}
 
   private final ThreadLocal<RabbitDelivery> current = new ThreadLocal<>();
   private final ThreadLocal<@Nullable Previous> previous = new ThreadLocal<>();
@@ -82,17 +82,21 @@ public final class DeliveryBinder implements MethodInterceptor {
   }
 
   private int fragmentOf(Channel channel, Message message) {
-    MessageProperties properties = message.getMessageProperties();
-    long tag = properties.getDeliveryTag();
     Previous last = previous.get();
+    if (last != null && last.message() == message) {
+      return last.fragment(); // handed on again by an advice outside this one
+    }
+    MessageProperties properties = message.getMessageProperties();
+    MessageProperties before = last == null ? null : last.message().getMessageProperties();
     int fragment =
         last != null
+                && before != null
                 && last.channel() == channel
-                && last.tag() == tag
-                && (last.properties() == properties || properties.isLastInBatch())
+                && before.getDeliveryTag() == properties.getDeliveryTag()
+                && (before == properties || properties.isLastInBatch())
             ? last.fragment() + 1
             : 0;
-    previous.set(new Previous(channel, tag, properties, fragment));
+    previous.set(new Previous(channel, message, fragment));
     return fragment;
   }
 

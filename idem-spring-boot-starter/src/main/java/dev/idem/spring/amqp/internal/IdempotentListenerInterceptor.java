@@ -85,9 +85,14 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
     } catch (Exception | Error e) {
       // a rejectManual failure asks the container to reject the delivery itself; a nack here
       // would settle the tag first and the container's reject would then close the channel
-      if (listener.manualAck()
-          && !ContainerUtils.isRejectManual(e)
-          && delivery.fragments().get(0) == 0) {
+      if (listener.manualAck() && delivery.fragments().get(0) > 0) {
+        log.error(
+            "message {} of a delivery split by the container (a producer's batch) failed for"
+                + " consumer group {} after the delivery was acknowledged with its first message"
+                + " (ackMode MANUAL): it will not come again. Take producer batches in AUTO mode",
+            delivery.fragments().get(0),
+            listener.group());
+      } else if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
         ManualAcks.requeue(delivery.channel(), delivery.messages());
       }
       throw e;

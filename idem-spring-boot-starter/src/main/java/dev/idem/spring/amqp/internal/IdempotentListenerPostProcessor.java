@@ -3,7 +3,6 @@ package dev.idem.spring.amqp.internal;
 import dev.idem.spring.IdemProperties;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import dev.idem.spring.messaging.internal.ListenerMethods;
-import java.util.Arrays;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.BaseRabbitListenerContainerFactory;
@@ -55,9 +54,14 @@ public final class IdempotentListenerPostProcessor
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     if (bean instanceof BaseRabbitListenerContainerFactory<?> factory) {
+      // first, so that it wraps every other advice: one that calls the listener again (the
+      // container's retry) runs inside it, with the delivery still bound and counted once
       Advice[] chain = factory.getAdviceChain();
-      Advice[] extended = chain == null ? new Advice[1] : Arrays.copyOf(chain, chain.length + 1);
-      extended[extended.length - 1] = binder;
+      Advice[] extended = new Advice[chain == null ? 1 : chain.length + 1];
+      extended[0] = binder;
+      if (chain != null) {
+        System.arraycopy(chain, 0, extended, 1, chain.length);
+      }
       factory.setAdviceChain(extended);
     }
     ListenerMethods.checkBrokers(AopUtils.getTargetClass(bean));
