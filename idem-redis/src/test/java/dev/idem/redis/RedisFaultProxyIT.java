@@ -16,6 +16,7 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
+import dev.idem.redis.internal.RedisKeys;
 import dev.idem.testsupport.net.FaultProxy;
 import dev.idem.testsupport.net.SilentPartitionCheck;
 import dev.idem.testsupport.net.StalledCall;
@@ -27,6 +28,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,6 +188,34 @@ class RedisFaultProxyIT {
     // retry does not find it in progress for the ten minutes of its lease
     proxy.hold(false);
     claimCompleteAndReplay(request);
+  }
+
+  @Test
+  void aTokensUseGivenBackAfterItsCallerGaveUpIsIssuedAgainAndStillCounted() {
+    String scope = "fault-proxy-tokens:" + UUID.randomUUID();
+    IdempotencyKey token = IdempotencyKey.of(scope, UUID.randomUUID().toString());
+    assertThat(store.issue(token, Duration.ofMinutes(10), 2)).isTrue();
+    ClaimRequest use = new ClaimRequest(token, Fingerprint.NONE, Duration.ofMinutes(10), true, 2);
+    proxy.hold(true);
+    assertThatThrownBy(() -> now(store.claim(use))).isInstanceOf(IdempotencyStoreException.class);
+    // the held use reaches Redis now and takes the token; its give-back puts it back to ISSUED
+    proxy.hold(false);
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(() -> store.find(token).orElseThrow().state() == RecordState.ISSUED);
+    RedisClient direct = RedisTestServers.standaloneClient();
+    try (StatefulRedisConnection<byte[], byte[]> raw = direct.connect(ByteArrayCodec.INSTANCE)) {
+      byte[] tally = new RedisKeys(PREFIX).tally(RedisKeys.digest(scope));
+      // the count is moved after the give-back's answer, on another thread: none comes for a while
+      await("an issued token still counts in its scope")
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(3))
+          .until(() -> raw.sync().zcard(tally) == 1);
+    } finally {
+      direct.shutdown();
+    }
+    assertThat(now(store.claim(use))).isInstanceOf(ClaimResult.Claimed.class);
   }
 
   @Test
