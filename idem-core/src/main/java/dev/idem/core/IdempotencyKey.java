@@ -169,8 +169,10 @@ public final class IdempotencyKey {
   }
 
   /**
-   * The lowercase hex SHA-256 of the scope and the value, each preceded by its length so that no
-   * two different keys share a digest input. This is what stores use as the record's identity.
+   * The lowercase hex SHA-256 of {@code <scope's UTF-8 byte length>:<scope>:<value>}: the scope's
+   * length keeps two different keys from sharing a digest input (the value, the last part, needs
+   * none). A step's key hashes its name and binding with its parent's digest instead. This is what
+   * stores use as the record's identity.
    */
   public String digest() {
     String d = digest;

@@ -27,7 +27,7 @@ import dev.idem.spring.aop.internal.ResumedCalls;
 import dev.idem.spring.aop.internal.ScheduledRuns;
 import dev.idem.spring.aop.internal.ScheduledSlot;
 import dev.idem.spring.aop.internal.StepNames;
-import dev.idem.spring.aop.internal.TransactionOutcomes;
+import dev.idem.spring.internal.TransactionOutcomes;
 import dev.idem.spring.messaging.internal.ListenerBeans;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;

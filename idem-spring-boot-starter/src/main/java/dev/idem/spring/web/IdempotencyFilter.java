@@ -11,7 +11,7 @@ import dev.idem.core.TokenService;
 import dev.idem.core.Work;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.spring.InFlightWork;
-import dev.idem.spring.aop.internal.TransactionOutcomes;
+import dev.idem.spring.internal.TransactionOutcomes;
 import dev.idem.spring.web.internal.CachedBodyRequest;
 import dev.idem.spring.web.internal.CapturingResponse;
 import dev.idem.spring.web.internal.FormFields;

@@ -1,4 +1,4 @@
-package dev.idem.spring.aop.internal;
+package dev.idem.spring.internal;
 
 import dev.idem.core.Deferral;
 import dev.idem.core.PendingOutcome;
