@@ -290,6 +290,9 @@ final class ClaimLoop {
         if (failed != null) {
           if (failed instanceof IdempotencyException
               && !(failed instanceof IdempotencyStoreException)) {
+            if (failed instanceof StoreFullException) {
+              report.accept(request.key(), ExecutionOutcome.STORE_FULL);
+            }
             throw failed;
           }
           storeFailedAtClaim(request, config, failed);

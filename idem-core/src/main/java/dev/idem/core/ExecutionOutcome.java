@@ -17,5 +17,10 @@ public enum ExecutionOutcome {
   /** The work ran but its lease was taken over before it could store the outcome. */
   LEASE_LOST,
   /** The store failed. */
-  STORE_ERROR
+  STORE_ERROR,
+  /**
+   * The claim was refused because the store, or the call's scope under its cap, holds as many live
+   * records as it may ({@link StoreFullException}): the work did not run.
+   */
+  STORE_FULL
 }

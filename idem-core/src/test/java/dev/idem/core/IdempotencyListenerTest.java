@@ -54,6 +54,22 @@ class IdempotencyListenerTest {
   }
 
   @Test
+  void aClaimRefusedForItsScopesCapIsToldAsStoreFull() {
+    IdempotencyConfig capped = IdempotencyConfig.custom().scopeCap(1).build();
+    engine
+        .call(IdempotencyKey.of("orders|alice", "k3"), Fingerprint.NONE)
+        .config(capped)
+        .run(ctx -> "made");
+    told.clear();
+    IdempotencyKey refused = IdempotencyKey.of("orders|alice", "k4");
+    assertThatThrownBy(
+            () -> engine.call(refused, Fingerprint.NONE).config(capped).run(ctx -> "never"))
+        .isInstanceOf(StoreFullException.class);
+
+    assertThat(told).contains("a STORE_FULL k4", "b STORE_FULL k4");
+  }
+
+  @Test
   void aCallWhoseWorkThrowsStillEnds() {
     IdempotencyKey key = IdempotencyKey.of("orders", "k2");
     assertThatThrownBy(

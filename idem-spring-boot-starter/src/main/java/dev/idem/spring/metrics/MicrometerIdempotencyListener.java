@@ -13,9 +13,9 @@ import java.util.function.Function;
 /**
  * Counts every call through the engine as {@code idem.executions{operation, outcome}}, where
  * outcome is one of executed, replayed, in_progress, mismatch, invalid_key, unknown_token,
- * lease_lost, store_error; and the runs of steps ({@link IdempotencyKey#isStep()}) the same way as
- * {@code idem.steps{operation, outcome}}, where executed means the step ran and replayed that a
- * rerun got its stored result.
+ * lease_lost, store_error, store_full; and the runs of steps ({@link IdempotencyKey#isStep()}) the
+ * same way as {@code idem.steps{operation, outcome}}, where executed means the step ran and
+ * replayed that a rerun got its stored result.
  *
  * <p>The operation tag comes from the key's scope through {@code operationOf}; it must not carry
  * the caller's identity (a user name in a tag makes one time series per user). The default takes
