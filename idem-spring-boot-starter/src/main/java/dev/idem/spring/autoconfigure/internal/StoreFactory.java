@@ -31,10 +31,11 @@ public final class StoreFactory {
     RedisStores.Built built = RedisStores.create(beans, properties.getRedis());
     RedisStores.requireAcksWithinClaims(properties);
     log.info(
-        "Idem stores its records in Redis, {}; a claim waits for Redis at most half its lease,"
-            + " any other call {} (the client's command timeout, at most 10 s), and a claim"
-            + " answered after half its lease is refused",
+        "Idem stores its records in Redis, {}, under keys that start with '{}'; a claim waits"
+            + " for Redis at most half its lease, any other call {} (the client's command"
+            + " timeout, at most 10 s), and a claim answered after half its lease is refused",
         built.source(),
+        properties.getRedis().getKeyPrefix(),
         ((dev.idem.redis.RedisIdempotencyStore) built.store()).callTimeout());
     return built.store();
   }
