@@ -3,6 +3,8 @@ package dev.idem.redis.internal;
 import dev.idem.core.IdempotencyStoreException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A record as the one string value Redis keeps for it: a run of fields, each a one-letter name, the
@@ -25,13 +27,20 @@ import java.nio.charset.StandardCharsets;
  */
 public final class RecordValue {
 
-  private final byte[][] fields = new byte[26][];
+  // Where each field's bytes start in the value (-1: absent) and how many there are: a field is
+  // copied or decoded only when asked for, so a replay that reads a few fields copies only those.
+  private final byte[] value;
+  private final int[] starts = new int[26];
+  private final int[] lengths = new int[26];
 
-  private RecordValue() {}
+  private RecordValue(byte[] value) {
+    this.value = value;
+    Arrays.fill(starts, -1);
+  }
 
   /** Reads a stored value. */
   public static RecordValue parse(byte[] value) {
-    RecordValue r = new RecordValue();
+    RecordValue r = new RecordValue(value);
     int i = 0;
     while (i < value.length) {
       int name = value[i] - 'A';
@@ -49,41 +58,51 @@ public final class RecordValue {
       if (name < 0 || name >= 26 || j == i + 1 || start + len > value.length) {
         throw malformed();
       }
-      byte[] field = new byte[len];
-      System.arraycopy(value, start, field, 0, len);
-      r.fields[name] = field;
+      r.starts[name] = start;
+      r.lengths[name] = len;
       i = start + len;
     }
     return r;
   }
 
-  /** The bytes of field {@code name}, or null when absent. */
-  public byte[] bytes(char name) {
-    return fields[name - 'A'];
+  /** A copy of the bytes of field {@code name}, or null when absent. */
+  public byte @Nullable [] bytes(char name) {
+    int at = starts[name - 'A'];
+    return at < 0 ? null : Arrays.copyOfRange(value, at, at + lengths[name - 'A']);
   }
 
   /** The field as text, or the empty string when absent. */
   public String text(char name) {
-    byte[] b = bytes(name);
-    return b == null ? "" : new String(b, StandardCharsets.UTF_8);
+    int at = starts[name - 'A'];
+    return at < 0 ? "" : new String(value, at, lengths[name - 'A'], StandardCharsets.UTF_8);
   }
 
-  /** The field as a number, or 0 when absent. */
+  /** The field as a number (decimal, optionally negative), or 0 when absent. */
   public long number(char name) {
-    byte[] b = bytes(name);
-    if (b == null) {
+    int at = starts[name - 'A'];
+    if (at < 0) {
       return 0;
     }
-    try {
-      return Long.parseLong(new String(b, StandardCharsets.US_ASCII));
-    } catch (NumberFormatException e) {
+    int end = at + lengths[name - 'A'];
+    boolean negative = end > at && value[at] == '-';
+    int i = negative ? at + 1 : at;
+    if (i == end) {
       throw malformed();
     }
+    long n = 0;
+    for (; i < end; i++) {
+      int digit = value[i] - '0';
+      if (digit < 0 || digit > 9 || n > (Long.MAX_VALUE - digit) / 10) {
+        throw malformed();
+      }
+      n = n * 10 + digit;
+    }
+    return negative ? -n : n;
   }
 
   /** Whether field {@code name} is present. */
   public boolean has(char name) {
-    return bytes(name) != null;
+    return starts[name - 'A'] >= 0;
   }
 
   private static IdempotencyStoreException malformed() {
