@@ -53,4 +53,24 @@ class RecordValueTest {
           .isInstanceOf(IdempotencyStoreException.class);
     }
   }
+
+  @Test
+  void numbersAreDecimalFromTheValuesOwnBytes() {
+    RecordValue r =
+        RecordValue.parse(
+            "F16:1733550000000123X2:-5U19:9223372036854775807B3:abc"
+                .getBytes(StandardCharsets.US_ASCII));
+    assertThat(r.number('F')).isEqualTo(1_733_550_000_000_123L);
+    assertThat(r.number('X')).isEqualTo(-5);
+    assertThat(r.number('U')).isEqualTo(Long.MAX_VALUE);
+    byte[] copy = r.bytes('B');
+    copy[0] = 'z';
+    assertThat(r.text('B')).as("a copy, not the value itself").isEqualTo("abc");
+    for (String bad : new String[] {"F0:", "F1:-", "F2:+1", "F19:9223372036854775808", "F2:1 "}) {
+      assertThatThrownBy(
+              () -> RecordValue.parse(bad.getBytes(StandardCharsets.US_ASCII)).number('F'))
+          .as(bad)
+          .isInstanceOf(IdempotencyStoreException.class);
+    }
+  }
 }
