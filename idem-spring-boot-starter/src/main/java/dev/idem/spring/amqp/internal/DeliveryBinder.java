@@ -1,6 +1,7 @@
 package dev.idem.spring.amqp.internal;
 
 import com.rabbitmq.client.Channel;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,8 +40,13 @@ public final class DeliveryBinder implements MethodInterceptor {
   // The last message handed to a listener on this thread: the next one is a fragment of the same
   // delivery when it comes on the same channel with the same tag. The container hands a split
   // delivery's fragments on one after another, all but the last sharing one MessageProperties
-  // and the last a copy marked lastInBatch.
-  private record Previous(Channel channel, Message message, int fragment) {}
+  // and the last a copy marked lastInBatch. The message itself is held weakly: its body may be
+  // large, and it is only compared with the next one.
+  private record Previous(
+      Channel channel,
+      WeakReference<Message> message,
+      MessageProperties properties,
+      int fragment) {}
 
   private final ThreadLocal<RabbitDelivery> current = new ThreadLocal<>();
   private final ThreadLocal<@Nullable Previous> previous = new ThreadLocal<>();
@@ -83,20 +89,18 @@ public final class DeliveryBinder implements MethodInterceptor {
 
   private int fragmentOf(Channel channel, Message message) {
     Previous last = previous.get();
-    if (last != null && last.message() == message) {
+    if (last != null && last.message().get() == message) {
       return last.fragment(); // handed on again by an advice outside this one
     }
     MessageProperties properties = message.getMessageProperties();
-    MessageProperties before = last == null ? null : last.message().getMessageProperties();
     int fragment =
         last != null
-                && before != null
                 && last.channel() == channel
-                && before.getDeliveryTag() == properties.getDeliveryTag()
-                && (before == properties || properties.isLastInBatch())
+                && last.properties().getDeliveryTag() == properties.getDeliveryTag()
+                && (last.properties() == properties || properties.isLastInBatch())
             ? last.fragment() + 1
             : 0;
-    previous.set(new Previous(channel, message, fragment));
+    previous.set(new Previous(channel, new WeakReference<>(message), properties, fragment));
     return fragment;
   }
 
