@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The standalone Redis store reached through a {@link FaultProxy}: a lost connection or a silent
  * partition fails typed, the engine then fails closed, and the store works again once Lettuce has
- * reconnected.
+ * reconnected. Just over 400 lines: each fault is a short test of its own on one proxy.
  */
 class RedisFaultProxyIT {
 

@@ -24,7 +24,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * PostgreSQL: each test starts the consumer application on fresh queues and a fresh business table,
  * publishes, waits until the engine reports every delivery, stops the consumer, and then counts
  * rows and messages left in the queue (a message not acknowledged goes back to it when the consumer
- * stops).
+ * stops). Longer than 400 lines for the number of delivery cases, single and batched, each a short
+ * test on one running consumer.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class IdempotentListenerIT {
