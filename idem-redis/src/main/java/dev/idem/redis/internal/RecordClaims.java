@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -171,13 +172,7 @@ public final class RecordClaims {
       // no read was sent: the claim goes out now, ahead of any give-back of this owner
       return claimCounted(recordKey, request, owner, true);
     }
-    return followUp(
-        replayed,
-        found -> found == null,
-        found ->
-            found != null
-                ? CompletableFuture.completedFuture(found)
-                : claimCounted(recordKey, request, owner, false));
+    return orElse(replayed, () -> claimCounted(recordKey, request, owner, false));
   }
 
   /** A new owner for a claim of {@code request}: unique, and marked when the claim is counted. */
@@ -312,13 +307,7 @@ public final class RecordClaims {
                                 found((byte[]) reply.get(1), request));
                       });
     }
-    return followUp(
-        answered,
-        answer -> answer == null,
-        answer ->
-            answer != null
-                ? CompletableFuture.completedFuture(answer)
-                : claimByScript(scriptKeys, request, owner, tallyArgs));
+    return orElse(answered, () -> claimByScript(scriptKeys, request, owner, tallyArgs));
   }
 
   private static ClaimResult claimed(
@@ -515,6 +504,15 @@ public final class RecordClaims {
                 ? CompletableFuture.supplyAsync(() -> next.apply(value), ScriptRunner.FOLLOW_UP)
                     .thenCompose(Function.identity())
                 : next.apply(value));
+  }
+
+  /** {@code stage}'s answer, or when it answered null, the claim {@code next} sends. */
+  private static CompletableFuture<ClaimResult> orElse(
+      CompletableFuture<ClaimResult> stage, Supplier<CompletableFuture<ClaimResult>> next) {
+    return followUp(
+        stage,
+        answer -> answer == null,
+        answer -> answer != null ? CompletableFuture.completedFuture(answer) : next.get());
   }
 
   private static byte[] flag(boolean b) {

@@ -12,14 +12,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This process's reading of a standalone Redis server's clock, for the fences of claims that write
- * a fresh key with a plain {@code SET}: a {@code TIME} sample, asked for again once it is a second
- * old and never used past a minute, carried forward by this process's monotonic clock, never by its
- * wall clock (application nodes' wall clocks may differ by minutes). A sample is taken as of the
- * moment its reply arrived and kept only when its round trip took 50 ms or less, so the reading
- * runs behind the server by up to that round trip, never ahead of it by more than the drift of two
- * clocks over a minute. Such a fence is only given to a key that holds no record, for a lease of
- * {@link #SHORTEST_LEASE} or longer: the key's last fence (if any) was handed out at least twice
- * such a lease ago, or was that of an owner that completed its work.
+ * a fresh key in one command (a plain {@code SET}, or the capped claim's short script): a {@code
+ * TIME} sample, asked for again once it is a second old and never used past a minute, carried
+ * forward by this process's monotonic clock, never by its wall clock (application nodes' wall
+ * clocks may differ by minutes). A sample is taken as of the moment its reply arrived and kept only
+ * when its round trip took 50 ms or less, so the reading runs behind the server by up to that round
+ * trip, never ahead of it by more than the drift of two clocks over a minute. Such a fence is only
+ * given to a key that holds no record, for a lease of {@link #SHORTEST_LEASE} or longer: the key's
+ * last fence (if any) was handed out at least twice such a lease ago, or was that of an owner that
+ * completed its work.
  */
 public final class ServerClock {
 
