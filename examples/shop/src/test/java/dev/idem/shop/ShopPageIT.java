@@ -82,9 +82,16 @@ class ShopPageIT extends EndToEnd {
     assertThat(stock("MUG")).isEqualTo(stockBefore - 2);
     assertThat(logLines("POST /api/orders key")).hasSize(1);
     // The order is placed: its intent is over, the form is cleared and the next order has a new
-    // key.
-    assertThat(browser.findElement(By.cssSelector("input[data-sku='MUG']")).getDomProperty("value"))
-        .isEqualTo("0");
+    // key. The page redraws the form, so the field is looked up again until it reads back.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptionsInstanceOf(StaleElementReferenceException.class)
+        .until(
+            () ->
+                browser
+                    .findElement(By.cssSelector("input[data-sku='MUG']"))
+                    .getDomProperty("value"),
+            "0"::equals);
   }
 
   @Test
