@@ -3,9 +3,10 @@ package dev.idem.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.jdbc.JdbcDialect;
-import dev.idem.jdbc.JdbcIdempotencyStore;
+import dev.idem.jdbc.JdbcInbox;
 import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.redis.RedisIdempotencyStore;
@@ -16,15 +17,16 @@ import java.util.List;
 
 /**
  * The de-duplicators of the dedup-peers benchmark's batch rounds, where each consumer takes up to
- * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processAll} on Redis and on
- * PostgreSQL, which claims a batch's ids together and sends their completions together, and the
- * peers of the single-message rounds, which have no batch call and take a batch message by message.
- * Every effect commits on its own, as in the single-message rounds.
+ * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processAll} on Redis, which
+ * claims a batch's ids together and sends their completions together, Idem's {@link
+ * JdbcInbox#receiveAll} on PostgreSQL, which writes a batch's rows and effects in one transaction,
+ * and the peers of the single-message rounds, which have no batch call and take a batch message by
+ * message. Outside the inbox, every effect commits on its own, as in the single-message rounds.
  */
 final class DedupBatchPeers {
 
   static final String IDEM_REDIS = "Idem IdempotentConsumer.processAll, Redis store";
-  static final String IDEM_JDBC = "Idem IdempotentConsumer.processAll, PostgreSQL store";
+  static final String IDEM_JDBC = "Idem JdbcInbox.receiveAll";
 
   /** The most deliveries a consumer handles at once. */
   static final int BATCH = 100;
@@ -104,22 +106,37 @@ final class DedupBatchPeers {
   }
 
   /**
-   * {@code IdempotentConsumer.processAll} on a {@link JdbcIdempotencyStore} on PostgreSQL: a
-   * batch's ids without a record claimed by one insert and one read.
+   * {@link JdbcInbox#receiveAll} on PostgreSQL: a batch's inbox rows written by one insert in the
+   * transaction of its effects, one commit a batch, each effect after a savepoint.
    */
   static BatchPeer idemJdbc(String url) {
     HikariDataSource pool = BenchJdbc.pool(url, "dedup-batch-idem-jdbc", DedupPeers.POOL);
-    JdbcStoreConfig config =
-        JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(RECORDS_TABLE).build();
-    JdbcSchema.createIfMissing(pool, config);
-    Idempotency engine = Idempotency.builder(new JdbcIdempotencyStore(pool, config)).build();
-    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP, WAITS);
+    JdbcStoreConfig.Builder config =
+        JdbcStoreConfig.custom(JdbcDialect.postgresql()).table(RECORDS_TABLE);
+    JdbcSchema.createIfMissing(pool, config.build());
+    JdbcInbox inbox = new JdbcInbox(pool, config, DedupPeers.GROUP);
     return new BatchPeer(
         IDEM_JDBC,
         "PostgreSQL",
-        (ids, effects) -> processAll(consumer, pool, ids, effects),
+        (ids, effects) -> {
+          int[] running = {0};
+          try {
+            inbox.receiveAll(
+                ids,
+                (index, connection) -> {
+                  running[0] = index;
+                  effects.of(ids.get(index)).apply(connection);
+                });
+            return ids.size();
+          } catch (IdempotencyStoreException e) {
+            return 0; // nothing of the batch is known to have committed
+          } catch (Exception e) {
+            // the failed message's effect was taken back; the messages before it committed
+            return running[0];
+          }
+        },
         () -> {
-          engine.close();
+          inbox.close();
           BenchJdbc.execute(pool, "DROP TABLE IF EXISTS " + RECORDS_TABLE);
           pool.close();
         });

@@ -73,13 +73,15 @@ record DedupPeersSection(
     lines.add(
         ("- Batch rounds (issue 34): the same queue, each consumer handling at once up to %d"
                 + " deliveries it has received (its prefetch), acknowledged with one ack and the"
-                + " rest requeued with one nack. Idem: `IdempotentConsumer.processAll(ids,"
-                + " handler)` on the Redis store and on a `JdbcIdempotencyStore` on PostgreSQL: the"
-                + " batch's ids claimed together (one script on Redis, one insert and one read on"
-                + " PostgreSQL), each message's effect committing on its own and its record's store"
-                + " call sent as its handler returns, all waited for once at the batch's end; a"
-                + " copy another consumer is handling is waited for (WAIT); the first failure ends"
-                + " the batch, the rest coming again. The peers have no batch"
+                + " rest requeued with one nack. Idem on Redis: `IdempotentConsumer.processAll(ids,"
+                + " handler)`, the batch's ids claimed together (one script), each message's effect"
+                + " committing on its own and its record's completion sent as its handler returns,"
+                + " all waited for once at the batch's end; a copy another consumer is handling is"
+                + " waited for. Idem on PostgreSQL: `JdbcInbox.receiveAll(ids, handler)`, the"
+                + " batch's inbox rows written by one insert in the transaction of its effects, each"
+                + " effect after a savepoint, one commit a batch; a copy another consumer is"
+                + " handling waits on its row. The first failure ends the batch (on PostgreSQL only"
+                + " the failed effect is rolled back), the rest coming again. The peers have no batch"
                 + " call: they take the batch message by message, as in the single rounds, and stop"
                 + " at the first failure.")
             .formatted(DedupBatchPeers.BATCH));

@@ -10,8 +10,10 @@ import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import dev.idem.core.internal.AllListeners;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
+import dev.idem.jdbc.internal.InboxRows;
 import java.sql.Connection;
 import java.util.List;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +39,12 @@ public final class JdbcInbox implements AutoCloseable {
     void handle(Connection connection) throws E;
   }
 
+  /** The effect of the message at {@code index} of a batch, written on the batch's connection. */
+  @FunctionalInterface
+  public interface BatchHandler<E extends Exception> {
+    void handle(int index, Connection connection) throws E;
+  }
+
   // What the engine stores for a handler that ran: the fact alone.
   private static final Outcome PROCESSED = Outcome.success(ResultCodec.none().encode(null));
 
@@ -45,6 +53,7 @@ public final class JdbcInbox implements AutoCloseable {
   private final Idempotency idempotency;
   private final IdempotentConsumer consumer;
   private final @Nullable IdempotencyListener listener;
+  private final InboxBatch batch;
 
   /**
    * @param config the inbox table's settings (its own table, e.g. {@code idem_inbox}); join mode is
@@ -68,8 +77,8 @@ public final class JdbcInbox implements AutoCloseable {
       String consumerGroup,
       @Nullable IdempotencyListener listener) {
     this.transactions = new JdbcTransactions(dataSource);
-    this.store =
-        new JdbcIdempotencyStore(dataSource, config.joinTransactions(transactions).build());
+    JdbcStoreConfig joined = config.joinTransactions(transactions).build();
+    this.store = new JdbcIdempotencyStore(dataSource, joined);
     // guarded as the engine guards it: a listener that throws is logged, the delivery goes on
     this.listener = listener == null ? null : new AllListeners(List.of(listener));
     Idempotency.Builder engine = Idempotency.builder(store);
@@ -78,6 +87,12 @@ public final class JdbcInbox implements AutoCloseable {
     }
     this.idempotency = engine.build();
     this.consumer = new IdempotentConsumer(idempotency, consumerGroup);
+    this.batch =
+        new InboxBatch(
+            new InboxRows(joined.dialect().sql(), joined.table()),
+            consumer,
+            PROCESSED,
+            this::heard);
   }
 
   /**
@@ -116,6 +131,52 @@ public final class JdbcInbox implements AutoCloseable {
                   handler.handle(c);
                   return null;
                 }));
+  }
+
+  /**
+   * Applies {@code handler} once for each message of a batch, in the list's order, in one
+   * transaction with their inbox rows: one commit for the batch, and one insert for the rows of all
+   * its new messages (one a message on H2) and at most one read, where {@link #receive} costs a
+   * commit and a statement a message. An id that comes twice in the list is one message: its later
+   * copies are {@link Delivery#DUPLICATE}. A message whose row is neither absent nor completed goes
+   * to the engine's claim in the batch's transaction, as {@link #receive} called in an open
+   * transaction does.
+   *
+   * <p>Each handler runs after a savepoint. The first that throws ends the batch: its writes are
+   * rolled back to that savepoint, the rows of its message and of those after it are deleted, the
+   * messages before it commit, and what it threw is thrown; redeliver the messages from it on (the
+   * ones before it are then answered as duplicates). On PostgreSQL each handler that writes is a
+   * subtransaction: a batch of more than 64 such messages makes other sessions' snapshots slower
+   * while it runs (the subtransaction cache overflows), so keep batches at 64 or fewer where that
+   * matters.
+   *
+   * <p>A batch that meets a row another open transaction holds waits for that transaction to end,
+   * as {@link #receive} does; two batches write their rows in the order of their ids, so they never
+   * deadlock on the rows (their handlers' own writes may, which the database ends by failing one).
+   * Called inside a transaction of {@link #transactions()} already open on this thread, the batch
+   * runs in it and commits with it.
+   *
+   * @return what became of each message, in the list's order
+   * @throws E what the first handler that threw threw, after the messages before it committed
+   * @throws dev.idem.core.IdempotencyStoreException when the rows cannot be written, read or taken
+   *     back, or the commit fails: nothing of the batch is known to have committed; redeliver it
+   * @throws dev.idem.core.InvalidKeyException when a message has no id; nothing was written
+   */
+  public <E extends Exception> List<Delivery> receiveAll(
+      List<String> messageIds, BatchHandler<E> handler) throws E {
+    Objects.requireNonNull(handler, "handler");
+    messageIds.forEach(consumer::keyOf);
+    InboxBatch.Ended ended = transactions.inTransaction(c -> batch.run(c, messageIds, handler));
+    Exception failure = ended.failure();
+    if (failure == null) {
+      return ended.deliveries();
+    }
+    if (failure instanceof RuntimeException unchecked) {
+      throw unchecked;
+    }
+    @SuppressWarnings("unchecked") // only the handler throws checked exceptions, of type E
+    E thrown = (E) failure;
+    throw thrown;
   }
 
   // The row written completed and the handler run, or a row completed by a handler found; null for

@@ -366,6 +366,19 @@ abstract class JdbcBackendTests {
   }
 
   @Nested
+  class InboxBatches extends InboxBatchTests {
+    @Override
+    protected String url() {
+      return JdbcBackendTests.this.url();
+    }
+
+    @Override
+    protected JdbcDialect dialect() {
+      return JdbcBackendTests.this.dialect();
+    }
+  }
+
+  @Nested
   class JoinMode extends JoinModeTests {
     @Override
     protected String url() {

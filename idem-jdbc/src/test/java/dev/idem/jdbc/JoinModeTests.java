@@ -770,7 +770,7 @@ abstract class JoinModeTests {
     }
   }
 
-  private static int orders(Connection c, IdempotencyKey key) throws SQLException {
+  static int orders(Connection c, IdempotencyKey key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT COUNT(*) FROM " + ORDERS + " WHERE order_no LIKE ?")) {
       ps.setString(1, key.scope() + "/" + key.value() + "/%");
