@@ -111,6 +111,31 @@ abstract class InboxBatchTests {
   }
 
   @Test
+  void aBatchLargerThanOneStatementCarriesTellsItsNewMessagesFromThoseHandledBefore()
+      throws Exception {
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group())) {
+      List<String> ids = new ArrayList<>();
+      List<String> before = new ArrayList<>();
+      for (int i = 0; i < 450; i++) {
+        ids.add(id("n" + i));
+        if (i % 3 == 0) {
+          before.add(ids.get(i));
+        }
+      }
+      inbox.receiveAll(before, placing(before));
+      List<Delivery> deliveries = inbox.receiveAll(ids, placing(ids));
+      for (int i = 0; i < ids.size(); i++) {
+        assertThat(deliveries.get(i))
+            .as(ids.get(i))
+            .isEqualTo(i % 3 == 0 ? Delivery.DUPLICATE : Delivery.PROCESSED);
+      }
+      for (String id : ids) {
+        assertThat(orders(id)).as(id).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
   void aFailedHandlerTakesBackOnlyItsOwnWritesAndTheMessagesFromItOnComeAgain() throws Exception {
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group())) {
       List<String> ids = List.of(id("0"), id("1"), id("2"), id("3"), id("4"));
