@@ -2,8 +2,9 @@ package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
+import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
+import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.jdbc.JdbcDialect;
 import dev.idem.jdbc.JdbcInbox;
@@ -11,17 +12,19 @@ import dev.idem.jdbc.JdbcSchema;
 import dev.idem.jdbc.JdbcStoreConfig;
 import dev.idem.redis.RedisIdempotencyStore;
 import java.sql.Connection;
-import java.time.Duration;
+import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The de-duplicators of the dedup-peers benchmark's batch rounds, where each consumer takes up to
  * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processAll} on Redis, which
- * claims a batch's ids together and sends their completions together, Idem's {@link
- * JdbcInbox#receiveAll} on PostgreSQL, which writes a batch's rows and effects in one transaction,
- * and the peers of the single-message rounds, which have no batch call and take a batch message by
- * message. Outside the inbox, every effect commits on its own, as in the single-message rounds.
+ * claims a batch's ids together, its effects committing together and their completions sent
+ * together after that commit, Idem's {@link JdbcInbox#receiveAll} on PostgreSQL, which writes a
+ * batch's rows and effects in one transaction, and the peers of the single-message rounds, which
+ * have no batch call and take a batch message by message. Outside the inbox, every effect commits
+ * on its own, as in the single-message rounds.
  */
 final class DedupBatchPeers {
 
@@ -32,13 +35,6 @@ final class DedupBatchPeers {
   static final int BATCH = 100;
 
   private static final String RECORDS_TABLE = "bench_peer_batch_records";
-
-  // A copy handled by another consumer right now is waited out, not a reason to end the batch
-  // and send the rest of it round again.
-  private static final IdempotencyConfig WAITS =
-      IdempotencyConfig.from(IdempotentConsumer.DEFAULT_CONFIG)
-          .waitInProgress(Duration.ofSeconds(10))
-          .build();
 
   private DedupBatchPeers() {}
 
@@ -87,17 +83,23 @@ final class DedupBatchPeers {
     }
   }
 
-  /** {@code IdempotentConsumer.processAll} on a {@link RedisIdempotencyStore}. */
+  /**
+   * {@code IdempotentConsumer.processAll} on a {@link RedisIdempotencyStore}, a batch's effects in
+   * one PostgreSQL transaction and their outcomes held ({@link dev.idem.core.Deferral}) until it
+   * commits.
+   */
   static BatchPeer idemRedis(RedisRig rig, String url) {
     HikariDataSource pool = BenchJdbc.pool(url, "dedup-batch-idem-redis", DedupPeers.POOL);
     RedisIdempotencyStore store =
         RedisIdempotencyStore.create(rig.client(), rig.prefix() + "dedup-batch-idem:");
     Idempotency engine = Idempotency.builder(store).build();
-    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP, WAITS);
+    // A copy another consumer handles is refused, not waited for: that consumer's claim is held
+    // until its whole batch commits, and two batches waiting on each other's would both stall.
+    IdempotentConsumer consumer = new IdempotentConsumer(engine, DedupPeers.GROUP);
     return new BatchPeer(
         IDEM_REDIS,
         "Redis",
-        (ids, effects) -> processAll(consumer, pool, ids, effects),
+        (ids, effects) -> inOneTransaction(consumer, pool, ids, effects),
         () -> {
           engine.close();
           store.close();
@@ -142,24 +144,58 @@ final class DedupBatchPeers {
         });
   }
 
-  // The messages before the first that failed are handled (a duplicate right before it may be
-  // counted as not handled: it comes again and is answered as a duplicate).
-  private static int processAll(
-      IdempotentConsumer consumer, HikariDataSource pool, List<String> ids, Effects effects) {
-    int[] handled = {0};
-    try {
-      consumer.processAll(
-          ids,
-          (index, ctx) -> {
-            try (Connection connection = pool.getConnection()) {
-              effects.of(ids.get(index)).apply(connection);
-            }
-            handled[0] = index + 1;
-          });
-      return ids.size();
-    } catch (Exception e) {
-      return handled[0];
+  // The batch's effects in one transaction, each after a savepoint, every outcome held until it
+  // commits: then the failed message's claim is given back and the others' completed together.
+  // Returns how many messages, from the first, are handled (the rest come again).
+  private static int inOneTransaction(
+      IdempotentConsumer consumer, HikariDataSource pool, List<String> ids, Effects effects)
+      throws SQLException {
+    List<PendingOutcome> held = new ArrayList<>();
+    int[] ran = {-1};
+    boolean[] threw = {false};
+    int handled = ids.size();
+    try (Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        try {
+          consumer.processAll(
+              ids,
+              (index, ctx) -> {
+                ran[0] = index;
+                Savepoint before = c.setSavepoint();
+                try {
+                  effects.of(ids.get(index)).apply(c);
+                } catch (Exception e) {
+                  threw[0] = true;
+                  c.rollback(before);
+                  throw e;
+                }
+              },
+              held::add);
+        } catch (Exception e) {
+          // the messages whose handlers ran without throwing commit below
+          handled = threw[0] ? ran[0] : ran[0] + 1;
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        held.forEach(PendingOutcome::release);
+        return 0;
+      } finally {
+        c.setAutoCommit(true);
+      }
     }
+    IdempotencyKey failed = threw[0] ? consumer.keyOf(ids.get(ran[0])) : null;
+    List<PendingOutcome> done = new ArrayList<>();
+    for (PendingOutcome outcome : held) {
+      if (outcome.key().equals(failed)) {
+        outcome.release();
+      } else {
+        done.add(outcome);
+      }
+    }
+    PendingOutcome.completeAll(done);
+    return handled;
   }
 
   // A peer without a batch call takes the batch message by message, and stops at the first that
