@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,25 +30,25 @@ import org.jspecify.annotations.Nullable;
  */
 final class InboxBatch {
 
-  /** What a batch did before it ended: the deliveries so far, and the failure that ended it. */
-  record Ended(List<Delivery> deliveries, @Nullable Exception failure) {}
+  /**
+   * What a batch did before it ended: the deliveries so far, what its listener is to hear once the
+   * batch commits, and the failure that ended it.
+   */
+  record Ended(
+      List<Delivery> deliveries,
+      List<Map.Entry<IdempotencyKey, ExecutionOutcome>> heard,
+      @Nullable Exception failure) {}
 
   private final InboxRows rows;
   private final IdempotentConsumer consumer;
   private final Outcome processed;
   private final long retentionMs;
-  private final BiConsumer<IdempotencyKey, ExecutionOutcome> heard;
 
-  InboxBatch(
-      InboxRows rows,
-      IdempotentConsumer consumer,
-      Outcome processed,
-      BiConsumer<IdempotencyKey, ExecutionOutcome> heard) {
+  InboxBatch(InboxRows rows, IdempotentConsumer consumer, Outcome processed) {
     this.rows = rows;
     this.consumer = consumer;
     this.processed = processed;
     this.retentionMs = Math.max(1, IdempotentConsumer.DEFAULT_CONFIG.retention().toMillis());
-    this.heard = heard;
   }
 
   /**
@@ -70,23 +69,34 @@ final class InboxBatch {
     String owner = "inbox:" + UUID.randomUUID();
     InboxRows.Rows found = write(c, firstAt.keySet(), owner);
     List<Delivery> deliveries = new ArrayList<>(keys.size());
+    List<Map.Entry<IdempotencyKey, ExecutionOutcome>> heard = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       IdempotencyKey key = keys.get(i);
       if (Objects.requireNonNull(firstAt.get(key)) != i
           || (!found.written().contains(key.digest()) && done(found.met().get(key.digest())))) {
-        heard.accept(key, ExecutionOutcome.REPLAYED);
+        heard.add(Map.entry(key, ExecutionOutcome.REPLAYED));
         deliveries.add(Delivery.DUPLICATE);
         continue;
       }
       Savepoint before = savepoint(c);
       try {
-        deliveries.add(one(c, key, messageIds.get(i), i, found, handler));
+        Delivery delivery = one(c, key, messageIds.get(i), i, found, handler);
+        if (found.written().contains(key.digest())) {
+          heard.add(Map.entry(key, ExecutionOutcome.EXECUTED));
+        }
+        deliveries.add(delivery);
       } catch (Exception e) {
-        takeBack(c, before, keys.subList(i, keys.size()), found, owner);
-        return new Ended(deliveries, e);
+        int failed = i;
+        List<IdempotencyKey> rest =
+            firstAt.entrySet().stream()
+                .filter(first -> first.getValue() >= failed)
+                .map(Map.Entry::getKey)
+                .toList();
+        takeBack(c, before, rest, found, owner);
+        return new Ended(deliveries, heard, e);
       }
     }
-    return new Ended(deliveries, null);
+    return new Ended(deliveries, heard, null);
   }
 
   // The message at i: its row written by this batch, or left to the engine's claim.
@@ -100,7 +110,6 @@ final class InboxBatch {
       throws E {
     if (found.written().contains(key.digest())) {
       handler.handle(i, c);
-      heard.accept(key, ExecutionOutcome.EXECUTED);
       return Delivery.PROCESSED;
     }
     // in progress under the engine's claim, expired, a stored failure: the engine's claim decides,
@@ -133,7 +142,8 @@ final class InboxBatch {
     }
   }
 
-  // Back to before the failed handler, and the rows this batch wrote for it and after it deleted.
+  // Back to before the failed handler, and the rows this batch wrote for the messages first met
+  // there or later deleted (a later copy of a message that ran before keeps its row).
   private void takeBack(
       Connection c,
       Savepoint before,
@@ -143,7 +153,7 @@ final class InboxBatch {
     try {
       c.rollback(before);
       List<IdempotencyKey> ours =
-          rest.stream().distinct().filter(k -> found.written().contains(k.digest())).toList();
+          rest.stream().filter(k -> found.written().contains(k.digest())).toList();
       if (!ours.isEmpty()) {
         rows.deleteWritten(c, ours, owner);
       }

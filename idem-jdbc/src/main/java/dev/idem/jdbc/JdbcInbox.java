@@ -88,11 +88,7 @@ public final class JdbcInbox implements AutoCloseable {
     this.idempotency = engine.build();
     this.consumer = new IdempotentConsumer(idempotency, consumerGroup);
     this.batch =
-        new InboxBatch(
-            new InboxRows(joined.dialect().sql(), joined.table()),
-            consumer,
-            PROCESSED,
-            this::heard);
+        new InboxBatch(new InboxRows(joined.dialect().sql(), joined.table()), consumer, PROCESSED);
   }
 
   /**
@@ -143,18 +139,25 @@ public final class JdbcInbox implements AutoCloseable {
    * transaction does.
    *
    * <p>Each handler runs after a savepoint. The first that throws ends the batch: its writes are
-   * rolled back to that savepoint, the rows of its message and of those after it are deleted, the
-   * messages before it commit, and what it threw is thrown; redeliver the messages from it on (the
-   * ones before it are then answered as duplicates). On PostgreSQL each handler that writes is a
-   * subtransaction: a batch of more than 64 such messages makes other sessions' snapshots slower
-   * while it runs (the subtransaction cache overflows), so keep batches at 64 or fewer where that
-   * matters.
+   * rolled back to that savepoint, the rows of the messages first met there or later are deleted,
+   * the messages before it commit, and what it threw is thrown; redeliver the messages from it on
+   * (the ones before it are then answered as duplicates). What the engine's claim of a message in
+   * another state throws ({@code RequestInProgressException}, an aborted transaction) ends the
+   * batch at that message in the same way. An {@link Error} rolls the whole batch back. A handler
+   * must not commit, roll back or change the connection's auto-commit (nor, on MySQL and MariaDB,
+   * run a statement that commits implicitly): the later messages' rows would commit before their
+   * effects. On PostgreSQL each handler that writes is a subtransaction: a batch of more than 64
+   * such messages makes other sessions' snapshots slower while it runs (the subtransaction cache
+   * overflows), so keep batches at 64 or fewer where that matters.
    *
    * <p>A batch that meets a row another open transaction holds waits for that transaction to end,
-   * as {@link #receive} does; two batches write their rows in the order of their ids, so they never
-   * deadlock on the rows (their handlers' own writes may, which the database ends by failing one).
+   * as {@link #receive} does; batches write their new rows in the order of their ids, so they do
+   * not deadlock on each other's new rows. On MySQL and MariaDB a batch may still be a deadlock's
+   * victim (two batches claiming one row in another state, or waiting on a row whose transaction
+   * rolled back): it then throws {@code IdempotencyStoreException} and nothing of it committed.
    * Called inside a transaction of {@link #transactions()} already open on this thread, the batch
-   * runs in it and commits with it.
+   * runs in it and commits with it; the listener hears of a batch's messages once it commits (or,
+   * in the caller's transaction, once the batch's part ends).
    *
    * @return what became of each message, in the list's order
    * @throws E what the first handler that threw threw, after the messages before it committed
@@ -167,6 +170,7 @@ public final class JdbcInbox implements AutoCloseable {
     Objects.requireNonNull(handler, "handler");
     messageIds.forEach(consumer::keyOf);
     InboxBatch.Ended ended = transactions.inTransaction(c -> batch.run(c, messageIds, handler));
+    ended.heard().forEach(told -> heard(told.getKey(), told.getValue()));
     Exception failure = ended.failure();
     if (failure == null) {
       return ended.deliveries();

@@ -167,6 +167,55 @@ abstract class InboxBatchTests {
   }
 
   @Test
+  void aFailureKeepsTheRowOfAMessageThatRanBeforeItThoughACopyOfItComesAfter() throws Exception {
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group())) {
+      List<String> ids = List.of(id("a"), id("b"), id("a"));
+      assertThatThrownBy(
+              () ->
+                  inbox.receiveAll(
+                      ids,
+                      (i, c) -> {
+                        order(i, c, ids);
+                        if (i == 1) {
+                          throw new IllegalStateException("downstream timed out");
+                        }
+                      }))
+          .isInstanceOf(IllegalStateException.class);
+      assertThat(orders(ids.get(0))).isEqualTo(1);
+      assertThat(inbox.receive(ids.get(0), c -> insertOrder(c, ids.get(0))))
+          .isEqualTo(Delivery.DUPLICATE);
+      assertThat(inbox.receiveAll(ids.subList(1, 3), placing(ids.subList(1, 3))))
+          .containsExactly(Delivery.PROCESSED, Delivery.DUPLICATE);
+      assertThat(List.of(orders(ids.get(0)), orders(ids.get(1)))).containsOnly(1);
+    }
+  }
+
+  @Test
+  void theListenerHearsOnlyOfMessagesWhoseBatchCommitted() throws Exception {
+    List<ExecutionOutcome> heard = new CopyOnWriteArrayList<>();
+    CountedStatements counted = new CountedStatements(ds);
+    try (JdbcInbox inbox =
+        new JdbcInbox(counted.dataSource(), config, group(), (key, o) -> heard.add(o))) {
+      List<String> ids = List.of(id("0"), id("1"));
+      counted.failNext("DELETE FROM idem_inbox");
+      assertThatThrownBy(
+              () ->
+                  inbox.receiveAll(
+                      ids,
+                      (i, c) -> {
+                        order(i, c, ids);
+                        if (i == 1) {
+                          throw new IllegalStateException("downstream timed out");
+                        }
+                      }))
+          .isInstanceOf(IdempotencyStoreException.class);
+      assertThat(heard).isEmpty();
+      inbox.receiveAll(ids, placing(ids));
+      assertThat(heard).containsExactly(ExecutionOutcome.EXECUTED, ExecutionOutcome.EXECUTED);
+    }
+  }
+
+  @Test
   void aFailedStatementOfAHandlerLeavesTheBatchsTransactionUsableForTheMessagesBeforeIt()
       throws Exception {
     try (JdbcInbox inbox = new JdbcInbox(ds, config, group())) {
