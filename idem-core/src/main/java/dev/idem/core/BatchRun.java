@@ -4,6 +4,7 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,13 +35,20 @@ final class BatchRun {
     this.store = store;
   }
 
-  /** {@link Idempotency#executeEach}. */
-  <T extends @Nullable Object, E extends Exception> List<Executed<T>> executeEach(
+  /**
+   * {@link Idempotency#executeEach}: the value of each call that returned, by key, in the map's
+   * order.
+   *
+   * @param failed takes each call that throws an exception, and the batch goes on past it; null
+   *     when the first call that throws ends the batch
+   */
+  <T extends @Nullable Object, E extends Exception> Map<IdempotencyKey, Executed<T>> executeEach(
       Map<IdempotencyKey, Fingerprint> calls,
       ResultCodec<T> codec,
       Work<T, E> work,
       IdempotencyConfig config,
-      Deferral deferral)
+      Deferral deferral,
+      @Nullable BiConsumer<IdempotencyKey, Exception> failed)
       throws E {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
@@ -55,7 +64,7 @@ final class BatchRun {
         !deferral.holds() && !store.joinsCurrentTransaction() ? new Outcomes(config) : null;
     long sentAt = System.nanoTime();
     List<@Nullable CompletableFuture<ClaimResult>> sent = new ArrayList<>(claimAll(requests));
-    List<Executed<T>> done = new ArrayList<>(requests.size());
+    Map<IdempotencyKey, Executed<T>> done = new LinkedHashMap<>();
     int next = 0;
     try {
       for (; next < requests.size(); next++) {
@@ -65,16 +74,23 @@ final class BatchRun {
         }
         ClaimLoop.@Nullable Sent first = answer == null ? null : new ClaimLoop.Sent(answer, sentAt);
         IdempotentCall<T> call = each.get(next);
-        if (outcomes == null) {
-          done.add(engine.run(call, work, first));
-          continue;
-        }
         try {
-          done.add(engine.run(call.deferTo(outcomes::hold), work, first));
-          outcomes.returned();
-        } catch (Throwable failure) {
-          outcomes.threw(failure);
-          throw failure;
+          if (outcomes == null) {
+            done.put(call.key(), engine.run(call, work, first));
+            continue;
+          }
+          try {
+            done.put(call.key(), engine.run(call.deferTo(outcomes::hold), work, first));
+            outcomes.returned();
+          } catch (Throwable failure) {
+            outcomes.threw(failure);
+            throw failure;
+          }
+        } catch (Exception e) {
+          if (failed == null) {
+            throw e;
+          }
+          failed.accept(call.key(), e);
         }
       }
     } finally {
@@ -89,7 +105,7 @@ final class BatchRun {
       }
       CompletableFuture.allOf(givenBack.toArray(CompletableFuture[]::new)).join();
       if (outcomes != null) {
-        outcomes.settled(done.size() == requests.size());
+        outcomes.settled(done.size() == requests.size(), failed);
       }
     }
     return done;
@@ -297,19 +313,25 @@ final class BatchRun {
     /**
      * Waits for every store call sent.
      *
-     * @param whole true when no call threw: a value whose lease was lost is then thrown
+     * @param whole true when every call ran: a value whose lease was lost is then thrown
+     * @param failed takes such a loss, key by key, instead of its being thrown; or null
      */
-    void settled(boolean whole) {
+    void settled(boolean whole, @Nullable BiConsumer<IdempotencyKey, Exception> failed) {
       settling.join(
           CompletableFuture.allOf(stored.toArray(CompletableFuture[]::new))
               .handle((all, failure) -> null));
       for (int i = 0; i < stored.size(); i++) {
         boolean kept = stored.get(i).handle((value, failure) -> failure == null && value).join();
-        if (whole && !kept) {
-          throw new LeaseLostException(
-              "the lease on "
-                  + keys.get(i)
-                  + " was taken over, or its store failed, before the result could be stored");
+        if ((whole || failed != null) && !kept) {
+          LeaseLostException lost =
+              new LeaseLostException(
+                  "the lease on "
+                      + keys.get(i)
+                      + " was taken over, or its store failed, before the result could be stored");
+          if (failed == null) {
+            throw lost;
+          }
+          failed.accept(keys.get(i), lost);
         }
       }
     }

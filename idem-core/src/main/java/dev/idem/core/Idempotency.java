@@ -6,12 +6,14 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -214,7 +216,37 @@ public final class Idempotency implements AutoCloseable {
       IdempotencyConfig config,
       Deferral deferral)
       throws E {
-    return new BatchRun(this, store).executeEach(calls, codec, work, config, deferral);
+    return new ArrayList<>(
+        new BatchRun(this, store).executeEach(calls, codec, work, config, deferral, null).values());
+  }
+
+  /**
+   * As {@link #executeEach(Map, ResultCodec, Work, IdempotencyConfig, Deferral)}, except that a
+   * call that throws does not end the batch: what it threw (the work's failure, a refusal such as
+   * {@link RequestInProgressException}, a store's failure, or a {@link LeaseLostException} for a
+   * value that could not be stored) goes to {@code failed} with its key, its outcome is settled as
+   * the single call settles it, and the next call runs. An {@link Error} still ends the batch.
+   *
+   * @param failed takes each call that threw, on the calling thread, before this returns (a call
+   *     whose value could not be stored after it returned is also in the answer)
+   * @return the value of each call that returned, by key, in the map's order
+   */
+  public <T extends @Nullable Object> Map<IdempotencyKey, Executed<T>> executeEach(
+      Map<IdempotencyKey, Fingerprint> calls,
+      ResultCodec<T> codec,
+      Work<T, ? extends Exception> work,
+      IdempotencyConfig config,
+      Deferral deferral,
+      BiConsumer<IdempotencyKey, Exception> failed) {
+    Objects.requireNonNull(failed, "failed");
+    try {
+      return new BatchRun(this, store).executeEach(calls, codec, work, config, deferral, failed);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      // every checked failure went to failed: none reaches here
+      throw new IllegalStateException("a batch that goes on past failures threw", e);
+    }
   }
 
   private static void ended(Runnable end, IdempotencyKey key) {

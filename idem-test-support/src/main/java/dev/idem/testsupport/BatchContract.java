@@ -4,6 +4,7 @@ import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
@@ -328,6 +329,86 @@ public abstract class BatchContract extends StoreContractSupport {
     assertThat(handled).containsExactly("x");
     assertThat(store().find(consumer.keyOf("z"))).isEmpty();
     assertThat(release(elsewhere)).as("the other holder keeps its claim").isTrue();
+  }
+
+  @Test
+  void aBatchThatGoesOnPastFailuresGivesBackOnlyTheFailedMessageAndLeavesOthersClaimsAlone() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    Lease elsewhere = claimOrFail(consumer.keyOf("busy"), Fingerprint.NONE, longLease());
+    List<String> ids = List.of("a", "fails", "busy", "b", "fails", "a");
+    List<String> handled = Collections.synchronizedList(new ArrayList<>());
+
+    List<IdempotentConsumer.Handled> first =
+        consumer.processEach(
+            ids,
+            (index, ctx) -> {
+              if (ids.get(index).equals("fails")) {
+                throw new IllegalStateException("downstream timed out");
+              }
+              handled.add(ids.get(index));
+            },
+            Deferral.NONE);
+
+    assertThat(handled).containsExactly("a", "b");
+    assertThat(first.get(0)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    assertThat(((IdempotentConsumer.Handled.Failed) first.get(1)).failure())
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(((IdempotentConsumer.Handled.Failed) first.get(2)).failure())
+        .isInstanceOf(RequestInProgressException.class);
+    assertThat(first.get(3)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    assertThat(first.get(4)).as("a copy of the failed message").isEqualTo(first.get(1));
+    assertThat(first.get(5)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.DUPLICATE));
+    assertThat(store().find(consumer.keyOf("fails")))
+        .as("the failed message is free for its redelivery")
+        .isEmpty();
+    assertThat(store().find(consumer.keyOf("b")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
+    assertThat(release(elsewhere)).as("the other holder keeps its claim").isTrue();
+
+    List<IdempotentConsumer.Handled> again =
+        consumer.processEach(
+            List.of("fails", "busy", "a"),
+            (index, ctx) -> handled.add(List.of("fails", "busy", "a").get(index)),
+            Deferral.NONE);
+    assertThat(again)
+        .containsExactly(
+            new IdempotentConsumer.Handled.Done(Delivery.PROCESSED),
+            new IdempotentConsumer.Handled.Done(Delivery.PROCESSED),
+            new IdempotentConsumer.Handled.Done(Delivery.DUPLICATE));
+    assertThat(handled).containsExactly("a", "b", "fails", "busy");
+  }
+
+  @Test
+  void aBatchThatGoesOnPastFailuresHoldsEachOutcomeTheFailedOnesToo() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    List<String> ids = List.of("h1", "h2", "h3");
+    List<PendingOutcome> held = new ArrayList<>();
+
+    List<IdempotentConsumer.Handled> handled =
+        consumer.processEach(
+            ids,
+            (index, ctx) -> {
+              if (index == 1) {
+                throw new IllegalStateException("its effect rolled back");
+              }
+            },
+            held::add);
+
+    assertThat(handled.get(1)).isInstanceOf(IdempotentConsumer.Handled.Failed.class);
+    assertThat(held).extracting(PendingOutcome::key).hasSize(3);
+    for (String id : ids) {
+      assertThat(store().find(consumer.keyOf(id)).orElseThrow().state())
+          .as("%s is held until its caller settles it", id)
+          .isEqualTo(RecordState.IN_PROGRESS);
+    }
+    held.get(1).release();
+    assertThat(PendingOutcome.completeAll(List.of(held.get(0), held.get(2))))
+        .containsExactly(true, true);
+    assertThat(store().find(consumer.keyOf("h2"))).isEmpty();
+    assertThat(store().find(consumer.keyOf("h3")).orElseThrow().state())
+        .isEqualTo(RecordState.COMPLETED);
   }
 
   @Test

@@ -151,6 +151,51 @@ public final class IdempotentConsumer {
   public <E extends Exception> List<Delivery> processAll(
       List<String> messageIds, BatchHandler<E> handler, Deferral deferral) throws E {
     Objects.requireNonNull(handler, "handler");
+    Batch batch = batch(messageIds);
+    List<Executed<@Nullable Void>> executed =
+        idempotency.executeEach(
+            batch.calls(),
+            ResultCodec.none(),
+            context -> {
+              handler.handle(batch.indexOf(context.key()), context);
+              return null;
+            },
+            config,
+            deferral);
+    Map<IdempotencyKey, Boolean> replayed = new HashMap<>();
+    int at = 0;
+    for (IdempotencyKey key : batch.calls().keySet()) {
+      replayed.put(key, executed.get(at++).replayed());
+    }
+    List<Delivery> deliveries = new ArrayList<>(batch.keys().size());
+    for (int i = 0; i < batch.keys().size(); i++) {
+      deliveries.add(batch.delivery(i, Objects.requireNonNull(replayed.get(batch.keys().get(i)))));
+    }
+    return deliveries;
+  }
+
+  /**
+   * A batch's messages: each one's key, in the list's order, and the calls to run, one per distinct
+   * key, at its first place.
+   */
+  private record Batch(
+      List<IdempotencyKey> keys,
+      Map<IdempotencyKey, Integer> firstAt,
+      Map<IdempotencyKey, Fingerprint> calls) {
+
+    int indexOf(IdempotencyKey key) {
+      return Objects.requireNonNull(firstAt.get(key));
+    }
+
+    // PROCESSED for the first place of a key whose call ran its handler now; else DUPLICATE
+    Delivery delivery(int place, boolean replayed) {
+      return indexOf(keys.get(place)) == place && !replayed
+          ? Delivery.PROCESSED
+          : Delivery.DUPLICATE;
+    }
+  }
+
+  private Batch batch(List<String> messageIds) {
     List<IdempotencyKey> keys = new ArrayList<>(messageIds.size());
     Map<IdempotencyKey, Integer> firstAt = new HashMap<>();
     Map<IdempotencyKey, Fingerprint> calls = new LinkedHashMap<>();
@@ -161,29 +206,63 @@ public final class IdempotentConsumer {
         calls.put(key, Fingerprint.NONE);
       }
     }
-    List<Executed<@Nullable Void>> executed =
+    return new Batch(keys, firstAt, calls);
+  }
+
+  /** What became of one message of {@link #processEach}. */
+  public sealed interface Handled permits Handled.Done, Handled.Failed {
+
+    /** Handled: its handler ran now ({@link Delivery#PROCESSED}), or before. */
+    record Done(Delivery delivery) implements Handled {}
+
+    /**
+     * Not handled: what its handler or its claim threw (a {@link
+     * dev.idem.core.RequestInProgressException} for a copy handled elsewhere right now). Its key
+     * was given back, or its outcome held by the deferral as a single message's would be; redeliver
+     * it.
+     */
+    record Failed(Exception failure) implements Handled {}
+  }
+
+  /**
+   * As {@link #processAll(List, BatchHandler, Deferral)}, except that a message that fails does not
+   * end the batch: its handler's failure, or its claim's refusal, is its own answer ({@link
+   * Handled.Failed}), settled as a single message's failure is, and the messages after it are
+   * handled. For a broker that acknowledges each message (RabbitMQ): requeue the failed ones and
+   * acknowledge the rest. An {@link Error} ends the batch, its later keys given back.
+   *
+   * @param deferral receives each held outcome, or {@link Deferral#NONE} to store them at once
+   * @return what became of each message, in the list's order
+   * @throws InvalidKeyException when a message has no id; nothing was claimed
+   */
+  public List<Handled> processEach(
+      List<String> messageIds, BatchHandler<? extends Exception> handler, Deferral deferral) {
+    Objects.requireNonNull(handler, "handler");
+    Batch batch = batch(messageIds);
+    Map<IdempotencyKey, Exception> failures = new HashMap<>();
+    Map<IdempotencyKey, Executed<@Nullable Void>> executed =
         idempotency.executeEach(
-            calls,
+            batch.calls(),
             ResultCodec.none(),
             context -> {
-              handler.handle(Objects.requireNonNull(firstAt.get(context.key())), context);
+              handler.handle(batch.indexOf(context.key()), context);
               return null;
             },
             config,
-            deferral);
-    Map<IdempotencyKey, Boolean> replayed = new HashMap<>();
-    int at = 0;
-    for (IdempotencyKey key : calls.keySet()) {
-      replayed.put(key, executed.get(at++).replayed());
+            deferral,
+            failures::put);
+    List<Handled> handled = new ArrayList<>(batch.keys().size());
+    for (int i = 0; i < batch.keys().size(); i++) {
+      IdempotencyKey key = batch.keys().get(i);
+      Exception failure = failures.get(key);
+      // a later copy of a message that failed fails with it, and comes again with it
+      handled.add(
+          failure != null
+              ? new Handled.Failed(failure)
+              : new Handled.Done(
+                  batch.delivery(i, Objects.requireNonNull(executed.get(key)).replayed())));
     }
-    List<Delivery> deliveries = new ArrayList<>(keys.size());
-    for (int i = 0; i < keys.size(); i++) {
-      IdempotencyKey key = keys.get(i);
-      boolean first = Objects.requireNonNull(firstAt.get(key)) == i;
-      boolean again = Objects.requireNonNull(replayed.get(key));
-      deliveries.add(first && !again ? Delivery.PROCESSED : Delivery.DUPLICATE);
-    }
-    return deliveries;
+    return handled;
   }
 
   /**
