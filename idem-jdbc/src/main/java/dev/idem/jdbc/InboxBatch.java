@@ -5,6 +5,7 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.core.store.IdempotencyRecord;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
@@ -15,6 +16,7 @@ import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,19 +25,20 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One batch of {@link JdbcInbox#receiveAll}, inside the transaction that writes the effects of its
- * messages: their rows written together (one insert), each handler run after a savepoint so that
- * the first that fails takes back only its own writes, and the rows of the messages from it on
- * deleted, so that their redelivery handles them.
+ * One batch of {@link JdbcInbox#receiveAll} or {@link JdbcInbox#receiveEach}, inside the
+ * transaction that writes the effects of its messages: their rows written together (one insert),
+ * each handler run after a savepoint so that one that fails takes back only its own writes, and its
+ * row deleted (with the rows of the messages after it, when a failure ends the batch), so that
+ * their redelivery handles them.
  */
 final class InboxBatch {
 
   /**
-   * What a batch did before it ended: the deliveries so far, what its listener is to hear once the
-   * batch commits, and the failure that ended it.
+   * What a batch did: each message's answer up to where it ended (all of them when it went on past
+   * failures), what its listener is to hear once the batch commits, and the failure that ended it.
    */
   record Ended(
-      List<Delivery> deliveries,
+      List<Handled> handled,
       List<Map.Entry<IdempotencyKey, ExecutionOutcome>> heard,
       @Nullable Exception failure) {}
 
@@ -52,13 +55,14 @@ final class InboxBatch {
   }
 
   /**
-   * Handles {@code messageIds} on {@code c}, in the list's order, until one handler throws.
+   * Handles {@code messageIds} on {@code c}, in the list's order: until one handler throws, or,
+   * with {@code goOn}, each message whatever the others do.
    *
    * @throws IdempotencyStoreException when the rows cannot be written, read or taken back: the
    *     caller rolls the whole transaction back
    */
   <E extends Exception> Ended run(
-      Connection c, List<String> messageIds, JdbcInbox.BatchHandler<E> handler) {
+      Connection c, List<String> messageIds, JdbcInbox.BatchHandler<E> handler, boolean goOn) {
     List<IdempotencyKey> keys = new ArrayList<>(messageIds.size());
     Map<IdempotencyKey, Integer> firstAt = new LinkedHashMap<>();
     for (int i = 0; i < messageIds.size(); i++) {
@@ -68,14 +72,20 @@ final class InboxBatch {
     }
     String owner = "inbox:" + UUID.randomUUID();
     InboxRows.Rows found = write(c, firstAt.keySet(), owner);
-    List<Delivery> deliveries = new ArrayList<>(keys.size());
+    List<Handled> handled = new ArrayList<>(keys.size());
     List<Map.Entry<IdempotencyKey, ExecutionOutcome>> heard = new ArrayList<>();
+    Map<IdempotencyKey, Handled.Failed> failed = new HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
       IdempotencyKey key = keys.get(i);
+      Handled.Failed failure = failed.get(key);
+      if (failure != null) {
+        handled.add(failure); // a later copy of a message that failed comes again with it
+        continue;
+      }
       if (Objects.requireNonNull(firstAt.get(key)) != i
           || (!found.written().contains(key.digest()) && done(found.met().get(key.digest())))) {
         heard.add(Map.entry(key, ExecutionOutcome.REPLAYED));
-        deliveries.add(Delivery.DUPLICATE);
+        handled.add(new Handled.Done(Delivery.DUPLICATE));
         continue;
       }
       Savepoint before = savepoint(c);
@@ -84,19 +94,26 @@ final class InboxBatch {
         if (found.written().contains(key.digest())) {
           heard.add(Map.entry(key, ExecutionOutcome.EXECUTED));
         }
-        deliveries.add(delivery);
+        handled.add(new Handled.Done(delivery));
       } catch (Exception e) {
-        int failed = i;
-        List<IdempotencyKey> rest =
-            firstAt.entrySet().stream()
-                .filter(first -> first.getValue() >= failed)
-                .map(Map.Entry::getKey)
-                .toList();
-        takeBack(c, before, rest, found, owner);
-        return new Ended(deliveries, heard, e);
+        int at = i;
+        List<IdempotencyKey> back =
+            goOn
+                ? List.of(key)
+                : firstAt.entrySet().stream()
+                    .filter(first -> first.getValue() >= at)
+                    .map(Map.Entry::getKey)
+                    .toList();
+        takeBack(c, before, back, found, owner);
+        if (!goOn) {
+          return new Ended(handled, heard, e);
+        }
+        failure = new Handled.Failed(e);
+        failed.put(key, failure);
+        handled.add(failure);
       }
     }
-    return new Ended(deliveries, heard, null);
+    return new Ended(handled, heard, null);
   }
 
   // The message at i: its row written by this batch, or left to the engine's claim.

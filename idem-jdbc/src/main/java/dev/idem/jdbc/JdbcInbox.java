@@ -7,6 +7,7 @@ import dev.idem.core.IdempotencyListener;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.core.internal.AllListeners;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
@@ -169,11 +170,12 @@ public final class JdbcInbox implements AutoCloseable {
       List<String> messageIds, BatchHandler<E> handler) throws E {
     Objects.requireNonNull(handler, "handler");
     messageIds.forEach(consumer::keyOf);
-    InboxBatch.Ended ended = transactions.inTransaction(c -> batch.run(c, messageIds, handler));
+    InboxBatch.Ended ended =
+        transactions.inTransaction(c -> batch.run(c, messageIds, handler, false));
     ended.heard().forEach(told -> heard(told.getKey(), told.getValue()));
     Exception failure = ended.failure();
     if (failure == null) {
-      return ended.deliveries();
+      return ended.handled().stream().map(h -> ((Handled.Done) h).delivery()).toList();
     }
     if (failure instanceof RuntimeException unchecked) {
       throw unchecked;
@@ -181,6 +183,28 @@ public final class JdbcInbox implements AutoCloseable {
     @SuppressWarnings("unchecked") // only the handler throws checked exceptions, of type E
     E thrown = (E) failure;
     throw thrown;
+  }
+
+  /**
+   * As {@link #receiveAll}, except that a message whose handler throws (or whose row the engine's
+   * claim refuses) does not end the batch: its own writes are rolled back to its savepoint, its row
+   * is deleted, its answer is {@link Handled.Failed}, and the messages after it are handled; the
+   * batch commits once at its end. For a broker that settles each message (RabbitMQ): requeue the
+   * failed ones and acknowledge the rest once this returns. An {@link Error} rolls the whole batch
+   * back.
+   *
+   * @return what became of each message, in the list's order
+   * @throws dev.idem.core.IdempotencyStoreException when the rows cannot be written, read or taken
+   *     back, or the commit fails: nothing of the batch is known to have committed; redeliver it
+   * @throws dev.idem.core.InvalidKeyException when a message has no id; nothing was written
+   */
+  public List<Handled> receiveEach(List<String> messageIds, BatchHandler<?> handler) {
+    Objects.requireNonNull(handler, "handler");
+    messageIds.forEach(consumer::keyOf);
+    InboxBatch.Ended ended =
+        transactions.inTransaction(c -> batch.run(c, messageIds, handler, true));
+    ended.heard().forEach(told -> heard(told.getKey(), told.getValue()));
+    return ended.handled();
   }
 
   // The row written completed and the handler run, or a row completed by a handler found; null for

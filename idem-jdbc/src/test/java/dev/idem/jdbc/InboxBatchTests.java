@@ -12,6 +12,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
+import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
@@ -212,6 +213,45 @@ abstract class InboxBatchTests {
       assertThat(heard).isEmpty();
       inbox.receiveAll(ids, placing(ids));
       assertThat(heard).containsExactly(ExecutionOutcome.EXECUTED, ExecutionOutcome.EXECUTED);
+    }
+  }
+
+  @Test
+  void aBatchThatGoesOnPastFailuresCommitsEveryOtherMessageAndFreesOnlyTheFailedOnes()
+      throws Exception {
+    String group = group();
+    String busy = id("busy");
+    JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
+    IdempotencyKey busyKey = IdempotencyKey.of("consumer:" + group, busy);
+    now(plain.claim(ClaimRequest.of(busyKey, Fingerprint.NONE, Duration.ofMinutes(1))));
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
+      String fails = id("fails");
+      List<String> ids = List.of(id("a"), fails, busy, id("b"), fails, id("a"));
+      List<Handled> handled =
+          inbox.receiveEach(
+              ids,
+              (i, c) -> {
+                order(i, c, ids);
+                if (ids.get(i).equals(fails)) {
+                  throw new SQLException("the effect failed after its insert");
+                }
+              });
+      assertThat(handled.get(0)).isEqualTo(new Handled.Done(Delivery.PROCESSED));
+      assertThat(((Handled.Failed) handled.get(1)).failure()).isInstanceOf(SQLException.class);
+      assertThat(((Handled.Failed) handled.get(2)).failure())
+          .isInstanceOf(RequestInProgressException.class);
+      assertThat(handled.get(3)).isEqualTo(new Handled.Done(Delivery.PROCESSED));
+      assertThat(handled.get(4)).isEqualTo(handled.get(1));
+      assertThat(handled.get(5)).isEqualTo(new Handled.Done(Delivery.DUPLICATE));
+      assertThat(List.of(orders(ids.get(0)), orders(ids.get(3)))).containsOnly(1);
+      assertThat(List.of(orders(fails), orders(busy))).containsOnly(0);
+      assertThat(plain.find(busyKey).orElseThrow().state())
+          .as("the other claim is left as it was")
+          .isEqualTo(dev.idem.core.store.RecordState.IN_PROGRESS);
+      assertThat(inbox.receiveEach(List.of(fails, ids.get(0)), placing(List.of(fails, ids.get(0)))))
+          .containsExactly(
+              new Handled.Done(Delivery.PROCESSED), new Handled.Done(Delivery.DUPLICATE));
+      assertThat(orders(fails)).isEqualTo(1);
     }
   }
 
