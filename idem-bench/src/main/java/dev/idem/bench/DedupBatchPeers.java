@@ -15,21 +15,24 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The de-duplicators of the dedup-peers benchmark's batch rounds, where each consumer takes up to
- * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processAll} on Redis, which
+ * {@value #BATCH} deliveries at once: Idem's {@link IdempotentConsumer#processEach} on Redis, which
  * claims a batch's ids together, its effects committing together and their completions sent
- * together after that commit, Idem's {@link JdbcInbox#receiveAll} on PostgreSQL, which writes a
+ * together after that commit, Idem's {@link JdbcInbox#receiveEach} on PostgreSQL, which writes a
  * batch's rows and effects in one transaction, and the peers of the single-message rounds, which
  * have no batch call and take a batch message by message. Outside the inbox, every effect commits
  * on its own, as in the single-message rounds.
  */
 final class DedupBatchPeers {
 
-  static final String IDEM_REDIS = "Idem IdempotentConsumer.processAll, Redis store";
-  static final String IDEM_JDBC = "Idem JdbcInbox.receiveAll";
+  static final String IDEM_REDIS = "Idem IdempotentConsumer.processEach, Redis store";
+  static final String IDEM_JDBC = "Idem JdbcInbox.receiveEach";
 
   /** The most deliveries a consumer handles at once. */
   static final int BATCH = 100;
@@ -47,8 +50,8 @@ final class DedupBatchPeers {
   /** Handles a batch of deliveries. */
   @FunctionalInterface
   interface Receive {
-    /** How many of {@code ids}, from the first, were handled (the rest come again). */
-    int receive(List<String> ids, Effects effects) throws Exception;
+    /** The places of those of {@code ids} to deliver again; the others were handled. */
+    BitSet receive(List<String> ids, Effects effects) throws Exception;
   }
 
   /**
@@ -84,7 +87,7 @@ final class DedupBatchPeers {
   }
 
   /**
-   * {@code IdempotentConsumer.processAll} on a {@link RedisIdempotencyStore}, a batch's effects in
+   * {@code IdempotentConsumer.processEach} on a {@link RedisIdempotencyStore}, a batch's effects in
    * one PostgreSQL transaction and their outcomes held ({@link dev.idem.core.Deferral}) until it
    * commits.
    */
@@ -108,7 +111,7 @@ final class DedupBatchPeers {
   }
 
   /**
-   * {@link JdbcInbox#receiveAll} on PostgreSQL: a batch's inbox rows written by one insert in the
+   * {@link JdbcInbox#receiveEach} on PostgreSQL: a batch's inbox rows written by one insert in the
    * transaction of its effects, one commit a batch, each effect after a savepoint.
    */
   static BatchPeer idemJdbc(String url) {
@@ -121,20 +124,12 @@ final class DedupBatchPeers {
         IDEM_JDBC,
         "PostgreSQL",
         (ids, effects) -> {
-          int[] running = {0};
           try {
-            inbox.receiveAll(
-                ids,
-                (index, connection) -> {
-                  running[0] = index;
-                  effects.of(ids.get(index)).apply(connection);
-                });
-            return ids.size();
+            return failed(
+                inbox.receiveEach(
+                    ids, (index, connection) -> effects.of(ids.get(index)).apply(connection)));
           } catch (IdempotencyStoreException e) {
-            return 0; // nothing of the batch is known to have committed
-          } catch (Exception e) {
-            // the failed message's effect was taken back; the messages before it committed
-            return running[0];
+            return all(ids); // nothing of the batch is known to have committed
           }
         },
         () -> {
@@ -145,74 +140,87 @@ final class DedupBatchPeers {
   }
 
   // The batch's effects in one transaction, each after a savepoint, every outcome held until it
-  // commits: then the failed message's claim is given back and the others' completed together.
-  // Returns how many messages, from the first, are handled (the rest come again).
-  private static int inOneTransaction(
+  // commits: then the failed messages' claims are given back and the others' completed together.
+  private static BitSet inOneTransaction(
       IdempotentConsumer consumer, HikariDataSource pool, List<String> ids, Effects effects)
       throws SQLException {
     List<PendingOutcome> held = new ArrayList<>();
-    int[] ran = {-1};
-    boolean[] threw = {false};
-    int handled = ids.size();
+    List<IdempotentConsumer.Handled> handled;
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       try {
-        try {
-          consumer.processAll(
-              ids,
-              (index, ctx) -> {
-                ran[0] = index;
-                Savepoint before = c.setSavepoint();
-                try {
-                  effects.of(ids.get(index)).apply(c);
-                } catch (Exception e) {
-                  threw[0] = true;
-                  c.rollback(before);
-                  throw e;
-                }
-              },
-              held::add);
-        } catch (Exception e) {
-          // the messages whose handlers ran without throwing commit below
-          handled = threw[0] ? ran[0] : ran[0] + 1;
-        }
+        handled =
+            consumer.processEach(
+                ids,
+                (index, ctx) -> {
+                  Savepoint before = c.setSavepoint();
+                  try {
+                    effects.of(ids.get(index)).apply(c);
+                  } catch (Exception e) {
+                    c.rollback(before);
+                    throw e;
+                  }
+                },
+                held::add);
         c.commit();
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
         c.rollback();
         held.forEach(PendingOutcome::release);
-        return 0;
+        return all(ids);
       } finally {
         c.setAutoCommit(true);
       }
     }
-    IdempotencyKey failed = threw[0] ? consumer.keyOf(ids.get(ran[0])) : null;
+    Set<IdempotencyKey> failedKeys = new HashSet<>();
+    for (int i = 0; i < ids.size(); i++) {
+      if (handled.get(i) instanceof IdempotentConsumer.Handled.Failed) {
+        failedKeys.add(consumer.keyOf(ids.get(i)));
+      }
+    }
     List<PendingOutcome> done = new ArrayList<>();
     for (PendingOutcome outcome : held) {
-      if (outcome.key().equals(failed)) {
+      if (failedKeys.contains(outcome.key())) {
         outcome.release();
       } else {
         done.add(outcome);
       }
     }
     PendingOutcome.completeAll(done);
-    return handled;
+    return failed(handled);
   }
 
-  // A peer without a batch call takes the batch message by message, and stops at the first that
-  // fails.
+  // The places of the messages that failed.
+  private static BitSet failed(List<IdempotentConsumer.Handled> handled) {
+    BitSet again = new BitSet();
+    for (int i = 0; i < handled.size(); i++) {
+      if (handled.get(i) instanceof IdempotentConsumer.Handled.Failed) {
+        again.set(i);
+      }
+    }
+    return again;
+  }
+
+  private static BitSet all(List<String> ids) {
+    BitSet again = new BitSet();
+    again.set(0, ids.size());
+    return again;
+  }
+
+  // A peer without a batch call takes the batch message by message; one that fails comes again.
   private static BatchPeer oneByOne(DedupPeer peer) {
     return new BatchPeer(
         peer.name(),
         peer.store(),
         (ids, effects) -> {
+          BitSet again = new BitSet();
           for (int i = 0; i < ids.size(); i++) {
             try {
               peer.receive().receive(ids.get(i), effects.of(ids.get(i)));
             } catch (Exception e) {
-              return i;
+              again.set(i);
             }
           }
-          return ids.size();
+          return again;
         },
         () -> {});
   }

@@ -72,19 +72,20 @@ record DedupPeersSection(
             + " them loses the message (not exercised here).");
     lines.add(
         ("- Batch rounds (issue 34): the same queue, each consumer handling at once up to %d"
-                + " deliveries it has received (its prefetch), acknowledged with one ack and the"
-                + " rest requeued with one nack. Idem on Redis: `IdempotentConsumer.processAll(ids,"
-                + " handler, deferral)`, the batch's ids claimed together (one script), its effects"
-                + " written in one PostgreSQL transaction, each after a savepoint, every outcome"
-                + " held until that transaction commits, then the failed message's claim given"
-                + " back and the others completed together (`PendingOutcome.completeAll`); a copy"
-                + " another consumer is handling is refused and comes again. Idem on PostgreSQL: `JdbcInbox.receiveAll(ids, handler)`, the"
-                + " batch's inbox rows written by one insert in the transaction of its effects, each"
-                + " effect after a savepoint, one commit a batch; a copy another consumer is"
-                + " handling waits on its row. The first failure ends the batch (on PostgreSQL only"
-                + " the failed effect is rolled back), the rest coming again. The peers have no batch"
-                + " call: they take the batch message by message, as in the single rounds, and stop"
-                + " at the first failure.")
+                + " deliveries it has received (its prefetch); the deliveries a de-duplicator gives"
+                + " back are requeued (one nack each) and the others acknowledged with one ack."
+                + " Idem on Redis: `IdempotentConsumer.processEach(ids, handler, deferral)`, the"
+                + " batch's ids claimed together (one script), its effects written in one"
+                + " PostgreSQL transaction, each after a savepoint, every outcome held until that"
+                + " transaction commits, then the failed messages' claims given back and the others"
+                + " completed together (`PendingOutcome.completeAll`); a copy another consumer is"
+                + " handling is refused and comes again. Idem on PostgreSQL:"
+                + " `JdbcInbox.receiveEach(ids, handler)`, the batch's inbox rows written by one"
+                + " insert in the transaction of its effects, each effect after a savepoint, one"
+                + " commit a batch; a copy another consumer is handling waits on its row. A failed"
+                + " message is rolled back to its savepoint and given back; the batch goes on. The"
+                + " peers have no batch call: they take the batch message by message, as in the"
+                + " single rounds, and give back the ones that fail.")
             .formatted(DedupBatchPeers.BATCH));
     lines.add(
         "- Each de-duplicator has one HikariCP pool of %d connections.".formatted(DedupPeers.POOL));

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -164,17 +165,16 @@ final class RabbitQueue implements AutoCloseable {
     /**
      * Handles {@code messageIds} in order.
      *
-     * @return how many of them, from the first, were handled: those are acknowledged, the rest
-     *     requeued
+     * @return the places of the ones to deliver again (requeued); the others are acknowledged
      */
-    int handle(List<String> messageIds) throws Exception;
+    BitSet handle(List<String> messageIds) throws Exception;
   }
 
   /**
    * As {@link #drain}, with each consumer handling what it has received in batches of at most
    * {@code batch} deliveries (its prefetch): it takes the first delivery as it comes and whatever
-   * else has arrived by then, and acknowledges the batch's handled deliveries with one ack and
-   * requeues the rest with one nack.
+   * else has arrived by then, requeues the deliveries the handler gives back (one nack each, or one
+   * for a tail of them) and acknowledges the rest with one ack.
    */
   Drained drainBatches(BatchHandler handler, int batch, long limit)
       throws IOException, InterruptedException, TimeoutException {
@@ -207,22 +207,15 @@ final class RabbitQueue implements AutoCloseable {
                   received.drainTo(taken, batch - 1);
                   List<String> ids =
                       taken.stream().map(d -> d.getProperties().getMessageId()).toList();
-                  int done;
+                  BitSet again;
                   try {
-                    done = Math.max(0, Math.min(ids.size(), handler.handle(ids)));
+                    again = handler.handle(ids);
                   } catch (Exception | Error e) {
-                    done = 0;
+                    again = new BitSet();
+                    again.set(0, ids.size());
                   }
                   last.set(System.nanoTime());
-                  if (done > 0) {
-                    channel.basicAck(taken.get(done - 1).getEnvelope().getDeliveryTag(), true);
-                    acked.add(done);
-                  }
-                  if (done < ids.size()) {
-                    channel.basicNack(
-                        taken.get(ids.size() - 1).getEnvelope().getDeliveryTag(), true, true);
-                    requeued.add(ids.size() - done);
-                  }
+                  settle(channel, taken, again, acked, requeued);
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                   return;
@@ -243,6 +236,39 @@ final class RabbitQueue implements AutoCloseable {
     }
     return new Drained(
         acked.sum() + requeued.sum(), requeued.sum(), (last.get() - first.get()) / 1e9);
+  }
+
+  // Requeues each delivery of again, one nack each (none when the handled head of the batch is
+  // followed only by requeued ones: one nack for them all), then acknowledges the others with one
+  // ack, which covers every delivery of the channel up to its tag that is still unsettled.
+  private static void settle(
+      Channel channel, List<Delivery> taken, BitSet again, LongAdder acked, LongAdder requeued)
+      throws IOException {
+    int size = taken.size();
+    again = again.get(0, size);
+    int handledHead = again.nextSetBit(0) < 0 ? size : again.nextSetBit(0);
+    boolean restRequeued = again.nextClearBit(handledHead) >= size;
+    if (restRequeued) {
+      if (handledHead > 0) {
+        channel.basicAck(taken.get(handledHead - 1).getEnvelope().getDeliveryTag(), true);
+        acked.add(handledHead);
+      }
+      if (handledHead < size) {
+        channel.basicNack(taken.get(size - 1).getEnvelope().getDeliveryTag(), true, true);
+        requeued.add(size - handledHead);
+      }
+      return;
+    }
+    for (int i = again.nextSetBit(0); i >= 0 && i < size; i = again.nextSetBit(i + 1)) {
+      channel.basicNack(taken.get(i).getEnvelope().getDeliveryTag(), false, true);
+      requeued.increment();
+    }
+    int lastHandled = size - 1;
+    while (again.get(lastHandled)) {
+      lastHandled--;
+    }
+    channel.basicAck(taken.get(lastHandled).getEnvelope().getDeliveryTag(), true);
+    acked.add(size - again.cardinality());
   }
 
   // Until every message published is acknowledged, at most limit seconds.
