@@ -2,7 +2,6 @@ package dev.idem.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.consumer.IdempotentConsumer;
@@ -16,9 +15,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The de-duplicators of the dedup-peers benchmark's batch rounds, where each consumer takes up to
@@ -140,7 +137,8 @@ final class DedupBatchPeers {
   }
 
   // The batch's effects in one transaction, each after a savepoint, every outcome held until it
-  // commits: then the failed messages' claims are given back and the others' completed together.
+  // commits, then completed together; processEach gives back the claims of the messages that
+  // failed. Answers the places of the messages to deliver again.
   private static BitSet inOneTransaction(
       IdempotentConsumer consumer, HikariDataSource pool, List<String> ids, Effects effects)
       throws SQLException {
@@ -162,30 +160,21 @@ final class DedupBatchPeers {
                   }
                 },
                 held::add);
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         c.rollback();
         held.forEach(PendingOutcome::release);
+        throw e;
+      }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        // whether the effects are there is unknown: the claims stay until their leases end
+        held.forEach(PendingOutcome::keep);
         return all(ids);
-      } finally {
-        c.setAutoCommit(true);
       }
     }
-    Set<IdempotencyKey> failedKeys = new HashSet<>();
-    for (int i = 0; i < ids.size(); i++) {
-      if (handled.get(i) instanceof IdempotentConsumer.Handled.Failed) {
-        failedKeys.add(consumer.keyOf(ids.get(i)));
-      }
-    }
-    List<PendingOutcome> done = new ArrayList<>();
-    for (PendingOutcome outcome : held) {
-      if (failedKeys.contains(outcome.key())) {
-        outcome.release();
-      } else {
-        done.add(outcome);
-      }
-    }
-    PendingOutcome.completeAll(done);
+    // processEach gave back the claims of the messages that failed; the others commit now
+    PendingOutcome.completeAll(held);
     return failed(handled);
   }
 
@@ -193,7 +182,7 @@ final class DedupBatchPeers {
   private static BitSet failed(List<IdempotentConsumer.Handled> handled) {
     BitSet again = new BitSet();
     for (int i = 0; i < handled.size(); i++) {
-      if (handled.get(i) instanceof IdempotentConsumer.Handled.Failed) {
+      if (handled.get(i) instanceof IdempotentConsumer.Handled.Failed failed && failed.requeue()) {
         again.set(i);
       }
     }

@@ -4,10 +4,12 @@ import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -53,6 +55,12 @@ final class BatchRun {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(deferral, "deferral");
+    if (failed != null && store.joinsCurrentTransaction()) {
+      throw new IllegalStateException(
+          "a batch that goes on past failures cannot run in a transaction the store writes in: a"
+              + " failed call's claim would commit with the others; run it outside, or use the"
+              + " JDBC inbox's receiveEach");
+    }
     List<IdempotentCall<T>> each = new ArrayList<>(calls.size());
     calls.forEach(
         (key, fingerprint) ->
@@ -275,6 +283,7 @@ final class BatchRun {
     private final CallerRuns settling = new CallerRuns();
     private final List<CompletableFuture<Boolean>> stored = new ArrayList<>();
     private final List<IdempotencyKey> keys = new ArrayList<>();
+    private final Set<IdempotencyKey> threw = new HashSet<>();
     private Ownership.@Nullable Held held;
 
     Outcomes(IdempotencyConfig config) {
@@ -303,6 +312,7 @@ final class BatchRun {
       held = null;
       if (outcome != null) {
         keys.add(outcome.key());
+        threw.add(outcome.key());
         stored.add(
             Ownership.isTerminal(config, failure)
                 ? outcome.completing(settling)
@@ -314,7 +324,8 @@ final class BatchRun {
      * Waits for every store call sent.
      *
      * @param whole true when every call ran: a value whose lease was lost is then thrown
-     * @param failed takes such a loss, key by key, instead of its being thrown; or null
+     * @param failed takes such a loss, key by key, instead of its being thrown (a call that threw
+     *     was told once, with what it threw, as a single call's failure is); or null
      */
     void settled(boolean whole, @Nullable BiConsumer<IdempotencyKey, Exception> failed) {
       settling.join(
@@ -322,7 +333,7 @@ final class BatchRun {
               .handle((all, failure) -> null));
       for (int i = 0; i < stored.size(); i++) {
         boolean kept = stored.get(i).handle((value, failure) -> failure == null && value).join();
-        if ((whole || failed != null) && !kept) {
+        if ((whole || failed != null) && !kept && !threw.contains(keys.get(i))) {
           LeaseLostException lost =
               new LeaseLostException(
                   "the lease on "

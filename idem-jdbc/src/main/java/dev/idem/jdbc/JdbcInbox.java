@@ -187,11 +187,13 @@ public final class JdbcInbox implements AutoCloseable {
 
   /**
    * As {@link #receiveAll}, except that a message whose handler throws (or whose row the engine's
-   * claim refuses) does not end the batch: its own writes are rolled back to its savepoint, its row
-   * is deleted, its answer is {@link Handled.Failed}, and the messages after it are handled; the
-   * batch commits once at its end. For a broker that settles each message (RabbitMQ): requeue the
-   * failed ones and acknowledge the rest once this returns. An {@link Error} rolls the whole batch
-   * back.
+   * claim refuses) does not end the batch: its own writes are rolled back to its savepoint, the row
+   * this batch wrote for it is deleted, its answer is {@link Handled.Failed}, and the messages
+   * after it are handled; the batch commits once at its end. For a broker that settles each message
+   * (RabbitMQ): once the batch committed (when called inside a transaction of {@link
+   * #transactions()}, once that one commits), requeue the failed ones that {@link
+   * Handled.Failed#requeue ask for it} and acknowledge the rest. An {@link Error} rolls the whole
+   * batch back.
    *
    * @return what became of each message, in the list's order
    * @throws dev.idem.core.IdempotencyStoreException when the rows cannot be written, read or taken

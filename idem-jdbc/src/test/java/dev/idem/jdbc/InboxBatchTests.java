@@ -4,13 +4,16 @@ import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.Deferral;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.Fingerprint;
+import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.core.store.ClaimRequest;
@@ -252,6 +255,23 @@ abstract class InboxBatchTests {
           .containsExactly(
               new Handled.Done(Delivery.PROCESSED), new Handled.Done(Delivery.DUPLICATE));
       assertThat(orders(fails)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aConsumersBatchThatGoesOnIsRefusedInATransactionTheStoreWritesIn() throws Exception {
+    JdbcTransactions tx = new JdbcTransactions(ds);
+    JdbcIdempotencyStore joined =
+        new JdbcIdempotencyStore(
+            ds, JdbcStoreConfig.custom(dialect()).joinTransactions(tx).build());
+    try (Idempotency engine = Idempotency.builder(joined).build()) {
+      IdempotentConsumer consumer = new IdempotentConsumer(engine, group());
+      assertThatThrownBy(
+              () ->
+                  tx.inTransaction(
+                      c -> consumer.processEach(List.of(id("j")), (i, ctx) -> {}, Deferral.NONE)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("receiveEach");
     }
   }
 

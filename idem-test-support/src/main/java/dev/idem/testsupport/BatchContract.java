@@ -10,7 +10,9 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.PendingOutcome;
+import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
+import dev.idem.core.ResultCodec;
 import dev.idem.core.StoreFullException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
@@ -354,8 +356,10 @@ public abstract class BatchContract extends StoreContractSupport {
     assertThat(first.get(0)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
     assertThat(((IdempotentConsumer.Handled.Failed) first.get(1)).failure())
         .isInstanceOf(IllegalStateException.class);
+    assertThat(((IdempotentConsumer.Handled.Failed) first.get(1)).requeue()).isTrue();
     assertThat(((IdempotentConsumer.Handled.Failed) first.get(2)).failure())
         .isInstanceOf(RequestInProgressException.class);
+    assertThat(((IdempotentConsumer.Handled.Failed) first.get(2)).requeue()).isTrue();
     assertThat(first.get(3)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
     assertThat(first.get(4)).as("a copy of the failed message").isEqualTo(first.get(1));
     assertThat(first.get(5)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.DUPLICATE));
@@ -380,7 +384,7 @@ public abstract class BatchContract extends StoreContractSupport {
   }
 
   @Test
-  void aBatchThatGoesOnPastFailuresHoldsEachOutcomeTheFailedOnesToo() {
+  void aBatchThatGoesOnPastFailuresGivesBackARetriedFailureEvenWithADeferral() {
     String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer = consumer(group);
     List<String> ids = List.of("h1", "h2", "h3");
@@ -396,19 +400,84 @@ public abstract class BatchContract extends StoreContractSupport {
             },
             held::add);
 
-    assertThat(handled.get(1)).isInstanceOf(IdempotentConsumer.Handled.Failed.class);
-    assertThat(held).extracting(PendingOutcome::key).hasSize(3);
-    for (String id : ids) {
+    assertThat(((IdempotentConsumer.Handled.Failed) handled.get(1)).requeue()).isTrue();
+    assertThat(held).extracting(PendingOutcome::key).hasSize(2);
+    assertThat(store().find(consumer.keyOf("h2")))
+        .as("the failed message is free at once, not held for the caller to store its failure")
+        .isEmpty();
+    for (String id : List.of("h1", "h3")) {
       assertThat(store().find(consumer.keyOf(id)).orElseThrow().state())
           .as("%s is held until its caller settles it", id)
           .isEqualTo(RecordState.IN_PROGRESS);
     }
-    held.get(1).release();
-    assertThat(PendingOutcome.completeAll(List.of(held.get(0), held.get(2))))
-        .containsExactly(true, true);
-    assertThat(store().find(consumer.keyOf("h2"))).isEmpty();
-    assertThat(store().find(consumer.keyOf("h3")).orElseThrow().state())
+    assertThat(PendingOutcome.completeAll(held)).containsExactly(true, true);
+    AtomicInteger ran = new AtomicInteger();
+    assertThat(
+            consumer.processEach(List.of("h2"), (index, ctx) -> ran.incrementAndGet(), held::add))
+        .containsExactly(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    assertThat(ran).hasValue(1);
+  }
+
+  @Test
+  void aTerminalFailureInABatchThatGoesOnIsTheMessagesAnswerAndAsksForNoRedelivery() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer =
+        consumer(
+            group,
+            IdempotencyConfig.custom()
+                .retention(Duration.ofHours(1))
+                .terminalWhen(IllegalArgumentException.class::isInstance)
+                .build());
+    List<String> ids = List.of("t1", "t2");
+    List<IdempotentConsumer.Handled> handled =
+        consumer.processEach(
+            ids,
+            (index, ctx) -> {
+              if (index == 0) {
+                throw new IllegalArgumentException("malformed order");
+              }
+            },
+            Deferral.NONE);
+
+    IdempotentConsumer.Handled.Failed failed = (IdempotentConsumer.Handled.Failed) handled.get(0);
+    assertThat(failed.failure()).isInstanceOf(IllegalArgumentException.class);
+    assertThat(failed.requeue()).as("every redelivery would answer the same").isFalse();
+    assertThat(handled.get(1)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    assertThat(store().find(consumer.keyOf("t1")).orElseThrow().state())
         .isEqualTo(RecordState.COMPLETED);
+
+    IdempotentConsumer.Handled.Failed again =
+        (IdempotentConsumer.Handled.Failed)
+            consumer.processEach(List.of("t1"), (index, ctx) -> {}, Deferral.NONE).get(0);
+    assertThat(again.failure()).isInstanceOf(ReplayedFailureException.class);
+    assertThat(again.requeue()).isFalse();
+  }
+
+  @Test
+  void aCallThatThrewIsToldOnceWithWhatItThrewThoughItsAnswerCouldNotBeStored() {
+    IdempotencyStore refusing =
+        new ForwardingIdempotencyStore(store()) {
+          @Override
+          public CompletableFuture<Boolean> complete(
+              Lease lease, Outcome outcome, Duration retention) {
+            return super.complete(lease, outcome, retention).thenApply(stored -> false);
+          }
+        };
+    Idempotency engine = Idempotency.builder(refusing).build();
+    engines.add(engine);
+    IdempotencyKey key = newKey();
+    List<Exception> told = Collections.synchronizedList(new ArrayList<>());
+    engine.executeEach(
+        Map.of(key, Fingerprint.NONE),
+        ResultCodec.none(),
+        ctx -> {
+          throw new IllegalArgumentException("refused for good");
+        },
+        IdempotencyConfig.custom().terminalWhen(IllegalArgumentException.class::isInstance).build(),
+        Deferral.NONE,
+        (k, failure) -> told.add(failure));
+    assertThat(told).hasSize(1);
+    assertThat(told.get(0)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

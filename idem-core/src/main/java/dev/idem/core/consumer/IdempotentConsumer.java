@@ -8,6 +8,8 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.PendingOutcome;
+import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.Work;
 import java.nio.charset.StandardCharsets;
@@ -216,30 +218,45 @@ public final class IdempotentConsumer {
     record Done(Delivery delivery) implements Handled {}
 
     /**
-     * Not handled: what its handler or its claim threw (a {@link
-     * dev.idem.core.RequestInProgressException} for a copy handled elsewhere right now). Its key
-     * was given back, or its outcome held by the deferral as a single message's would be; redeliver
-     * it.
+     * Not handled as asked: what its handler or its claim threw.
+     *
+     * @param requeue true when the message is to come again: its key was given back (a failure the
+     *     config retries, a copy handled elsewhere right now, a store that failed), or, for a
+     *     {@link dev.idem.core.LeaseLostException}, its handler ran but its answer could not be
+     *     stored, so its effect may have happened; false when the failure is the message's answer
+     *     (terminal, as the config classifies it, or a stored one replayed): acknowledge it, or
+     *     send it to the dead letters, since every redelivery would answer the same
      */
-    record Failed(Exception failure) implements Handled {}
+    record Failed(Exception failure, boolean requeue) implements Handled {}
   }
 
   /**
    * As {@link #processAll(List, BatchHandler, Deferral)}, except that a message that fails does not
    * end the batch: its handler's failure, or its claim's refusal, is its own answer ({@link
-   * Handled.Failed}), settled as a single message's failure is, and the messages after it are
-   * handled. For a broker that acknowledges each message (RabbitMQ): requeue the failed ones and
+   * Handled.Failed}), and the messages after it are handled. For a broker that settles each message
+   * (RabbitMQ): requeue the failed ones {@link Handled.Failed#requeue that ask for it} and
    * acknowledge the rest. An {@link Error} ends the batch, its later keys given back.
+   *
+   * <p>A message whose failure the config retries has its key given back at once, deferral or not:
+   * the caller must take back that handler's own writes (a savepoint of its transaction) before the
+   * transaction commits. The deferral receives the outcomes of the other messages, a terminal
+   * failure included. Refused with {@link IllegalStateException} in a transaction the store writes
+   * in (join mode), where a failed message's claim would commit with the others; the JDBC inbox's
+   * {@code receiveEach} is the batch for that case.
    *
    * @param deferral receives each held outcome, or {@link Deferral#NONE} to store them at once
    * @return what became of each message, in the list's order
    * @throws InvalidKeyException when a message has no id; nothing was claimed
+   * @throws RuntimeException what the deferral threw, after every other outcome was handed to it
+   *     (the outcome it refused was given back): redeliver the batch
    */
   public List<Handled> processEach(
       List<String> messageIds, BatchHandler<? extends Exception> handler, Deferral deferral) {
     Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(deferral, "deferral");
     Batch batch = batch(messageIds);
     Map<IdempotencyKey, Exception> failures = new HashMap<>();
+    Map<IdempotencyKey, PendingOutcome> held = new HashMap<>();
     Map<IdempotencyKey, Executed<@Nullable Void>> executed =
         idempotency.executeEach(
             batch.calls(),
@@ -249,8 +266,30 @@ public final class IdempotentConsumer {
               return null;
             },
             config,
-            deferral,
-            failures::put);
+            deferral.holds() ? pending -> held.put(pending.key(), pending) : Deferral.NONE,
+            failures::putIfAbsent);
+    RuntimeException refused = null;
+    for (IdempotencyKey key : batch.calls().keySet()) {
+      PendingOutcome pending = held.get(key);
+      Exception failure = failures.get(key);
+      if (pending == null) {
+        continue;
+      }
+      if (failure != null && again(failure)) {
+        pending.release();
+        continue;
+      }
+      try {
+        deferral.hold(pending);
+      } catch (RuntimeException e) {
+        // as for one message: a deferral that throws frees the key, and what it threw is thrown
+        pending.release();
+        refused = refused == null ? e : refused;
+      }
+    }
+    if (refused != null) {
+      throw refused;
+    }
     List<Handled> handled = new ArrayList<>(batch.keys().size());
     for (int i = 0; i < batch.keys().size(); i++) {
       IdempotencyKey key = batch.keys().get(i);
@@ -258,11 +297,23 @@ public final class IdempotentConsumer {
       // a later copy of a message that failed fails with it, and comes again with it
       handled.add(
           failure != null
-              ? new Handled.Failed(failure)
+              ? new Handled.Failed(failure, again(failure))
               : new Handled.Done(
                   batch.delivery(i, Objects.requireNonNull(executed.get(key)).replayed())));
     }
     return handled;
+  }
+
+  // Whether a message that failed so is to come again: not when the failure is its answer.
+  private boolean again(Exception failure) {
+    if (failure instanceof ReplayedFailureException) {
+      return false;
+    }
+    try {
+      return !config.isTerminal(failure);
+    } catch (RuntimeException classifierFailed) {
+      return true; // the engine treats it as retryable too
+    }
   }
 
   /**

@@ -296,6 +296,28 @@ class IdempotentListenerIT {
   }
 
   @Test
+  void withManualAcknowledgementAFailedPartOfAProducersBatchBringsTheWholeDeliveryBack() {
+    startConsumer(1);
+    List<String> bodies =
+        List.of("split-a-" + newId(), "fail-once-split-b-" + newId(), "split-c-" + newId());
+    rabbit.publishBatch(manualQueue, bodies);
+
+    await().atMost(PATIENCE).until(() -> effects.rows() == 3 && rabbit.depth(manualQueue) == 0);
+    TestListeners listeners = listeners();
+    var replayed = outcomes().count(bodies.get(0), ExecutionOutcome.REPLAYED);
+    stopConsumer();
+
+    for (String body : bodies) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+    assertThat(replayed)
+        .as("the part before the failed one is a duplicate when the delivery comes again")
+        .isEqualTo(1);
+    assertThat(listeners.calls()).as("a, b failing, then b and c").isEqualTo(4);
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
   void theContainersOwnRetryRunsAFailedAttemptAgainInPlaceAndEachMessageIsAppliedOnce() {
     startConsumer(
         1,

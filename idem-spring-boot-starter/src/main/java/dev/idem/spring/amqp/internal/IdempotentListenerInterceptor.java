@@ -21,6 +21,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.support.ContainerUtils;
+import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationException;
@@ -84,24 +85,32 @@ final class IdempotentListenerInterceptor implements MethodInterceptor {
       }
     } catch (Exception | Error e) {
       // a rejectManual failure asks the container to reject the delivery itself; a nack here
-      // would settle the tag first and the container's reject would then close the channel
-      if (listener.manualAck() && delivery.fragments().get(0) > 0) {
-        log.error(
-            "message {} of a delivery split by the container (a producer's batch) failed for"
-                + " consumer group {} after the delivery was acknowledged with its first message"
-                + " (ackMode MANUAL): it will not come again. Take producer batches in AUTO mode",
-            delivery.fragments().get(0),
-            listener.group());
-      } else if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
+      // would settle the tag first and the container's reject would then close the channel. A
+      // failed part of a split delivery requeues all of it: the container hands on none of the
+      // parts after it, and the parts before it are duplicates when it comes again.
+      if (listener.manualAck() && !ContainerUtils.isRejectManual(e)) {
         ManualAcks.requeue(delivery.channel(), delivery.messages());
       }
       throw e;
     }
-    // the first message split from a delivery settled its tag for all of them
-    if (listener.manualAck() && delivery.fragments().get(0) == 0) {
+    // a delivery split by the container is settled once, with its last part
+    if (listener.manualAck() && !earlierPart(delivery.message())) {
       ManualAcks.ackAfterCommit(delivery.channel(), delivery.messages());
     }
     return result[0];
+  }
+
+  /**
+   * Whether {@code message} is a part, not the last, of a delivery the container split (a
+   * producer's batch): the container marks the last part and removes the batch's format header from
+   * all of them, while each keeps the batch's size. A batch the container hands on whole keeps its
+   * format header, and is settled as one message.
+   */
+  private static boolean earlierPart(Message message) {
+    MessageProperties properties = message.getMessageProperties();
+    return !properties.isLastInBatch()
+        && properties.getHeader(AmqpHeaders.BATCH_SIZE) != null
+        && properties.getHeader(MessageProperties.SPRING_BATCH_FORMAT) == null;
   }
 
   private Listener listener(Method method) {
