@@ -41,11 +41,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link JdbcInbox#receiveAll} on a real database: a batch's messages applied once each in one
- * transaction, a failed handler taking back only its own writes and giving back the rest, the rows
- * other deliveries left (handled, in progress, expired) answered as a single delivery would answer
- * them, and batches over the same ids at once applying each once. Each database runs these through
- * a {@code @Nested} subclass.
+ * {@link JdbcInbox#receiveAll} and {@link JdbcInbox#receiveEach} on a real database: a batch's
+ * messages applied once each in one transaction, a failed handler taking back only its own writes
+ * (and, when it ends the batch, giving back the rest), the rows other deliveries left (handled, in
+ * progress, expired) answered as a single delivery would answer them, and batches over the same ids
+ * at once applying each once. Each database runs these through a {@code @Nested} subclass.
+ *
+ * <p>Over 400 lines because each way a batch can end, on one shared set-up of tables and handlers,
+ * is a test of its own.
  */
 abstract class InboxBatchTests {
 

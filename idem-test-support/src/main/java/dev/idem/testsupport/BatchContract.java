@@ -43,12 +43,13 @@ import org.junit.jupiter.api.Test;
 /**
  * Batches on a store: {@link dev.idem.core.store.IdempotencyStore#claimAll} answers each request as
  * a claim of it alone would, {@link dev.idem.core.store.IdempotencyStore#completeAll} stores each
- * outcome as its completion alone would, and {@link IdempotentConsumer#processAll} handles each
- * message once, by the single message's rules, however the batch ends.
+ * outcome as its completion alone would, and {@link IdempotentConsumer#processAll} and {@link
+ * IdempotentConsumer#processEach} handle each message once, by the single message's rules, however
+ * the batch ends.
  *
- * <p>Just over 400 lines because every way a batch can end (a failure, a terminal failure, a copy
- * in flight under each policy, a slow handler, a lost lease, a full scope, two racing consumers) is
- * a test of its own, each checked on every store.
+ * <p>Over 400 lines because both batch calls are checked on one shared set-up, and every way a
+ * batch can end (a failure, a terminal failure, a copy in flight under each policy, a slow handler,
+ * a lost lease, a full scope, two racing consumers) is a test of its own, each on every store.
  */
 public abstract class BatchContract extends StoreContractSupport {
 
