@@ -420,6 +420,31 @@ public abstract class BatchContract extends StoreContractSupport {
   }
 
   @Test
+  void anErrorEndsABatchThatGoesOnAndLeavesNoOutcomeHeld() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    List<String> ids = List.of("e1", "e2", "e3");
+    List<PendingOutcome> held = new ArrayList<>();
+    assertThatThrownBy(
+            () ->
+                consumer.processEach(
+                    ids,
+                    (index, ctx) -> {
+                      if (index == 1) {
+                        throw new AssertionError("out of memory, say");
+                      }
+                    },
+                    held::add))
+        .isInstanceOf(AssertionError.class);
+    assertThat(held).as("nothing reached the caller's deferral").isEmpty();
+    for (String id : ids) {
+      assertThat(store().find(consumer.keyOf(id)))
+          .as("%s is free, not held by a watchdog until the engine closes", id)
+          .isEmpty();
+    }
+  }
+
+  @Test
   void aTerminalFailureInABatchThatGoesOnIsTheMessagesAnswerAndAsksForNoRedelivery() {
     String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer =

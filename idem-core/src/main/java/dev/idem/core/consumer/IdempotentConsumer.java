@@ -257,17 +257,24 @@ public final class IdempotentConsumer {
     Batch batch = batch(messageIds);
     Map<IdempotencyKey, Exception> failures = new HashMap<>();
     Map<IdempotencyKey, PendingOutcome> held = new HashMap<>();
-    Map<IdempotencyKey, Executed<@Nullable Void>> executed =
-        idempotency.executeEach(
-            batch.calls(),
-            ResultCodec.none(),
-            context -> {
-              handler.handle(batch.indexOf(context.key()), context);
-              return null;
-            },
-            config,
-            deferral.holds() ? pending -> held.put(pending.key(), pending) : Deferral.NONE,
-            failures::putIfAbsent);
+    Map<IdempotencyKey, Executed<@Nullable Void>> executed;
+    try {
+      executed =
+          idempotency.executeEach(
+              batch.calls(),
+              ResultCodec.none(),
+              context -> {
+                handler.handle(batch.indexOf(context.key()), context);
+                return null;
+              },
+              config,
+              deferral.holds() ? pending -> held.put(pending.key(), pending) : Deferral.NONE,
+              failures::putIfAbsent);
+    } catch (RuntimeException | Error e) {
+      // an Error ended the batch: no outcome held here is left to a watchdog that renews it
+      held.values().forEach(PendingOutcome::release);
+      throw e;
+    }
     RuntimeException refused = null;
     for (IdempotencyKey key : batch.calls().keySet()) {
       PendingOutcome pending = held.get(key);
