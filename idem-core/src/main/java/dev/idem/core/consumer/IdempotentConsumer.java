@@ -156,14 +156,7 @@ public final class IdempotentConsumer {
     Batch batch = batch(messageIds);
     List<Executed<@Nullable Void>> executed =
         idempotency.executeEach(
-            batch.calls(),
-            ResultCodec.none(),
-            context -> {
-              handler.handle(batch.indexOf(context.key()), context);
-              return null;
-            },
-            config,
-            deferral);
+            batch.calls(), ResultCodec.none(), batch.work(handler), config, deferral);
     Map<IdempotencyKey, Boolean> replayed = new HashMap<>();
     int at = 0;
     for (IdempotencyKey key : batch.calls().keySet()) {
@@ -187,6 +180,14 @@ public final class IdempotentConsumer {
 
     int indexOf(IdempotencyKey key) {
       return Objects.requireNonNull(firstAt.get(key));
+    }
+
+    // The work of each call: the handler of its key's first place.
+    <E extends Exception> Work<@Nullable Void, E> work(BatchHandler<E> handler) {
+      return context -> {
+        handler.handle(indexOf(context.key()), context);
+        return null;
+      };
     }
 
     // PROCESSED for the first place of a key whose call ran its handler now; else DUPLICATE
@@ -263,10 +264,7 @@ public final class IdempotentConsumer {
           idempotency.executeEach(
               batch.calls(),
               ResultCodec.none(),
-              context -> {
-                handler.handle(batch.indexOf(context.key()), context);
-                return null;
-              },
+              batch.work(handler),
               config,
               deferral.holds() ? pending -> held.put(pending.key(), pending) : Deferral.NONE,
               failures::putIfAbsent);

@@ -5,7 +5,6 @@ import dev.idem.core.store.IdempotencyRecord;
 import dev.idem.core.store.Outcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.HashMap;
@@ -43,13 +42,7 @@ public final class InboxRows {
             + now
             + ")";
     this.together = dialect.insertIgnoringDuplicates(table, "", "") != null;
-    this.select =
-        "SELECT id, "
-            + Statements.rowColumns(now)
-            + " FROM "
-            + table
-            + " WHERE id IN (%s)"
-            + dialect.lockingRead();
+    this.select = "SELECT id, " + Statements.rowColumns(now) + " FROM " + table + " WHERE id IN (";
   }
 
   /**
@@ -102,17 +95,20 @@ public final class InboxRows {
       keys.forEach(k -> written.add(k.digest()));
       return new Rows(written, met);
     }
+    Map<String, RecordRow> found = new HashMap<>();
     for (int from = 0; from < keys.size(); from += RecordBatches.MOST_PER_STATEMENT) {
-      read(c, keys.subList(from, Math.min(keys.size(), from + RecordBatches.MOST_PER_STATEMENT)))
-          .forEach(
-              (id, found) -> {
-                if (owner.equals(found.owner())) {
-                  written.add(id);
-                } else if (found.isLive()) {
-                  met.put(id, found.record());
-                }
-              });
+      List<IdempotencyKey> part =
+          keys.subList(from, Math.min(keys.size(), from + RecordBatches.MOST_PER_STATEMENT));
+      RecordBatches.readRows(c, dialect, select, part, found);
     }
+    found.forEach(
+        (id, row) -> {
+          if (owner.equals(row.owner())) {
+            written.add(id);
+          } else if (row.isLive()) {
+            met.put(id, row.record());
+          }
+        });
     return new Rows(written, met);
   }
 
@@ -133,28 +129,5 @@ public final class InboxRows {
         ps.executeUpdate();
       }
     }
-  }
-
-  private Map<String, RecordRow> read(Connection c, List<IdempotencyKey> keys) throws SQLException {
-    String marks = String.join(", ", Collections.nCopies(keys.size(), "?"));
-    Map<String, IdempotencyKey> byId = new HashMap<>();
-    Map<String, RecordRow> rows = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(String.format(select, marks))) {
-      for (int i = 0; i < keys.size(); i++) {
-        IdempotencyKey key = keys.get(i);
-        byId.put(key.digest(), key);
-        ps.setString(i + 1, key.digest());
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String id = rs.getString("id").trim();
-          IdempotencyKey key = byId.get(id);
-          if (key != null) {
-            rows.put(id, RecordRow.read(rs, key));
-          }
-        }
-      }
-    }
-    return rows;
   }
 }

@@ -231,7 +231,11 @@ public final class RecordBatches {
       insert(c, requests.subList(from, to), owners.subList(from, to));
     }
     for (int from = 0; from < requests.size(); from += MOST_PER_STATEMENT) {
-      read(c, requests.subList(from, Math.min(requests.size(), from + MOST_PER_STATEMENT)), rows);
+      List<IdempotencyKey> keys =
+          requests.subList(from, Math.min(requests.size(), from + MOST_PER_STATEMENT)).stream()
+              .map(ClaimRequest::key)
+              .toList();
+      readRows(c, dialect, select, keys, rows);
     }
     return rows;
   }
@@ -258,20 +262,30 @@ public final class RecordBatches {
     }
   }
 
-  private void read(Connection c, List<ClaimRequest> requests, Map<String, RecordRow> rows)
+  /**
+   * Reads the row of each of {@code keys} into {@code rows}, by id (a key without one is left out),
+   * with {@code select}: a query over the records table that ends in {@code WHERE id IN (}, its
+   * rows locked as {@code dialect} locks a read.
+   */
+  static void readRows(
+      Connection c,
+      Statements dialect,
+      String select,
+      List<IdempotencyKey> keys,
+      Map<String, RecordRow> rows)
       throws SQLException {
-    String marks = String.join(", ", Collections.nCopies(requests.size(), "?"));
-    Map<String, IdempotencyKey> keys = new HashMap<>();
+    String marks = String.join(", ", Collections.nCopies(keys.size(), "?"));
+    Map<String, IdempotencyKey> byId = new HashMap<>();
     try (PreparedStatement ps = c.prepareStatement(select + marks + ")" + dialect.lockingRead())) {
-      for (int i = 0; i < requests.size(); i++) {
-        IdempotencyKey key = requests.get(i).key();
-        keys.put(key.digest(), key);
+      for (int i = 0; i < keys.size(); i++) {
+        IdempotencyKey key = keys.get(i);
+        byId.put(key.digest(), key);
         ps.setString(i + 1, key.digest());
       }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String id = rs.getString("id").trim();
-          IdempotencyKey key = keys.get(id);
+          IdempotencyKey key = byId.get(id);
           if (key != null) {
             rows.put(id, RecordRow.read(rs, key));
           }
