@@ -168,11 +168,7 @@ public final class JdbcInbox implements AutoCloseable {
    */
   public <E extends Exception> List<Delivery> receiveAll(
       List<String> messageIds, BatchHandler<E> handler) throws E {
-    Objects.requireNonNull(handler, "handler");
-    messageIds.forEach(consumer::keyOf);
-    InboxBatch.Ended ended =
-        transactions.inTransaction(c -> batch.run(c, messageIds, handler, false));
-    ended.heard().forEach(told -> heard(told.getKey(), told.getValue()));
+    InboxBatch.Ended ended = run(messageIds, handler, false);
     Exception failure = ended.failure();
     if (failure == null) {
       return ended.handled().stream().map(h -> ((Handled.Done) h).delivery()).toList();
@@ -201,12 +197,17 @@ public final class JdbcInbox implements AutoCloseable {
    * @throws dev.idem.core.InvalidKeyException when a message has no id; nothing was written
    */
   public List<Handled> receiveEach(List<String> messageIds, BatchHandler<?> handler) {
+    return run(messageIds, handler, true).handled();
+  }
+
+  // A batch in its transaction (every id made a key before any row is written), its listener told
+  // once the transaction committed.
+  private InboxBatch.Ended run(List<String> messageIds, BatchHandler<?> handler, boolean goOn) {
     Objects.requireNonNull(handler, "handler");
-    messageIds.forEach(consumer::keyOf);
     InboxBatch.Ended ended =
-        transactions.inTransaction(c -> batch.run(c, messageIds, handler, true));
+        transactions.inTransaction(c -> batch.run(c, messageIds, handler, goOn));
     ended.heard().forEach(told -> heard(told.getKey(), told.getValue()));
-    return ended.handled();
+    return ended;
   }
 
   // The row written completed and the handler run, or a row completed by a handler found; null for
