@@ -51,6 +51,11 @@ record BenchDatabase(
   static final String BUSINESS_INSERT =
       "INSERT INTO " + BUSINESS_TABLE + " (id, amount) VALUES (?, ?)";
 
+  /** The same database kind and statements at another URL. */
+  BenchDatabase at(String otherUrl) {
+    return new BenchDatabase(name, otherUrl, dialect, createTables, rawInsert, pairInsert);
+  }
+
   static BenchDatabase postgresql() {
     return new BenchDatabase(
         "PostgreSQL",

@@ -10,6 +10,9 @@ import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
 import dev.idem.testsupport.Machine;
+import dev.idem.testsupport.servers.PrivatePostgres;
+import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,11 +37,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Arguments: {@code --quick} (10 thousand and 100 thousand records, short windows); {@code
  * --doc=PATH}; {@code --only=NAME} for one store (with {@code --doc}); {@code --max=N} to stop at N
- * records (with {@code --doc}); {@code --mariadb-max=N} to fill MariaDB past {@link #MARIADB_MAX}.
- * PostgreSQL and MariaDB at {@code IDEM_POSTGRES_URL} and {@code IDEM_MARIADB_URL}, on tables of
- * the run's own ({@code bench_scale_*}, dropped at the end); Redis is a private {@code
- * redis-server} the run starts and stops. Ten million records take about 4 GB in each database and
- * in Redis' memory while they run.
+ * records (with {@code --doc}); {@code --mariadb-max=N} to fill MariaDB past {@link #MARIADB_MAX};
+ * {@code --postgres-buffers=SIZE} for PostgreSQL's buffers ({@link #POSTGRES_BUFFERS}). PostgreSQL
+ * is a private server the run starts (its buffers sized for ten million records, the table and its
+ * indexes read into them after each fill) and stops; MariaDB at {@code IDEM_MARIADB_URL}, on tables
+ * of the run's own ({@code bench_scale_*}, dropped at the end), with the shared server's buffers;
+ * Redis is a private {@code redis-server} the run starts and stops. Ten million records take about
+ * 4 GB in each database and in Redis' memory while they run.
  */
 public final class ScaleBench {
 
@@ -59,6 +64,13 @@ public final class ScaleBench {
    * so ten million would take hours on this machine.
    */
   static final long MARIADB_MAX = 1_000_000;
+
+  /**
+   * PostgreSQL's {@code shared_buffers} unless {@code --postgres-buffers=SIZE} says otherwise: ten
+   * million records with their indexes take about 3.7 GB, so they fit with room for the rows the
+   * windows add.
+   */
+  static final String POSTGRES_BUFFERS = "6GB";
 
   /** Rows per purge statement, as the starter's purge job sends. */
   static final int PURGE_BATCH = 1000;
@@ -88,12 +100,14 @@ public final class ScaleBench {
   private ScaleBench() {}
 
   public static void main(String[] args) throws Exception {
-    RunArgs run = RunArgs.parse(args, List.of("only", "max"), List.of("mariadb-max"));
+    RunArgs run =
+        RunArgs.parse(args, List.of("only", "max"), List.of("mariadb-max", "postgres-buffers"));
     boolean quick = run.quick();
     Path doc = run.doc();
     String only = run.option("only", null);
     long max = Long.parseLong(run.option("max", Long.toString(Long.MAX_VALUE)));
     long mariadbMax = Long.parseLong(run.option("mariadb-max", Long.toString(MARIADB_MAX)));
+    String postgresBuffers = run.option("postgres-buffers", POSTGRES_BUFFERS);
     long largest = max;
     List<Long> sizes =
         (quick ? List.of(10_000L, 100_000L) : SIZES).stream().filter(s -> s <= largest).toList();
@@ -107,7 +121,7 @@ public final class ScaleBench {
     Instant started = Instant.now();
     Results results = new Results(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     Map<String, Callable<ScaleTarget>> targets = new LinkedHashMap<>();
-    targets.put("PostgreSQL", () -> new JdbcScaleTarget(BenchDatabase.postgresql(), THREADS + 2));
+    targets.put("PostgreSQL", () -> privatePostgres(postgresBuffers));
     targets.put("MariaDB", () -> new JdbcScaleTarget(BenchDatabase.mariadb(), THREADS + 2));
     targets.put("Redis", RedisScaleTarget::new);
     for (Map.Entry<String, Callable<ScaleTarget>> entry : targets.entrySet()) {
@@ -121,9 +135,30 @@ public final class ScaleBench {
       }
     }
     ScaleSection section =
-        new ScaleSection(results, machine, Machine.current().loadAverage(), started, driver);
+        new ScaleSection(
+            results, machine, Machine.current().loadAverage(), started, driver, postgresBuffers);
     List<String> lines = section.lines(BenchCharts.folder(doc));
     run.publish("scale", lines);
+  }
+
+  // A server of the run's own, sized for the records it will hold, as a database in production is.
+  private static ScaleTarget privatePostgres(String buffers) throws Exception {
+    File log = Files.createTempFile("idem-scale-postgres-", ".log").toFile();
+    PrivatePostgres server =
+        PrivatePostgres.start(
+            log,
+            Map.of("shared_buffers", buffers, "max_wal_size", "16GB", "max_connections", "50"));
+    try {
+      server.createDatabase("bench");
+      BenchDatabase database =
+          BenchDatabase.postgresql().at(server.jdbcUrl("bench") + "?user=postgres");
+      System.out.printf(
+          Locale.ROOT, "PostgreSQL: a private server, shared_buffers %s; log %s%n", buffers, log);
+      return new JdbcScaleTarget(database, THREADS + 2, server);
+    } catch (Exception | Error e) {
+      server.close();
+      throw e;
+    }
   }
 
   private static void measure(

@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -28,17 +30,22 @@ public final class PrivatePostgres implements AutoCloseable {
   // The server writes its log in its own folder (as its user); close appends it to the log.
   private static final String SERVER_LOG = "server.log";
 
+  // What pg_ctl passes on to the server's command line unquoted: no spaces, quotes or options.
+  private static final Pattern SETTING = Pattern.compile("[A-Za-z0-9_.-]+");
+
   private final Path bin;
   private final Path data;
   private final File log;
   private final int port;
+  private final Map<String, String> settings;
   private final Thread stopper;
 
-  private PrivatePostgres(Path bin, Path data, File log, int port) {
+  private PrivatePostgres(Path bin, Path data, File log, int port, Map<String, String> settings) {
     this.bin = bin;
     this.data = data;
     this.log = log;
     this.port = port;
+    this.settings = Map.copyOf(settings);
     this.stopper = new Thread(this::stopQuietly, "stop postgres " + port);
     Runtime.getRuntime().addShutdownHook(stopper);
   }
@@ -50,9 +57,29 @@ public final class PrivatePostgres implements AutoCloseable {
    * @throws IllegalStateException when no PostgreSQL server is installed, or it does not start
    */
   public static PrivatePostgres start(File log) throws IOException, InterruptedException {
+    return start(log, Map.of());
+  }
+
+  /**
+   * Creates and starts one with server settings of its own ({@code shared_buffers} to {@code 6GB},
+   * say), given to the server at every start as {@code -c name=value}.
+   *
+   * @param settings names and values of letters, digits, {@code _}, {@code .} and {@code -} only
+   * @throws IllegalArgumentException for a name or value with any other character
+   * @throws IllegalStateException when no PostgreSQL server is installed, or it does not start
+   */
+  public static PrivatePostgres start(File log, Map<String, String> settings)
+      throws IOException, InterruptedException {
+    settings.forEach(
+        (name, value) -> {
+          if (!SETTING.matcher(name).matches() || !SETTING.matcher(value).matches()) {
+            throw new IllegalArgumentException(
+                "a server setting is not a plain name and value: " + name + "=" + value);
+          }
+        });
     Path bin = newestInstall();
     Path data = Files.createTempDirectory("idem-postgres-");
-    PrivatePostgres postgres = new PrivatePostgres(bin, data, log, freePort());
+    PrivatePostgres postgres = new PrivatePostgres(bin, data, log, freePort(), settings);
     try {
       if (asRoot()) {
         postgres.run(List.of("chown", "postgres:postgres", data.toString()), false);
@@ -116,14 +143,12 @@ public final class PrivatePostgres implements AutoCloseable {
 
   /** Starts the stopped server again on the same port and folder, and waits for it. */
   public void begin() throws IOException, InterruptedException {
-    run(
-        pgCtl(
-            "start",
-            "-l",
-            data.resolve(SERVER_LOG).toString(),
-            "-o",
-            "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + data),
-        true);
+    StringBuilder options =
+        new StringBuilder(
+            "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + data);
+    settings.forEach(
+        (name, value) -> options.append(" -c ").append(name).append('=').append(value));
+    run(pgCtl("start", "-l", data.resolve(SERVER_LOG).toString(), "-o", options.toString()), true);
   }
 
   /** Stops the server if it runs, and deletes its folder. */
