@@ -19,8 +19,12 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -41,7 +45,8 @@ final class RedisScaleTarget implements ScaleTarget {
   private final StatefulRedisConnection<byte[], byte[]> raw;
 
   RedisScaleTarget() {
-    this.server = PrivateRedis.start();
+    // DEBUG HTSTATS tells when the key table has grown to its new size (see settle).
+    this.server = PrivateRedis.start("--enable-debug-command", "local");
     this.client = RedisClient.create(server.url());
     this.store = RedisIdempotencyStore.create(client, PREFIX);
     this.raw = client.connect(ByteArrayCodec.INSTANCE);
@@ -65,6 +70,37 @@ final class RedisScaleTarget implements ScaleTarget {
           "Redis drops expired records itself: there are no expired records to fill");
     }
     copy(store, PREFIX, RECEIPT, prefix, from, to);
+    settle();
+  }
+
+  // Redis grows its key table by doubling and moves the keys to the new table a few at a time, on
+  // each command and for a millisecond of every tenth of a second. A fill that ends just past a
+  // power of two (ten million is 1.2 times 2^23) leaves most of that move to the measured windows,
+  // which a server in steady use at that size finished long ago: wait for it, at most two minutes.
+  private void settle() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    long start = System.nanoTime();
+    while (rehashing()) {
+      if (System.nanoTime() > deadline) {
+        System.out.println("Redis: still growing its key table after two minutes; measuring");
+        return;
+      }
+      Thread.sleep(200);
+    }
+    long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    if (waited > 0) {
+      System.out.printf(Locale.ROOT, "Redis: waited %d ms for the key table to grow%n", waited);
+    }
+  }
+
+  private boolean rehashing() {
+    String stats =
+        raw.sync()
+            .dispatch(
+                CommandType.DEBUG,
+                new StatusOutput<>(ByteArrayCodec.INSTANCE),
+                new CommandArgs<>(ByteArrayCodec.INSTANCE).add("HTSTATS").add(0));
+    return stats.contains("rehashing target");
   }
 
   @Override
