@@ -1,11 +1,20 @@
 package dev.idem.spring.amqp;
 
+import static dev.idem.testsupport.Stages.now;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.ExecutionOutcome;
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.core.store.Lease;
+import dev.idem.core.store.Outcome;
 import dev.idem.spring.messaging.EffectsTable;
 import dev.idem.spring.messaging.OutcomeLog;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -474,5 +483,63 @@ class IdempotentListenerIT {
     assertThat(effects.rows()).isEqualTo(2);
     assertThat(rabbit.depth(deadLetters)).as("the message without id alone").isEqualTo(1);
     assertThat(rabbit.depth(batchManualQueue)).as("the rest acknowledged").isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementACopyInFlightElsewhereGoesBackAloneAndTheRestOfItsBatchIsApplied() {
+    startConsumer(1, "test.batch", "true", "idem.store", "memory");
+    String first = newId();
+    String inFlight = newId();
+    String second = newId();
+    IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
+    // another consumer's claim on one id of the batch, held until the test gives it back
+    ClaimRequest elsewhere =
+        ClaimRequest.of(
+            IdempotencyKey.of("consumer:batched-manual", inFlight),
+            Fingerprint.NONE,
+            Duration.ofMinutes(5));
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(elsewhere))).lease();
+    rabbit.publish(batchManualQueue, first, first, Map.of());
+    rabbit.publish(batchManualQueue, inFlight, inFlight, Map.of());
+    rabbit.publish(batchManualQueue, second, second, Map.of());
+
+    await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
+    assertThat(effects.rows(inFlight)).as("still claimed elsewhere").isZero();
+    assertThat(now(store.release(lease))).isTrue();
+    await().atMost(PATIENCE).until(() -> effects.rows(inFlight) == 1);
+    await().atMost(PATIENCE).until(() -> rabbit.depth(batchManualQueue) == 0);
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(3);
+    assertThat(rabbit.depth(batchManualQueue)).as("every message acknowledged").isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementAMessageWhoseStoredAnswerIsAFailureGoesToTheDeadLettersAlone() {
+    startConsumer(1, "test.batch", "true", "idem.store", "memory");
+    String first = newId();
+    String failed = newId();
+    String second = newId();
+    IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
+    ClaimRequest earlier =
+        ClaimRequest.of(
+            IdempotencyKey.of("consumer:batched-manual", failed),
+            Fingerprint.NONE,
+            Duration.ofMinutes(5));
+    Lease lease = ((ClaimResult.Claimed) now(store.claim(earlier))).lease();
+    byte[] answer = "refused for good".getBytes(StandardCharsets.UTF_8);
+    assertThat(now(store.complete(lease, Outcome.failure(answer), Duration.ofHours(1)))).isTrue();
+    rabbit.publish(batchManualQueue, first, first, Map.of());
+    rabbit.publish(batchManualQueue, failed, failed, Map.of());
+    rabbit.publish(batchManualQueue, second, second, Map.of());
+
+    await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
+    await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) == 1);
+    stopConsumer();
+
+    assertThat(effects.rows()).isEqualTo(2);
+    assertThat(rabbit.depth(deadLetters)).as("the message answered by its failure").isEqualTo(1);
+    assertThat(rabbit.depth(batchManualQueue)).isZero();
   }
 }

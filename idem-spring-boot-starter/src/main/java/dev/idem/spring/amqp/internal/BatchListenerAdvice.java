@@ -3,6 +3,8 @@ package dev.idem.spring.amqp.internal;
 import dev.idem.core.Deferral;
 import dev.idem.core.InvalidKeyException;
 import dev.idem.core.PendingOutcome;
+import dev.idem.core.consumer.IdempotentConsumer.BatchHandler;
+import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.spring.amqp.internal.DeliveryBinder.RabbitDelivery;
 import dev.idem.spring.amqp.internal.IdempotentListenerInterceptor.Listener;
 import dev.idem.spring.messaging.internal.HeldClaims;
@@ -35,6 +37,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * one: the others are handled first, then the whole batch is rejected without requeue, so the
  * refused message goes to the dead letters with copies of the others, which a re-drive answers as
  * duplicates. With ackMode MANUAL, Idem rejects it alone and acknowledges the rest.
+ *
+ * <p>With ackMode MANUAL and a store that does not write in the listener's transaction, a message
+ * whose claim fails is settled alone too: a copy in flight elsewhere (or a store failing for its
+ * key) is requeued by itself and the method runs with the others; one whose stored answer is a
+ * failure is rejected without requeue. Otherwise (AUTO, which settles the batch as one, or a store
+ * that joins the transaction, where a failed claim would commit with the others) a claim that fails
+ * requeues the whole batch.
  */
 final class BatchListenerAdvice {
 
@@ -47,8 +56,18 @@ final class BatchListenerAdvice {
     this.engine = engine;
   }
 
-  /** The ids of a batch's messages that have one, their places in the batch, and the others. */
-  private record Keyed(List<String> ids, List<Integer> positions, List<Message> refused) {}
+  /**
+   * The ids of a batch's messages that have one, their places in the batch, and the others; with
+   * ackMode MANUAL, what the claims gave back: messages to deliver again (a copy in flight
+   * elsewhere, the store failing for that key) and to reject (a failure stored as their answer).
+   */
+  private record Keyed(
+      List<Message> messages,
+      List<String> ids,
+      List<Integer> positions,
+      List<Message> refused,
+      List<Message> again,
+      List<Message> answered) {}
 
   @Nullable Object invoke(MethodInvocation invocation, Listener listener, RabbitDelivery delivery)
       throws Throwable {
@@ -77,7 +96,9 @@ final class BatchListenerAdvice {
       for (int position : keyed.positions()) {
         handled.add(messages.get(position));
       }
-      ManualAcks.rejectAndAckAfterCommit(delivery.channel(), keyed.refused(), handled);
+      List<Message> rejected = new ArrayList<>(keyed.refused());
+      rejected.addAll(keyed.answered());
+      ManualAcks.settleAfterCommit(delivery.channel(), rejected, keyed.again(), handled);
     } else if (!keyed.refused().isEmpty()) {
       throw new AmqpRejectAndDontRequeueException(
           keyed.refused().size()
@@ -109,7 +130,7 @@ final class BatchListenerAdvice {
         refused.add(message); // logged by messageId
       }
     }
-    return new Keyed(ids, positions, refused);
+    return new Keyed(messages, ids, positions, refused, new ArrayList<>(), new ArrayList<>());
   }
 
   private @Nullable Object run(
@@ -119,14 +140,17 @@ final class BatchListenerAdvice {
     List<Object> fresh = new ArrayList<>();
     boolean succeeded = false;
     try {
-      // a claim that fails (a copy in flight elsewhere, the store down) fails the whole batch: the
-      // claims made so far are released and the container requeues every message
-      listener
-          .consumer()
-          .processAll(
-              keyed.ids(),
-              (position, ctx) -> fresh.add(batch.get(keyed.positions().get(position))),
-              held::add);
+      BatchHandler<RuntimeException> collect =
+          (position, ctx) -> fresh.add(batch.get(keyed.positions().get(position)));
+      if (listener.manualAck() && !engine.idempotency().store().joinsCurrentTransaction()) {
+        // each message is settled alone: one whose claim fails goes back by itself
+        giveBack(listener, keyed, listener.consumer().processEach(keyed.ids(), collect, held::add));
+      } else {
+        // a claim that fails (a copy in flight elsewhere, the store down) fails the whole batch:
+        // the claims made so far are released and the container requeues every message (in a
+        // transaction the store writes in, a failed claim would commit with the others)
+        listener.consumer().processAll(keyed.ids(), collect, held::add);
+      }
       Object result = null;
       if (fresh.isEmpty()) {
         log.debug(
@@ -153,6 +177,37 @@ final class BatchListenerAdvice {
         HeldClaims.settle(List.of(), held, Deferral.NONE);
       }
     }
+  }
+
+  // Takes the messages whose claim failed out of the ones handled: a message that is to come again
+  // (its key given back) or whose answer is a stored failure (every delivery would answer the
+  // same) is settled alone, the rest run and are acknowledged.
+  private static void giveBack(Listener listener, Keyed keyed, List<Handled> handled) {
+    List<Integer> failed = new ArrayList<>();
+    for (int i = 0; i < handled.size(); i++) {
+      if (!(handled.get(i) instanceof Handled.Failed f)) {
+        continue;
+      }
+      int position = keyed.positions().get(i);
+      failed.add(position);
+      if (f.requeue()) {
+        log.debug(
+            "message {} of a batch of group {} comes again: {}",
+            keyed.ids().get(i),
+            listener.group(),
+            f.failure().toString());
+        keyed.again().add(keyed.messages().get(position));
+      } else {
+        log.warn(
+            "message {} of a batch of group {} answers with the failure stored for it; rejected"
+                + " without requeue: {}",
+            keyed.ids().get(i),
+            listener.group(),
+            f.failure().toString());
+        keyed.answered().add(keyed.messages().get(position));
+      }
+    }
+    keyed.positions().removeAll(failed);
   }
 
   // A batch listener outside a transaction threw: every message comes again, and those whose

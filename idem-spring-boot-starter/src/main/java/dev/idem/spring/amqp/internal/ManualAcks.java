@@ -53,20 +53,27 @@ final class ManualAcks {
   }
 
   /**
-   * Rejects {@code refused} without requeue (to the dead letters, if the queue has them) and
-   * acknowledges {@code handled} as {@link #ackAfterCommit} does, each tag once: a handled message
-   * that shares its delivery with a refused one (both split from a producer's batch) goes to the
-   * dead letters with it, where a re-drive answers it as a duplicate.
+   * Rejects {@code refused} without requeue (to the dead letters, if the queue has them), requeues
+   * {@code again} now, and acknowledges {@code handled} as {@link #ackAfterCommit} does; each tag
+   * once, and a tag rejected or requeued is not acknowledged: a handled message that shares its
+   * delivery with one of the others (both split from a producer's batch) goes with it, and a
+   * re-drive or redelivery answers it as a duplicate.
    */
-  static void rejectAndAckAfterCommit(Channel channel, List<Message> refused, List<Message> handled)
+  static void settleAfterCommit(
+      Channel channel, List<Message> refused, List<Message> again, List<Message> handled)
       throws IOException {
-    Set<Long> rejected = tags(refused);
-    for (long tag : rejected) {
+    Set<Long> settled = tags(refused);
+    for (long tag : settled) {
       channel.basicReject(tag, false);
+    }
+    for (long tag : tags(again)) {
+      if (settled.add(tag)) {
+        channel.basicNack(tag, false, true);
+      }
     }
     List<Message> acked = new ArrayList<>();
     for (Message message : handled) {
-      if (!rejected.contains(tag(message))) {
+      if (!settled.contains(tag(message))) {
         acked.add(message);
       }
     }
