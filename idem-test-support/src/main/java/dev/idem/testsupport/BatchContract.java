@@ -480,6 +480,40 @@ public abstract class BatchContract extends StoreContractSupport {
   }
 
   @Test
+  void aClaimRefusedInABatchThatGoesOnAsksForRedeliveryWhateverTheConfigCallsTerminal() {
+    String group = "batch-" + UUID.randomUUID();
+    // a classifier that calls every failure terminal classifies the handler's failures, not the
+    // refusals of a claim, which pass with time
+    IdempotentConsumer consumer =
+        consumer(
+            group,
+            IdempotencyConfig.custom()
+                .retention(Duration.ofHours(1))
+                .terminalWhen(failure -> true)
+                .build());
+    ClaimRequest elsewhere =
+        ClaimRequest.of(consumer.keyOf("busy"), Fingerprint.NONE, Duration.ofMinutes(5));
+    Lease lease = ((ClaimResult.Claimed) now(store().claim(elsewhere))).lease();
+    AtomicInteger ran = new AtomicInteger();
+
+    List<IdempotentConsumer.Handled> handled =
+        consumer.processEach(
+            List.of("free", "busy"), (index, ctx) -> ran.incrementAndGet(), Deferral.NONE);
+
+    assertThat(handled.get(0)).isEqualTo(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    IdempotentConsumer.Handled.Failed busy = (IdempotentConsumer.Handled.Failed) handled.get(1);
+    assertThat(busy.failure()).isInstanceOf(RequestInProgressException.class);
+    assertThat(busy.requeue()).as("its copy elsewhere may yet fail").isTrue();
+    assertThat(ran).hasValue(1);
+    assertThat(now(store().release(lease))).isTrue();
+    assertThat(
+            consumer.processEach(
+                List.of("busy"), (index, ctx) -> ran.incrementAndGet(), Deferral.NONE))
+        .containsExactly(new IdempotentConsumer.Handled.Done(Delivery.PROCESSED));
+    assertThat(ran).hasValue(2);
+  }
+
+  @Test
   void aCallThatThrewIsToldOnceWithWhatItThrewThoughItsAnswerCouldNotBeStored() {
     IdempotencyStore refusing =
         new ForwardingIdempotencyStore(store()) {

@@ -7,10 +7,15 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyConfig;
 import dev.idem.core.IdempotencyKey;
+import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.LeaseLostException;
+import dev.idem.core.OutcomeNotReplayableException;
 import dev.idem.core.PendingOutcome;
 import dev.idem.core.ReplayedFailureException;
+import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
+import dev.idem.core.StoreFullException;
 import dev.idem.core.Work;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -222,11 +227,12 @@ public final class IdempotentConsumer {
      * Not handled as asked: what its handler or its claim threw.
      *
      * @param requeue true when the message is to come again: its key was given back (a failure the
-     *     config retries, a copy handled elsewhere right now, a store that failed), or, for a
-     *     {@link dev.idem.core.LeaseLostException}, its handler ran but its answer could not be
-     *     stored, so its effect may have happened; false when the failure is the message's answer
-     *     (terminal, as the config classifies it, or a stored one replayed): acknowledge it, or
-     *     send it to the dead letters, since every redelivery would answer the same
+     *     config retries, a copy handled elsewhere right now, a store that failed or is full: the
+     *     config's {@code terminalWhen} judges only what the handler threw), or, for a {@link
+     *     dev.idem.core.LeaseLostException}, its handler ran but its answer could not be stored, so
+     *     its effect may have happened; false when the failure is the message's answer (terminal,
+     *     as the config classifies it, or a stored one replayed): acknowledge it, or send it to the
+     *     dead letters, since every redelivery would answer the same
      */
     record Failed(Exception failure, boolean requeue) implements Handled {}
   }
@@ -309,10 +315,20 @@ public final class IdempotentConsumer {
     return handled;
   }
 
-  // Whether a message that failed so is to come again: not when the failure is its answer.
+  // Whether a message that failed so is to come again: not when the failure is its answer. The
+  // config's classifier judges what a handler threw; the refusals of a claim (a copy in flight, a
+  // store that failed or is full, an answer that could not be stored) pass with time, whatever it
+  // would call them, and a stored answer never does.
   private boolean again(Exception failure) {
-    if (failure instanceof ReplayedFailureException) {
+    if (failure instanceof ReplayedFailureException
+        || failure instanceof OutcomeNotReplayableException) {
       return false;
+    }
+    if (failure instanceof RequestInProgressException
+        || failure instanceof IdempotencyStoreException
+        || failure instanceof StoreFullException
+        || failure instanceof LeaseLostException) {
+      return true;
     }
     try {
       return !config.isTerminal(failure);

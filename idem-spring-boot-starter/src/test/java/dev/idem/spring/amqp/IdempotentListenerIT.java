@@ -492,13 +492,7 @@ class IdempotentListenerIT {
     String inFlight = newId();
     String second = newId();
     IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
-    // another consumer's claim on one id of the batch, held until the test gives it back
-    ClaimRequest elsewhere =
-        ClaimRequest.of(
-            IdempotencyKey.of("consumer:batched-manual", inFlight),
-            Fingerprint.NONE,
-            Duration.ofMinutes(5));
-    Lease lease = ((ClaimResult.Claimed) now(store.claim(elsewhere))).lease();
+    Lease lease = claimElsewhere(store, inFlight);
     rabbit.publish(batchManualQueue, first, first, Map.of());
     rabbit.publish(batchManualQueue, inFlight, inFlight, Map.of());
     rabbit.publish(batchManualQueue, second, second, Map.of());
@@ -522,12 +516,7 @@ class IdempotentListenerIT {
     String failed = newId();
     String second = newId();
     IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
-    ClaimRequest earlier =
-        ClaimRequest.of(
-            IdempotencyKey.of("consumer:batched-manual", failed),
-            Fingerprint.NONE,
-            Duration.ofMinutes(5));
-    Lease lease = ((ClaimResult.Claimed) now(store.claim(earlier))).lease();
+    Lease lease = claimElsewhere(store, failed);
     byte[] answer = "refused for good".getBytes(StandardCharsets.UTF_8);
     assertThat(now(store.complete(lease, Outcome.failure(answer), Duration.ofHours(1)))).isTrue();
     rabbit.publish(batchManualQueue, first, first, Map.of());
@@ -541,5 +530,42 @@ class IdempotentListenerIT {
     assertThat(effects.rows()).isEqualTo(2);
     assertThat(rabbit.depth(deadLetters)).as("the message answered by its failure").isEqualTo(1);
     assertThat(rabbit.depth(batchManualQueue)).isZero();
+  }
+
+  @Test
+  void withManualAcknowledgementAPartInFlightElsewhereBringsItsWholeDeliveryBack(
+      CapturedOutput output) {
+    startConsumer(1, "test.batch", "true", "idem.store", "memory");
+    List<String> bodies = List.of("part-a-" + newId(), "part-b-" + newId(), "part-c-" + newId());
+    IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
+    // the delivery's id is its first part's; the other parts share its delivery tag
+    Lease lease = claimElsewhere(store, bodies.get(0));
+    rabbit.publishBatch(batchManualQueue, bodies);
+
+    await()
+        .atMost(PATIENCE)
+        .until(() -> effects.rows(bodies.get(1)) == 1 && effects.rows(bodies.get(2)) == 1);
+    assertThat(effects.rows(bodies.get(0))).as("still claimed elsewhere").isZero();
+    assertThat(now(store.release(lease))).isTrue();
+    await().atMost(PATIENCE).until(() -> effects.rows(bodies.get(0)) == 1);
+    await().atMost(PATIENCE).until(() -> rabbit.depth(batchManualQueue) == 0);
+    stopConsumer();
+
+    for (String body : bodies) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+    assertThat(rabbit.depth(batchManualQueue)).isZero();
+    assertThat(rabbit.depth(deadLetters)).isZero();
+    assertThat(output).as("each delivery tag settled once").doesNotContain("PRECONDITION_FAILED");
+  }
+
+  // Another consumer's claim on the message id, held until the test gives it back.
+  private static Lease claimElsewhere(IdempotencyStore store, String id) {
+    ClaimRequest elsewhere =
+        ClaimRequest.of(
+            IdempotencyKey.of("consumer:batched-manual", id),
+            Fingerprint.NONE,
+            Duration.ofMinutes(5));
+    return ((ClaimResult.Claimed) now(store.claim(elsewhere))).lease();
   }
 }

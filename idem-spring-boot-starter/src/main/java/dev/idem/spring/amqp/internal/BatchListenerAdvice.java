@@ -155,7 +155,7 @@ final class BatchListenerAdvice {
       if (fresh.isEmpty()) {
         log.debug(
             "{} message(s) were processed before by group {}",
-            keyed.ids().size(),
+            keyed.positions().size(),
             listener.group());
       } else {
         invocation.getArguments()[index] = fresh;
@@ -199,8 +199,8 @@ final class BatchListenerAdvice {
         keyed.again().add(keyed.messages().get(position));
       } else {
         log.warn(
-            "message {} of a batch of group {} answers with the failure stored for it; rejected"
-                + " without requeue: {}",
+            "message {} of a batch of group {} has a failure for its answer; rejected without"
+                + " requeue: {}",
             keyed.ids().get(i),
             listener.group(),
             f.failure().toString());
