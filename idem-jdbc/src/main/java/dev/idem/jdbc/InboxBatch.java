@@ -3,7 +3,6 @@ package dev.idem.jdbc;
 import dev.idem.core.ExecutionOutcome;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
-import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.consumer.IdempotentConsumer;
 import dev.idem.core.consumer.IdempotentConsumer.Delivery;
 import dev.idem.core.consumer.IdempotentConsumer.Handled;
@@ -109,8 +108,8 @@ final class InboxBatch {
         if (!goOn) {
           return new Ended(handled, heard, e);
         }
-        // a stored failure replayed is the message's answer; anything else comes again
-        failure = new Handled.Failed(e, !(e instanceof ReplayedFailureException));
+        // a stored answer replayed is the message's answer; anything else comes again
+        failure = new Handled.Failed(e, !Handled.isStoredAnswer(e));
         failed.put(key, failure);
         handled.add(failure);
       }

@@ -11,6 +11,9 @@ import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.IdempotencyStoreException;
 import dev.idem.core.InvalidKeyException;
+import dev.idem.core.OutcomeNotReplayableException;
+import dev.idem.core.OutcomeTooLargeException;
+import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
 import dev.idem.core.ResultCodec;
 import dev.idem.core.consumer.IdempotentConsumer;
@@ -19,6 +22,7 @@ import dev.idem.core.consumer.IdempotentConsumer.Handled;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.Outcome;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -259,6 +263,39 @@ abstract class InboxBatchTests {
               new Handled.Done(Delivery.PROCESSED), new Handled.Done(Delivery.DUPLICATE));
       assertThat(orders(fails)).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aBatchThatGoesOnAsksNoRedeliveryOfAMessageWhoseStoredAnswerEveryDeliveryWouldMeet()
+      throws Exception {
+    String group = group();
+    JdbcIdempotencyStore plain = new JdbcIdempotencyStore(ds, config.build());
+    String failed = id("failed");
+    String unstored = id("unstored");
+    complete(plain, group, failed, Outcome.failure("refused".getBytes(StandardCharsets.UTF_8)));
+    complete(plain, group, unstored, Outcome.unstored(new OutcomeTooLargeException(900, 100)));
+    try (JdbcInbox inbox = new JdbcInbox(ds, config, group)) {
+      List<String> ids = List.of(id("a"), failed, unstored);
+      List<Handled> handled = inbox.receiveEach(ids, placing(ids));
+
+      assertThat(handled.get(0)).isEqualTo(new Handled.Done(Delivery.PROCESSED));
+      Handled.Failed replayed = (Handled.Failed) handled.get(1);
+      assertThat(replayed.failure()).isInstanceOf(ReplayedFailureException.class);
+      assertThat(replayed.requeue()).isFalse();
+      Handled.Failed notReplayable = (Handled.Failed) handled.get(2);
+      assertThat(notReplayable.failure()).isInstanceOf(OutcomeNotReplayableException.class);
+      assertThat(notReplayable.requeue()).as("every delivery would meet the same mark").isFalse();
+      assertThat(List.of(orders(failed), orders(unstored))).containsOnly(0);
+    }
+  }
+
+  private static void complete(
+      JdbcIdempotencyStore store, String group, String id, Outcome outcome) {
+    IdempotencyKey key = IdempotencyKey.of("consumer:" + group, id);
+    ClaimResult.Claimed claimed =
+        (ClaimResult.Claimed)
+            now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, Duration.ofMinutes(1))));
+    assertThat(now(store.complete(claimed.lease(), outcome, Duration.ofHours(1)))).isTrue();
   }
 
   @Test

@@ -235,6 +235,16 @@ public final class IdempotentConsumer {
      *     dead letters, since every redelivery would answer the same
      */
     record Failed(Exception failure, boolean requeue) implements Handled {}
+
+    /**
+     * Whether {@code failure} is the answer stored for a message, replayed: a stored failure, or
+     * the mark of an answer too large to store. Every redelivery would meet it again, so a batch
+     * that goes on asks for none.
+     */
+    static boolean isStoredAnswer(Exception failure) {
+      return failure instanceof ReplayedFailureException
+          || failure instanceof OutcomeNotReplayableException;
+    }
   }
 
   /**
@@ -320,8 +330,7 @@ public final class IdempotentConsumer {
   // store that failed or is full, an answer that could not be stored) pass with time, whatever it
   // would call them, and a stored answer never does.
   private boolean again(Exception failure) {
-    if (failure instanceof ReplayedFailureException
-        || failure instanceof OutcomeNotReplayableException) {
+    if (Handled.isStoredAnswer(failure)) {
       return false;
     }
     if (failure instanceof RequestInProgressException
