@@ -36,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,13 @@ public abstract class BatchContract extends StoreContractSupport {
 
   private IdempotentConsumer consumer(String group) {
     return consumer(group, IdempotentConsumer.DEFAULT_CONFIG);
+  }
+
+  // A consumer of a group of its own that keeps answers an hour and stores the failures named.
+  private IdempotentConsumer consumerWhoseTerminalFailures(Predicate<? super Throwable> terminal) {
+    return consumer(
+        "batch-" + UUID.randomUUID(),
+        IdempotencyConfig.custom().retention(Duration.ofHours(1)).terminalWhen(terminal).build());
   }
 
   @AfterEach
@@ -285,14 +293,8 @@ public abstract class BatchContract extends StoreContractSupport {
 
   @Test
   void aTerminalFailureEndsTheBatchAndIsKeptForItsRedelivery() {
-    String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer =
-        consumer(
-            group,
-            IdempotencyConfig.custom()
-                .retention(Duration.ofHours(1))
-                .terminalWhen(IllegalArgumentException.class::isInstance)
-                .build());
+        consumerWhoseTerminalFailures(IllegalArgumentException.class::isInstance);
     List<String> ids = List.of("t1", "t2", "t3");
     AtomicInteger ran = new AtomicInteger();
     assertThatThrownBy(
@@ -446,14 +448,8 @@ public abstract class BatchContract extends StoreContractSupport {
 
   @Test
   void aTerminalFailureInABatchThatGoesOnIsTheMessagesAnswerAndAsksForNoRedelivery() {
-    String group = "batch-" + UUID.randomUUID();
     IdempotentConsumer consumer =
-        consumer(
-            group,
-            IdempotencyConfig.custom()
-                .retention(Duration.ofHours(1))
-                .terminalWhen(IllegalArgumentException.class::isInstance)
-                .build());
+        consumerWhoseTerminalFailures(IllegalArgumentException.class::isInstance);
     List<String> ids = List.of("t1", "t2");
     List<IdempotentConsumer.Handled> handled =
         consumer.processEach(
@@ -481,16 +477,9 @@ public abstract class BatchContract extends StoreContractSupport {
 
   @Test
   void aClaimRefusedInABatchThatGoesOnAsksForRedeliveryWhateverTheConfigCallsTerminal() {
-    String group = "batch-" + UUID.randomUUID();
     // a classifier that calls every failure terminal classifies the handler's failures, not the
     // refusals of a claim, which pass with time
-    IdempotentConsumer consumer =
-        consumer(
-            group,
-            IdempotencyConfig.custom()
-                .retention(Duration.ofHours(1))
-                .terminalWhen(failure -> true)
-                .build());
+    IdempotentConsumer consumer = consumerWhoseTerminalFailures(failure -> true);
     ClaimRequest elsewhere =
         ClaimRequest.of(consumer.keyOf("busy"), Fingerprint.NONE, Duration.ofMinutes(5));
     Lease lease = ((ClaimResult.Claimed) now(store().claim(elsewhere))).lease();
