@@ -133,8 +133,12 @@ class ScheduledSlotsIT {
 
       await().atMost(Duration.ofSeconds(30)).until(() -> !ScheduledJobs.endedSettles().isEmpty());
       assertThat(ScheduledJobs.endedSettles()).containsExactly("ended " + slot + " b");
-      IdempotencyRecord done = b.getBean(IdempotencyStore.class).find(key).orElseThrow();
-      assertThat(done.state()).isEqualTo(RecordState.COMPLETED);
+      // the method records its end before the run is settled: wait for the record to say so
+      IdempotencyStore store = b.getBean(IdempotencyStore.class);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> store.find(key).orElseThrow().state() == RecordState.COMPLETED);
+      IdempotencyRecord done = store.find(key).orElseThrow();
       assertThat(done.fence()).isGreaterThan(held.fence());
     }
   }
