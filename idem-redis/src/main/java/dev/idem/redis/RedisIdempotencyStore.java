@@ -20,7 +20,7 @@ import dev.idem.redis.internal.LuaScripts;
 import dev.idem.redis.internal.Notifications;
 import dev.idem.redis.internal.RecordClaims;
 import dev.idem.redis.internal.RecordCompletions;
-import dev.idem.redis.internal.RecordReplies;
+import dev.idem.redis.internal.RecordValue;
 import dev.idem.redis.internal.RedisBackend;
 import dev.idem.redis.internal.RedisFailures;
 import dev.idem.redis.internal.RedisKeys;
@@ -296,7 +296,7 @@ public final class RedisIdempotencyStore
         scripts.number(
             LuaScripts.EVICT,
             deleted,
-            RedisKeys.bytes(RecordReplies.stateCode(state)),
+            RedisKeys.bytes(RecordValue.stateCode(state)),
             RedisKeys.bytes(fence),
             changeChannel,
             RedisKeys.bytes(digest));
@@ -330,7 +330,7 @@ public final class RedisIdempotencyStore
 
   @Override
   public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-    return RecordReplies.found(scripts.list(LuaScripts.FIND, keys.record(key)), key);
+    return RecordValue.found(scripts.list(LuaScripts.FIND, keys.record(key)), key);
   }
 
   @Override

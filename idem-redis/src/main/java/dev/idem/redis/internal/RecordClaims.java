@@ -292,7 +292,7 @@ public final class RecordClaims {
                   tallyArgs[1])
               .thenCompose(
                   reply ->
-                      switch (RecordReplies.text(reply.get(0))) {
+                      switch (RecordValue.replyText(reply.get(0))) {
                         case "C" ->
                             CompletableFuture.completedFuture(
                                 claimed(key, fence, owner, leaseMillis));
@@ -300,8 +300,7 @@ public final class RecordClaims {
                             CompletableFuture.failedFuture(
                                 StoreFullException.scopeCap(request.scopeCap(), key.scope()));
                         case "G" ->
-                            CompletableFuture.completedFuture(
-                                RecordReplies.claim(reply, key, owner));
+                            CompletableFuture.completedFuture(RecordValue.claim(reply, key, owner));
                         default ->
                             CompletableFuture.completedFuture(
                                 found((byte[]) reply.get(1), request));
@@ -318,7 +317,7 @@ public final class RecordClaims {
 
   // A record the SET found: answered when completed, as the script would; else null.
   private @Nullable ClaimResult found(byte[] held, ClaimRequest request) {
-    ClaimResult completed = RecordReplies.completed(held, request);
+    ClaimResult completed = RecordValue.completed(held, request);
     if (completed instanceof ClaimResult.Completed done) {
       replays.remember(request.key().digest(), done.record().expiresAt().toEpochMilli());
     }
@@ -336,14 +335,14 @@ public final class RecordClaims {
         .listAsync(LuaScripts.CLAIM, scriptKeys, args)
         .thenCompose(
             reply ->
-                RecordReplies.text(reply.get(0)).equals("S")
+                RecordValue.replyText(reply.get(0)).equals("S")
                     ? CompletableFuture.failedFuture(
                         StoreFullException.scopeCap(request.scopeCap(), key.scope()))
                     : CompletableFuture.completedFuture(answer(reply, key, owner)));
   }
 
   private ClaimResult answer(List<Object> reply, IdempotencyKey key, String owner) {
-    ClaimResult result = RecordReplies.claim(reply, key, owner);
+    ClaimResult result = RecordValue.claim(reply, key, owner);
     if (result instanceof ClaimResult.Completed completed) {
       replays.remember(key.digest(), completed.record().expiresAt().toEpochMilli());
     }
@@ -391,12 +390,12 @@ public final class RecordClaims {
   @SuppressWarnings("unchecked")
   public ClaimResult answer(Object reply, ClaimRequest request, String owner) {
     List<Object> one = (List<Object>) reply;
-    if (!one.isEmpty() && RecordReplies.text(one.get(0)).equals("E")) {
+    if (!one.isEmpty() && RecordValue.replyText(one.get(0)).equals("E")) {
       throw new IdempotencyStoreException(
           "Redis failed the claim of "
               + request.key()
               + ": "
-              + (one.size() > 1 ? RecordReplies.text(one.get(1)) : "no message"));
+              + (one.size() > 1 ? RecordValue.replyText(one.get(1)) : "no message"));
     }
     return answer(one, request.key(), owner);
   }

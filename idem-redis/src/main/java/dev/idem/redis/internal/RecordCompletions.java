@@ -66,7 +66,7 @@ public final class RecordCompletions {
     byte[] fields =
         new RecordValue.Writer()
             .field('F', lease.fence())
-            .field('K', RecordReplies.kindCode(outcome.kind()))
+            .field('K', RecordValue.kindCode(outcome.kind()))
             .field('B', outcome.payload())
             .field('X', expiresAt)
             .toBytes();

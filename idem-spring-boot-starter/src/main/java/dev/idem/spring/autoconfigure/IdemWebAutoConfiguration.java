@@ -8,9 +8,9 @@ import dev.idem.spring.InFlightWork;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.IdempotencyScopeResolver;
 import dev.idem.spring.web.TokenController;
-import dev.idem.spring.web.internal.ArgumentRefusals;
 import dev.idem.spring.web.internal.IdemExceptionAdvice;
 import dev.idem.spring.web.internal.RouteResolver;
+import dev.idem.spring.web.internal.ServletRefusals;
 import jakarta.servlet.MultipartConfigElement;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -38,8 +38,8 @@ public class IdemWebAutoConfiguration {
 
   /** Marks requests whose handler was never invoked because an argument was refused. */
   @Bean
-  public static ArgumentRefusals idemArgumentRefusals() {
-    return new ArgumentRefusals();
+  public static ServletRefusals idemArgumentRefusals() {
+    return new ServletRefusals();
   }
 
   @Bean

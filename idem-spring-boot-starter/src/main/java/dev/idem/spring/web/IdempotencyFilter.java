@@ -20,10 +20,9 @@ import dev.idem.spring.web.internal.ProblemAnswer;
 import dev.idem.spring.web.internal.RequestFingerprint;
 import dev.idem.spring.web.internal.Route;
 import dev.idem.spring.web.internal.RouteResolver;
+import dev.idem.spring.web.internal.ServletAnswers;
 import dev.idem.spring.web.internal.ServletParts;
-import dev.idem.spring.web.internal.ServletProblemWriter;
 import dev.idem.spring.web.internal.ServletRefusals;
-import dev.idem.spring.web.internal.ServletReplay;
 import dev.idem.spring.web.internal.StoredResponse;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -188,7 +187,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       }
       guard(request, response, chain, route, key);
     } catch (IdempotencyException e) {
-      if (response.isCommitted() || !ServletProblemWriter.write(response, e)) {
+      if (response.isCommitted() || !ServletAnswers.write(response, e)) {
         throw e;
       }
     } catch (HttpRules.Escaped e) {
@@ -196,7 +195,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       if (response.isCommitted() || problem == null) {
         throw e.refusal();
       }
-      ServletProblemWriter.write(response, problem);
+      ServletAnswers.write(response, problem);
     }
   }
 
@@ -220,13 +219,13 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       } catch (ServletException | IOException | IllegalStateException e) {
         // the container could not read the parts: over its own limits, malformed, or cut off
         log.debug("multipart body of {} refused: {}", route.operation(), e.toString());
-        ServletProblemWriter.write(
+        ServletAnswers.write(
             response,
             ServletParts.overLimit(e) ? HttpRules.tooLarge() : HttpRules.malformed("multipart"));
         return;
       }
       if (parts == null) {
-        ServletProblemWriter.write(response, HttpRules.tooLarge());
+        ServletAnswers.write(response, HttpRules.tooLarge());
         return;
       }
       cached = request;
@@ -240,14 +239,14 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     } else {
       CachedBodyRequest body = CachedBodyRequest.read(request, maxBodyBytes);
       if (body == null) {
-        ServletProblemWriter.write(response, HttpRules.tooLarge());
+        ServletAnswers.write(response, HttpRules.tooLarge());
         return;
       }
       cached = body;
       try {
         fingerprint = fingerprintOf(request, route, body);
       } catch (FormFields.MalformedFormException e) {
-        ServletProblemWriter.write(response, HttpRules.malformed("form"));
+        ServletAnswers.write(response, HttpRules.malformed("form"));
         return;
       }
     }
@@ -281,7 +280,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
       Executed<StoredResponse> executed =
           rules.call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
       if (executed.replayed()) {
-        ServletReplay.replay(executed.value(), response);
+        ServletAnswers.replay(executed.value(), response);
       } else {
         captured.commit();
       }

@@ -2,7 +2,7 @@ package dev.idem.spring.web;
 
 import dev.idem.core.IdempotencyException;
 import dev.idem.core.TokenService;
-import dev.idem.spring.web.internal.ServletProblemWriter;
+import dev.idem.spring.web.internal.ServletAnswers;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -34,7 +34,7 @@ public class TokenController {
     try {
       token = tokens.issue(TokenService.scopeFor(scopes.resolve(request)));
     } catch (IdempotencyException e) {
-      ServletProblemWriter.write(response, e);
+      ServletAnswers.write(response, e);
       return;
     }
     // a token is 22 URL-safe characters: nothing in it needs escaping

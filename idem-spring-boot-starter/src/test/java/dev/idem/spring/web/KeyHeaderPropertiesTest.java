@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.IdempotencyKey;
 import dev.idem.core.InvalidKeyException;
-import dev.idem.spring.web.internal.KeyHeader;
+import dev.idem.spring.web.internal.HttpRules;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -19,10 +19,10 @@ class KeyHeaderPropertiesTest {
   void aQuotedKeyAndABareKeyMeanTheSame(@ForAll("keys") String key) {
     String quoted = quoted(key);
     if (!key.startsWith("\"")) {
-      assertThat(KeyHeader.parse(List.of(key))).isEqualTo(key);
+      assertThat(HttpRules.parseKey(List.of(key))).isEqualTo(key);
     }
-    assertThat(KeyHeader.parse(List.of(quoted))).isEqualTo(key);
-    assertThat(KeyHeader.parse(List.of(" " + quoted + " "))).isEqualTo(key);
+    assertThat(HttpRules.parseKey(List.of(quoted))).isEqualTo(key);
+    assertThat(HttpRules.parseKey(List.of(" " + quoted + " "))).isEqualTo(key);
   }
 
   @Property
@@ -30,7 +30,7 @@ class KeyHeaderPropertiesTest {
     String stripped = header.strip();
     boolean validBare = !stripped.startsWith("\"") && IdempotencyKey.isValidValue(stripped);
     try {
-      String key = KeyHeader.parse(List.of(header));
+      String key = HttpRules.parseKey(List.of(header));
       assertThat(IdempotencyKey.isValidValue(key)).isTrue();
       if (!stripped.startsWith("\"")) {
         assertThat(key).isEqualTo(stripped);
@@ -44,16 +44,16 @@ class KeyHeaderPropertiesTest {
   @Property
   void aBareKeyOfVisibleAsciiIsAcceptedAsItIsAfterStrippingWhiteSpace(
       @ForAll("bareKeys") String key) {
-    assertThat(KeyHeader.parse(List.of(key))).isEqualTo(key);
-    assertThat(KeyHeader.parse(List.of("\t" + key + "  "))).isEqualTo(key);
+    assertThat(HttpRules.parseKey(List.of(key))).isEqualTo(key);
+    assertThat(HttpRules.parseKey(List.of("\t" + key + "  "))).isEqualTo(key);
   }
 
   @Property
   void theSameKeySentTwiceIsAcceptedAsOneKey(@ForAll("keys") String key) {
     String quoted = quoted(key);
-    assertThat(KeyHeader.parse(List.of(quoted, quoted))).isEqualTo(key);
+    assertThat(HttpRules.parseKey(List.of(quoted, quoted))).isEqualTo(key);
     if (!key.startsWith("\"")) {
-      assertThat(KeyHeader.parse(List.of(key, quoted))).isEqualTo(key);
+      assertThat(HttpRules.parseKey(List.of(key, quoted))).isEqualTo(key);
     }
   }
 
@@ -61,10 +61,10 @@ class KeyHeaderPropertiesTest {
   void aQuotedKeyWithACharacterOutsideVisibleAsciiOrOverTheLengthIsRefused(
       @ForAll("keys") String key, @ForAll("outsideVisibleAscii") char bad) {
     String withBad = key.substring(0, key.length() / 2) + bad + key.substring(key.length() / 2);
-    assertThatThrownBy(() -> KeyHeader.parse(List.of(quoted(withBad))))
+    assertThatThrownBy(() -> HttpRules.parseKey(List.of(quoted(withBad))))
         .isInstanceOf(InvalidKeyException.class);
     String tooLong = key.repeat(IdempotencyKey.MAX_VALUE_LENGTH / key.length() + 1);
-    assertThatThrownBy(() -> KeyHeader.parse(List.of(quoted(tooLong))))
+    assertThatThrownBy(() -> HttpRules.parseKey(List.of(quoted(tooLong))))
         .isInstanceOf(InvalidKeyException.class);
   }
 
@@ -78,7 +78,7 @@ class KeyHeaderPropertiesTest {
     if (a.startsWith("\"") || b.startsWith("\"") || a.equals(b)) {
       return;
     }
-    assertThatThrownBy(() -> KeyHeader.parse(List.of(a, b)))
+    assertThatThrownBy(() -> HttpRules.parseKey(List.of(a, b)))
         .isInstanceOf(InvalidKeyException.class);
   }
 

@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-class RecordRepliesTest {
+class RecordValueRepliesTest {
 
   private static final IdempotencyKey KEY = IdempotencyKey.of("orders", "k-1");
 
@@ -22,7 +22,7 @@ class RecordRepliesTest {
   void aCompletionOfThisVersionReportsItsEndByTheCompletingClock() {
     byte[] value = completed().field('X', 1_764_000_000_000L).toBytes();
 
-    ClaimResult result = RecordReplies.completed(value, claim(Fingerprint.NONE));
+    ClaimResult result = RecordValue.completed(value, claim(Fingerprint.NONE));
 
     assertThat(result).isInstanceOf(ClaimResult.Completed.class);
     assertThat(((ClaimResult.Completed) result).record().expiresAt())
@@ -33,7 +33,7 @@ class RecordRepliesTest {
   void aCompletionOfAnEarlierVersionReportsItsServerEnd() {
     byte[] value = completed().field('E', 1_700_000_000_000L).toBytes();
 
-    ClaimResult result = RecordReplies.completed(value, claim(Fingerprint.NONE));
+    ClaimResult result = RecordValue.completed(value, claim(Fingerprint.NONE));
 
     assertThat(((ClaimResult.Completed) result).record().expiresAt())
         .isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
@@ -43,10 +43,10 @@ class RecordRepliesTest {
   void anotherFingerprintIsAMismatchAndAnInProgressRecordIsNotAnswered() {
     byte[] value = completed().field('X', 1L).field('P', "a".repeat(64)).toBytes();
 
-    assertThat(RecordReplies.completed(value, claim(new Fingerprint("b".repeat(64)))))
+    assertThat(RecordValue.completed(value, claim(new Fingerprint("b".repeat(64)))))
         .isInstanceOf(ClaimResult.Mismatch.class);
     byte[] inProgress = new RecordValue.Writer().field('S', "P").field('F', 1).toBytes();
-    assertThat(RecordReplies.completed(inProgress, claim(Fingerprint.NONE))).isNull();
+    assertThat(RecordValue.completed(inProgress, claim(Fingerprint.NONE))).isNull();
   }
 
   @Test
@@ -55,12 +55,11 @@ class RecordRepliesTest {
     byte[] badFingerprint = completed().field('X', 1L).field('P', "not-a-digest").toBytes();
 
     assertThatThrownBy(
-            () -> RecordReplies.claim(Arrays.asList(bytes("I"), noLease, null, 1L), KEY, "someone"))
+            () -> RecordValue.claim(Arrays.asList(bytes("I"), noLease, null, 1L), KEY, "someone"))
         .isInstanceOf(IdempotencyStoreException.class);
-    assertThatThrownBy(() -> RecordReplies.completed(badFingerprint, claim(Fingerprint.NONE)))
+    assertThatThrownBy(() -> RecordValue.completed(badFingerprint, claim(Fingerprint.NONE)))
         .isInstanceOf(IdempotencyStoreException.class);
-    assertThatThrownBy(
-            () -> RecordReplies.completed(completed().toBytes(), claim(Fingerprint.NONE)))
+    assertThatThrownBy(() -> RecordValue.completed(completed().toBytes(), claim(Fingerprint.NONE)))
         .isInstanceOf(IdempotencyStoreException.class);
   }
 

@@ -2,16 +2,21 @@ package dev.idem.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ReplayHintsTest {
+/**
+ * The table of hints that lets a replay skip the claim; the reads from Redis are the contracts'.
+ */
+class CompletedReplaysTest {
 
   private static final long NOW = 1_000_000;
   private static final long LATER = NOW + 3_600_000;
 
-  private final ReplayHints hints = new ReplayHints();
+  // the table alone: nothing here reads from Redis or the clock
+  private final CompletedReplays hints = new CompletedReplays(null, Clock.systemUTC());
 
   @Test
   void findsWhatItRemembersUntilItEnds() {
@@ -88,10 +93,10 @@ class ReplayHintsTest {
 
   private static List<String> digestsOfOnePair(int count) {
     List<String> found = new ArrayList<>();
-    int pair = ReplayHints.pair("seed");
+    int pair = CompletedReplays.pair("seed");
     for (int i = 0; found.size() < count; i++) {
       String digest = "digest-" + i;
-      if (ReplayHints.pair(digest) == pair) {
+      if (CompletedReplays.pair(digest) == pair) {
         found.add(digest);
       }
     }

@@ -1,16 +1,41 @@
 package dev.idem.spring.web.internal;
 
 import dev.idem.core.IdempotencyException;
+import dev.idem.spring.web.IdempotencyFilter;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Writes {@link ProblemAnswer}s (RFC 9457 {@code application/problem+json}) to a servlet response.
+ * Writes what Idem itself answers on a servlet response: a {@link StoredResponse} sent again, and
+ * {@link ProblemAnswer}s (RFC 9457 {@code application/problem+json}).
  */
-public final class ServletProblemWriter {
+public final class ServletAnswers {
 
-  private ServletProblemWriter() {}
+  private ServletAnswers() {}
+
+  /** Sends {@code stored} again, marked with {@code Idempotent-Replayed: true}. */
+  public static void replay(StoredResponse stored, HttpServletResponse response)
+      throws IOException {
+    for (Map.Entry<String, String> header : stored.headers()) {
+      if (stored.omittedBytes() == 0 || !header.getKey().equalsIgnoreCase("Content-Type")) {
+        response.addHeader(header.getKey(), header.getValue());
+      }
+    }
+    response.setHeader(IdempotencyFilter.REPLAYED_HEADER, "true");
+    if (stored.omittedBytes() > 0) {
+      write(response, stored.notReplayable());
+      return;
+    }
+    response.setStatus(stored.status());
+    if (stored.error() != null) {
+      response.sendError(stored.status(), stored.error().isEmpty() ? null : stored.error());
+      return;
+    }
+    response.setContentLength(stored.body().length);
+    response.getOutputStream().write(stored.body());
+  }
 
   /** Writes the answer for an Idem exception; false when {@code e} has no HTTP mapping. */
   public static boolean write(HttpServletResponse response, IdempotencyException e)
