@@ -1,12 +1,15 @@
 package dev.idem.core;
 
+import dev.idem.core.store.Lease;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The context the engine hands the work: the lease's (or, failing open, none), and steps run
+ * The context the engine hands the work: the key, and the lease the watchdog keeps current (or,
+ * failing open, none: fence 0, never lost); whether the work discarded its outcome; and steps run
  * through the same engine under keys derived from the work's own.
  */
 final class EngineContext implements ExecutionContext {
@@ -14,43 +17,85 @@ final class EngineContext implements ExecutionContext {
   // the context of the work running on this thread, for code the work calls that was not handed it
   private static final ThreadLocal<@Nullable ExecutionContext> CURRENT = new ThreadLocal<>();
 
-  private final ExecutionContext lease;
+  private final IdempotencyKey key;
   private final Fingerprint request;
   private final Idempotency engine;
   private final IdempotencyConfig config;
+  private final CompletableFuture<@Nullable Void> lost = new CompletableFuture<>();
+  // null when the work runs unguarded
+  private volatile @Nullable Lease lease;
+  private volatile boolean discarded;
 
-  /** The context of work run for {@code request} under {@code lease} (or unguarded). */
-  EngineContext(
-      ExecutionContext lease, Fingerprint request, Idempotency engine, IdempotencyConfig config) {
+  private EngineContext(
+      IdempotencyKey key,
+      @Nullable Lease lease,
+      Fingerprint request,
+      Idempotency engine,
+      IdempotencyConfig config) {
+    this.key = key;
     this.lease = lease;
     this.request = request;
     this.engine = engine;
     this.config = config;
   }
 
+  /** The context of work run for {@code request} under the claimed {@code lease}. */
+  static EngineContext owning(
+      Lease lease, Fingerprint request, Idempotency engine, IdempotencyConfig config) {
+    return new EngineContext(lease.key(), lease, request, engine, config);
+  }
+
+  /** The context of work run without a lease, since the store failed and the config fails open. */
+  static EngineContext unguarded(
+      IdempotencyKey key, Fingerprint request, Idempotency engine, IdempotencyConfig config) {
+    return new EngineContext(key, null, request, engine, config);
+  }
+
+  /** The latest renewed lease; only for a context that owns one. */
+  Lease lease() {
+    return Objects.requireNonNull(lease, "work that runs unguarded holds no lease");
+  }
+
+  // A lost lease stays lost: a renewal that answers after the loss changes nothing.
+  void renewed(Lease renewed) {
+    if (!isLeaseLost()) {
+      this.lease = renewed;
+    }
+  }
+
+  void markLost() {
+    lost.complete(null);
+  }
+
+  /** True once the work said its outcome is not to be kept ({@link #discardOutcome()}). */
+  boolean outcomeDiscarded() {
+    return discarded;
+  }
+
   @Override
   public IdempotencyKey key() {
-    return lease.key();
+    return key;
   }
 
   @Override
   public long fence() {
-    return lease.fence();
+    Lease current = lease;
+    return current == null ? 0 : current.fence();
   }
 
   @Override
   public boolean isLeaseLost() {
-    return lease.isLeaseLost();
+    return lost.isDone();
   }
 
   @Override
   public CompletionStage<@Nullable Void> leaseLost() {
-    return lease.leaseLost();
+    return lost.minimalCompletionStage();
   }
 
   @Override
   public void discardOutcome() {
-    lease.discardOutcome();
+    discarded = true;
   }
 
   @Override

@@ -148,14 +148,12 @@ public final class Idempotency implements AutoCloseable {
       @Nullable ClaimResult result, IdempotentCall<T> call) {
     if (result == null) {
       return WorkRun.unguarded(
-          new EngineContext(
-              new UnguardedContext(call.key()), call.fingerprint(), this, call.config()));
+          EngineContext.unguarded(call.key(), call.fingerprint(), this, call.config()));
     }
     if (result instanceof ClaimResult.Claimed claimed) {
-      Ownership.Owned<T> owned =
-          ownership.start(claimed.lease(), call.codec(), call.config(), call.deferral());
-      return WorkRun.owned(
-          owned, new EngineContext(owned.context(), call.fingerprint(), this, call.config()));
+      EngineContext context =
+          EngineContext.owning(claimed.lease(), call.fingerprint(), this, call.config());
+      return WorkRun.owned(ownership.start(context, call.codec(), call.config(), call.deferral()));
     }
     return WorkRun.answered(answer(result, call));
   }

@@ -2,11 +2,11 @@ package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
-import dev.idem.core.internal.LiveLease;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,18 +49,21 @@ final class Ownership {
     this.settlement = new Settlement(store, waiter, report);
   }
 
-  /** Takes ownership of a claimed lease, watchdog on, for work whose end the caller reports. */
+  /**
+   * Takes ownership of the lease {@code running} holds, watchdog on, for work whose end the caller
+   * reports.
+   */
   <T extends @Nullable Object> Owned<T> start(
-      Lease lease, ResultCodec<T> codec, IdempotencyConfig config, Deferral deferral) {
-    LiveLease running = new LiveLease(lease);
+      EngineContext running, ResultCodec<T> codec, IdempotencyConfig config, Deferral deferral) {
     // a step's outcome is stored at once, whatever the transaction around it does
-    boolean joined = !deferral.holds() && !lease.key().isStep() && store.joinsCurrentTransaction();
+    boolean joined =
+        !deferral.holds() && !running.key().isStep() && store.joinsCurrentTransaction();
     return new Owned<>(running, startWatchdog(running, config), codec, config, joined, deferral);
   }
 
   /** A claimed key whose work runs; told once how the work ended, it settles the outcome. */
   final class Owned<T extends @Nullable Object> {
-    private final LiveLease running;
+    private final EngineContext running;
     private final LeaseWatchdog.@Nullable Watch watch;
     private final ResultCodec<T> codec;
     private final IdempotencyConfig config;
@@ -68,7 +71,7 @@ final class Ownership {
     private final Deferral deferral;
 
     private Owned(
-        LiveLease running,
+        EngineContext running,
         LeaseWatchdog.@Nullable Watch watch,
         ResultCodec<T> codec,
         IdempotencyConfig config,
@@ -82,7 +85,7 @@ final class Ownership {
       this.deferral = deferral;
     }
 
-    ExecutionContext context() {
+    EngineContext context() {
       return running;
     }
 
@@ -265,7 +268,8 @@ final class Ownership {
    * writes, or gone with them. One attempt, because a failed write has failed the transaction too
    * on most databases.
    */
-  private void storeInTransaction(LiveLease running, Outcome outcome, IdempotencyConfig config) {
+  private void storeInTransaction(
+      EngineContext running, Outcome outcome, IdempotencyConfig config) {
     try {
       CallerRuns here = new CallerRuns();
       if (!here.join(settlement.completeOrMark(running, outcome, config.retention(), here))) {
@@ -288,8 +292,32 @@ final class Ownership {
     }
   }
 
-  private LeaseWatchdog.@Nullable Watch startWatchdog(LiveLease running, IdempotencyConfig config) {
-    return config.watchdog() ? watchdog.watch(store, running, config.lease()) : null;
+  private LeaseWatchdog.@Nullable Watch startWatchdog(
+      EngineContext running, IdempotencyConfig config) {
+    if (!config.watchdog()) {
+      return null;
+    }
+    Duration lease = config.lease();
+    return watchdog.watch(
+        new LeaseWatchdog.Renewable() {
+          @Override
+          public boolean renew() {
+            Optional<Lease> renewed = store.renew(running.lease(), lease);
+            renewed.ifPresent(running::renewed);
+            return renewed.isPresent();
+          }
+
+          @Override
+          public void lost() {
+            running.markLost();
+          }
+
+          @Override
+          public String describe() {
+            return "lease on " + running.key();
+          }
+        },
+        lease);
   }
 
   /**
@@ -297,7 +325,7 @@ final class Ownership {
    * null outcome is an answer not to store: completing it frees the key.
    */
   final class Held implements PendingOutcome {
-    private final LiveLease running;
+    private final EngineContext running;
     private final LeaseWatchdog.@Nullable Watch watch;
     private final @Nullable Outcome outcome;
     private final Duration retention;
@@ -305,7 +333,7 @@ final class Ownership {
     private final AtomicBoolean settled = new AtomicBoolean();
 
     Held(
-        LiveLease running,
+        EngineContext running,
         LeaseWatchdog.@Nullable Watch watch,
         @Nullable Outcome outcome,
         Duration retention,

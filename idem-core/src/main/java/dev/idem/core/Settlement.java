@@ -1,7 +1,6 @@
 package dev.idem.core;
 
 import dev.idem.core.internal.DuplicateWaiter;
-import dev.idem.core.internal.LiveLease;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
@@ -54,7 +53,7 @@ final class Settlement {
    * The stage never fails.
    */
   CompletableFuture<Boolean> storeOutcome(
-      LiveLease running,
+      EngineContext running,
       Outcome outcome,
       Duration retention,
       IdempotencyConfig config,
@@ -63,12 +62,12 @@ final class Settlement {
   }
 
   /**
-   * As {@link #storeOutcome(LiveLease, Outcome, Duration, IdempotencyConfig, Executor)}, whose
+   * As {@link #storeOutcome(EngineContext, Outcome, Duration, IdempotencyConfig, Executor)}, whose
    * first attempt is {@code sent}, the store's answer to a completion sent ahead with others
    * ({@link IdempotencyStore#completeAll}), when it is not null.
    */
   CompletableFuture<Boolean> storeOutcome(
-      LiveLease running,
+      EngineContext running,
       Outcome outcome,
       Duration retention,
       IdempotencyConfig config,
@@ -81,7 +80,7 @@ final class Settlement {
 
   /** One outcome on its way to the store, attempt after attempt. */
   private final class Storing {
-    private final LiveLease running;
+    private final EngineContext running;
     private final Outcome outcome;
     private final Duration retention;
     private final IdempotencyConfig config;
@@ -90,7 +89,7 @@ final class Settlement {
     private @Nullable CompletableFuture<Boolean> sent;
 
     Storing(
-        LiveLease running,
+        EngineContext running,
         Outcome outcome,
         Duration retention,
         IdempotencyConfig config,
@@ -161,13 +160,13 @@ final class Settlement {
 
   /** Completes with the outcome, or with the unstored mark when the store finds it too large. */
   CompletableFuture<Boolean> completeOrMark(
-      LiveLease running, Outcome outcome, Duration retention, Executor after) {
+      EngineContext running, Outcome outcome, Duration retention, Executor after) {
     return completeOrMark(running, outcome, retention, after, null);
   }
 
   // ... whose completion was sent ahead when sent is not null
   private CompletableFuture<Boolean> completeOrMark(
-      LiveLease running,
+      EngineContext running,
       Outcome outcome,
       Duration retention,
       Executor after,
@@ -206,7 +205,7 @@ final class Settlement {
   }
 
   private CompletableFuture<Boolean> complete(
-      LiveLease running, Outcome outcome, Duration retention, Executor after) {
+      EngineContext running, Outcome outcome, Duration retention, Executor after) {
     try {
       return store.complete(running.lease(), outcome, retention);
     } catch (RuntimeException | Error e) {
@@ -214,7 +213,7 @@ final class Settlement {
     }
   }
 
-  private boolean storedByUs(LiveLease running, Outcome outcome) {
+  private boolean storedByUs(EngineContext running, Outcome outcome) {
     try {
       return store
           .find(running.key())
@@ -236,7 +235,7 @@ final class Settlement {
    * Frees the key; a release that fails is logged, since the key then frees itself when the lease
    * ends. The stage never fails; the log line is written on {@code after}.
    */
-  CompletableFuture<@Nullable Void> release(LiveLease running, Executor after) {
+  CompletableFuture<@Nullable Void> release(EngineContext running, Executor after) {
     CompletableFuture<Boolean> sent;
     try {
       sent = store.release(running.lease());

@@ -31,10 +31,9 @@ final class WorkRun<T extends @Nullable Object> {
     return new WorkRun<>(answer, null, null);
   }
 
-  /** Work that owns its key; {@code context} is what the work is told, the lease's own or more. */
-  static <T extends @Nullable Object> WorkRun<T> owned(
-      Ownership.Owned<T> owned, ExecutionContext context) {
-    return new WorkRun<>(null, owned, context);
+  /** Work that owns its key. */
+  static <T extends @Nullable Object> WorkRun<T> owned(Ownership.Owned<T> owned) {
+    return new WorkRun<>(null, owned, owned.context());
   }
 
   /** Work run without a lease, since the store failed and the config fails open. */

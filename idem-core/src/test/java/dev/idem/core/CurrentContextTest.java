@@ -7,6 +7,8 @@ import dev.idem.core.memory.InMemoryIdempotencyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /** {@link ExecutionContext#current()}: the running work's context on its thread, and only there. */
@@ -71,7 +73,25 @@ class CurrentContextTest {
     assertThat(ExecutionContext.callWithin(held[0], ExecutionContext::current)).contains(held[0]);
     assertThat(ExecutionContext.current()).isEmpty();
     assertThatThrownBy(
-            () -> ExecutionContext.callWithin(new UnguardedContext(key), ExecutionContext::current))
+            () -> ExecutionContext.callWithin(new OwnContext(key), ExecutionContext::current))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // a context the engine did not hand out
+  private record OwnContext(IdempotencyKey key) implements ExecutionContext {
+    @Override
+    public long fence() {
+      return 0;
+    }
+
+    @Override
+    public boolean isLeaseLost() {
+      return false;
+    }
+
+    @Override
+    public CompletionStage<Void> leaseLost() {
+      return new CompletableFuture<>();
+    }
   }
 }

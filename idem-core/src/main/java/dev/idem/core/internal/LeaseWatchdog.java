@@ -1,10 +1,7 @@
 package dev.idem.core.internal;
 
-import dev.idem.core.store.IdempotencyStore;
-import dev.idem.core.store.Lease;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -21,9 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews leases every third of the lease, and reports a lease lost once its end passes without a
- * renewal: the one renewer of the project, for the engine's leases of running work ({@link
- * #watch(IdempotencyStore, LiveLease, Duration)}) and for locks ({@code LockWatchdog}), through
- * {@link Renewable}.
+ * renewal: the one renewer of the project, for the engine's leases of running work and for locks
+ * ({@code LockWatchdog}), each a {@link Renewable}.
  *
  * <p>One shared daemon thread keeps time: it starts each renewal when it is due and marks a lease
  * lost when its end has passed. The renewals themselves (store calls, which may block for as long
@@ -112,35 +108,6 @@ public final class LeaseWatchdog implements AutoCloseable {
     this.threads = PLATFORM_THREADS;
     this.ownRenewers = null;
     this.renewers = Objects.requireNonNull(renewers, "renewers");
-  }
-
-  /**
-   * Starts renewing {@code running} in {@code store} until the returned handle is closed; a lost
-   * lease is told to the work through {@code running}.
-   *
-   * @param leaseDuration the length each renewal asks for
-   */
-  public Watch watch(IdempotencyStore store, LiveLease running, Duration leaseDuration) {
-    return watch(
-        new Renewable() {
-          @Override
-          public boolean renew() {
-            Optional<Lease> renewed = store.renew(running.lease(), leaseDuration);
-            renewed.ifPresent(running::renewed);
-            return renewed.isPresent();
-          }
-
-          @Override
-          public void lost() {
-            running.markLost();
-          }
-
-          @Override
-          public String describe() {
-            return "lease on " + running.key();
-          }
-        },
-        leaseDuration);
   }
 
   /** Starts renewing {@code target} every third of {@code lease} until the handle is closed. */

@@ -1,13 +1,10 @@
-package dev.idem.core.internal;
+package dev.idem.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idem.core.Fingerprint;
-import dev.idem.core.Idempotency;
-import dev.idem.core.IdempotencyConfig;
-import dev.idem.core.IdempotencyKey;
-import dev.idem.core.LeaseLostException;
+import dev.idem.core.internal.DuplicateWaiter;
+import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
@@ -36,7 +33,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The engine's lease watchdog when a store call blocks (a stalled Redis or database): other leases
  * are still renewed, and the blocked lease is reported lost when its end passes, not when the call
- * returns. Every wait is for an event, with a generous upper bound.
+ * returns; a renewal that answers after the loss does not undo it. The leases are watched as the
+ * engine watches them ({@link Ownership#start}). Every wait is for an event, with a generous upper
+ * bound.
  */
 class LeaseWatchdogTest {
 
@@ -49,22 +48,26 @@ class LeaseWatchdogTest {
   private final BlockingStore store = new BlockingStore(new InMemoryIdempotencyStore());
   private final LeaseWatchdog watchdog = new LeaseWatchdog();
   private final ExecutorService workers = Executors.newCachedThreadPool();
+  private final Idempotency engine = Idempotency.builder(store).build();
+  private final Ownership ownership =
+      new Ownership(store, watchdog, new DuplicateWaiter(store), (key, outcome) -> {});
 
   @AfterEach
   void unblockAndStop() {
     store.unblockAll();
     watchdog.close();
+    engine.close();
     workers.shutdownNow();
   }
 
   @Test
   void aRenewalThatBlocksOnOneKeyDoesNotStopAnotherKeysLeaseBeingRenewed() {
-    LiveLease stuck = claim(HEALTHY_LEASE);
-    LiveLease healthy = claim(HEALTHY_LEASE);
+    EngineContext stuck = claim(HEALTHY_LEASE);
+    EngineContext healthy = claim(HEALTHY_LEASE);
     store.block(stuck.key());
 
-    watchdog.watch(store, stuck, HEALTHY_LEASE);
-    watchdog.watch(store, healthy, HEALTHY_LEASE);
+    watch(stuck, HEALTHY_LEASE);
+    watch(healthy, HEALTHY_LEASE);
     await().atMost(WAIT).until(() -> store.blockedCalls(stuck.key()) > 0);
     int renewedBefore = store.renewals(healthy.key());
 
@@ -77,11 +80,11 @@ class LeaseWatchdogTest {
   @Test
   void theWorkOfABlockedKeyIsToldItsLeaseIsLostWhenItsLeaseEndsNotWhenTheCallReturns()
       throws Exception {
-    LiveLease stuck = claim(SHORT_LEASE);
+    EngineContext stuck = claim(SHORT_LEASE);
     store.block(stuck.key());
     long watched = System.nanoTime();
 
-    watchdog.watch(store, stuck, SHORT_LEASE);
+    watch(stuck, SHORT_LEASE);
     stuck.leaseLost().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
     assertThat(stuck.isLeaseLost()).isTrue();
@@ -92,10 +95,10 @@ class LeaseWatchdogTest {
 
   @Test
   void aRenewalThatSucceedsAfterTheLeaseWasMarkedLostDoesNotUnloseIt() throws Exception {
-    LiveLease stuck = claim(SHORT_LEASE);
+    EngineContext stuck = claim(SHORT_LEASE);
     Lease claimed = stuck.lease();
     store.block(stuck.key());
-    watchdog.watch(store, stuck, SHORT_LEASE);
+    watch(stuck, SHORT_LEASE);
     stuck.leaseLost().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
     store.unblockAll(); // the blocked call now answers "renewed"
@@ -147,13 +150,25 @@ class LeaseWatchdogTest {
     }
   }
 
-  private LiveLease claim(Duration lease) {
+  private EngineContext claim(Duration lease) {
     ClaimResult result = store.claim(ClaimRequest.of(newKey(), Fingerprint.NONE, lease)).join();
     Assertions.assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
-    return new LiveLease(((ClaimResult.Claimed) result).lease());
+    return EngineContext.owning(
+        ((ClaimResult.Claimed) result).lease(),
+        Fingerprint.NONE,
+        engine,
+        IdempotencyConfig.custom().lease(lease).build());
   }
 
-  private Instant claimedUntil(LiveLease running) {
+  private void watch(EngineContext running, Duration lease) {
+    ownership.start(
+        running,
+        ResultCodec.none(),
+        IdempotencyConfig.custom().lease(lease).build(),
+        Deferral.NONE);
+  }
+
+  private Instant claimedUntil(EngineContext running) {
     return store.claimedUntil(running.key());
   }
 
