@@ -22,9 +22,6 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 final class ProtectedRoutes {
 
-  /** The methods protected by default, and the only ones that path patterns protect. */
-  static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
-
   private static final List<String> ASYNC_TYPES =
       List.of(
           "java.util.concurrent.CompletionStage",
@@ -74,7 +71,7 @@ final class ProtectedRoutes {
         methods.stream().map(RequestMethod::name).forEach(extra::add);
       }
     }
-    extra.removeAll(DEFAULT_METHODS);
+    extra.removeAll(Routes.DEFAULT_METHODS);
     return Set.copyOf(extra);
   }
 

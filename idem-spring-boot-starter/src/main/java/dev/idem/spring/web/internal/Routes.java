@@ -32,6 +32,9 @@ public final class Routes {
 
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Routes.class);
 
+  /** The methods protected by default, and the only ones that path patterns protect. */
+  static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
+
   // an annotated handler mapped without methods protects these
   private static final Set<String> ANY_METHOD_OPTS_IN = Set.of("POST", "PATCH", "PUT", "DELETE");
   private static final Comparator<String> FIRST_ROUTE =
@@ -60,7 +63,7 @@ public final class Routes {
   /** Protects, besides POST and PATCH, the HTTP methods {@code extra} that handlers opted in to. */
   public void optIn(Set<String> extra) {
     Set<String> methods = new TreeSet<>(extra);
-    methods.removeAll(ProtectedRoutes.DEFAULT_METHODS);
+    methods.removeAll(DEFAULT_METHODS);
     extraMethods = Set.copyOf(methods);
   }
 
@@ -99,14 +102,14 @@ public final class Routes {
       Set<String> methods =
           !mapping.methods().isEmpty()
               ? mapping.methods()
-              : annotated ? ANY_METHOD_OPTS_IN : ProtectedRoutes.DEFAULT_METHODS;
+              : annotated ? ANY_METHOD_OPTS_IN : DEFAULT_METHODS;
       Handler method = Handler.of(mapping.handler());
       for (String httpMethod : methods) {
         for (String template : mapping.templates()) {
           String name = operationOf(mapping.handler(), httpMethod, template);
           if (name != null) {
             names.computeIfAbsent(method, m -> new TreeSet<>(FIRST_ROUTE)).add(name);
-          } else if (!annotated && ProtectedRoutes.DEFAULT_METHODS.contains(httpMethod)) {
+          } else if (!annotated && DEFAULT_METHODS.contains(httpMethod)) {
             unprotected.computeIfAbsent(method, m -> new LinkedHashSet<>()).add(template);
           }
         }
@@ -171,7 +174,7 @@ public final class Routes {
     if (idempotent != null) {
       return idempotent.operation().isEmpty() ? method + " " + template : idempotent.operation();
     }
-    if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
+    if (!DEFAULT_METHODS.contains(method)) {
       return null;
     }
     PathContainer path = PathContainer.parsePath(template);
@@ -197,7 +200,7 @@ public final class Routes {
 
   // the cheap test first: most requests are GETs that no handler opted in for
   public boolean mayProtect(String method) {
-    return ProtectedRoutes.DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
+    return DEFAULT_METHODS.contains(method) || extraMethods.contains(method);
   }
 
   /**
@@ -217,7 +220,7 @@ public final class Routes {
           List.of(handler, method, template),
           k -> annotated(idempotent, learned, method, template));
     }
-    if (!ProtectedRoutes.DEFAULT_METHODS.contains(method)) {
+    if (!DEFAULT_METHODS.contains(method)) {
       return null;
     }
     PathContainer container = PathContainer.parsePath(path);
