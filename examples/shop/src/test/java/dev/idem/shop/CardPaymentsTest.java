@@ -90,6 +90,10 @@ class CardPaymentsTest extends EndToEnd {
     assertThat(late.text("type")).isEqualTo("urn:shop:problem:order-paid");
     assertThat(late.text("paymentNo")).isEqualTo(lost.text("paymentNo"));
     assertThat(charges(orderNo)).isEqualTo(1);
+    // the completer writes the flow's end in its journal after the order is paid
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> steps(alice, lost.text("paymentNo")), s -> s.contains("ended SUCCESS"));
     assertThat(steps(alice, lost.text("paymentNo")))
         .containsSubsequence(
             "a payment request runs the flow",
@@ -116,6 +120,10 @@ class CardPaymentsTest extends EndToEnd {
         .until(() -> alice.get("/api/orders/" + orderNo).text("status"), "PAID"::equals);
     assertThat(charges(orderNo)).isEqualTo(1);
     assertThat(events(orderNo)).isEqualTo(1);
+    // the completer writes the flow's end in its journal after the order is paid
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> steps(alice, paymentNo), s -> s.contains("ended SUCCESS"));
     List<String> steps = steps(alice, paymentNo);
     assertThat(steps)
         .containsSubsequence(

@@ -80,6 +80,8 @@ class ShopPageIT extends EndToEnd {
     awaitAuditOkOnThePage();
     assertThat(orderNumbers()).hasSize(before.size() + 1);
     assertThat(stock("MUG")).isEqualTo(stockBefore - 2);
+    // the page logs a request when its answer has come, after the order's row was committed
+    await().atMost(Duration.ofSeconds(20)).until(() -> !logLines("POST /api/orders key").isEmpty());
     assertThat(logLines("POST /api/orders key")).hasSize(1);
     // The order is placed: its intent is over, the form is cleared and the next order has a new
     // key. The page redraws the form, so the field is looked up again until it reads back.
@@ -112,7 +114,11 @@ class ShopPageIT extends EndToEnd {
           .isEqualTo(1);
     }
     awaitAuditOkOnThePage();
-    // The button was disabled while its request ran: the second click sent nothing.
+    // The button was disabled while its request ran: the second click sent nothing. The page logs
+    // a payment when its answer has come, after the order was marked paid.
+    for (String orderNo : List.of(byWallet, byCard)) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> !paymentLog(orderNo).isEmpty());
+    }
     assertThat(paymentLog(byWallet)).hasSize(1);
     assertThat(paymentLog(byCard)).hasSize(1);
     assertThat(balance()).isEqualByComparingTo(balanceBefore.subtract(new BigDecimal("19.00")));

@@ -67,6 +67,28 @@ public final class TransactionOutcomes {
   }
 
   /**
+   * Runs {@code then} once the thread's transaction has committed, and never when it ends
+   * otherwise; false, with nothing registered, when no transaction with synchronization runs.
+   * Registered after the outcomes the transaction holds, it runs after they are settled.
+   */
+  public static boolean ifCommitted(Runnable then) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()
+        || !TransactionSynchronizationManager.isActualTransactionActive()) {
+      return false;
+    }
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCompletion(int status) {
+            if (status == STATUS_COMMITTED) {
+              then.run();
+            }
+          }
+        });
+    return true;
+  }
+
+  /**
    * Runs {@code then} once the thread's transaction ends other than by a commit (rolled back, or
    * its end unknown): before the failure reaches any retry around it.
    */

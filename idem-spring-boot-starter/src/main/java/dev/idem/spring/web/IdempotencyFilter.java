@@ -281,7 +281,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
           rules.call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
       if (executed.replayed()) {
         ServletAnswers.replay(executed.value(), response);
-      } else {
+      } else if (!transactionDecides || !sentAfterCommit(captured, route)) {
         captured.commit();
       }
     } catch (LeaseLostException e) {
@@ -292,6 +292,28 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     } catch (Exception e) {
       throw new ServletException(e);
     }
+  }
+
+  /**
+   * Holds a held answer back until the transaction around the filter commits, which decides the
+   * outcome: sent before, it would tell the client of an effect that a failed commit (an ORM's
+   * flush refused at commit) then undid, with the key freed and nothing to retry. Sent after the
+   * outcome is settled, a repeat finds it stored. Ended otherwise, the transaction sends nothing,
+   * and the application's failure becomes the answer. An answer already passing through, or left to
+   * asynchronous processing, is not held: part of it is on its way. False when nothing was held.
+   */
+  private static boolean sentAfterCommit(CapturingResponse captured, Route route) {
+    if (!SPRING_TX || captured.isPassingThrough()) {
+      return false;
+    }
+    return TransactionOutcomes.ifCommitted(
+        () -> {
+          try {
+            captured.commit();
+          } catch (IOException | RuntimeException e) {
+            log.debug("the answer of {} could not be sent: {}", route.operation(), e.toString());
+          }
+        });
   }
 
   /**

@@ -14,7 +14,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Nested;
@@ -31,6 +34,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -39,7 +44,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * A transaction around the filter decides: a handler that writes its row and then answers 500
- * commits the row, so the answer is stored and replayed and the handler never runs twice.
+ * commits the row, so the answer is stored and replayed and the handler never runs twice; an answer
+ * whose transaction fails to commit never reaches the client, and its key is freed.
  */
 class TransactionAroundTheFilterTest {
 
@@ -55,6 +61,7 @@ class TransactionAroundTheFilterTest {
       assertThat(store).isInstanceOf(expectedStore());
       String orderNo = UUID.randomUUID().toString();
       HttpResponse<String> first = post(orderNo);
+      // the answer went out once the transaction had committed, with the record
       HttpResponse<String> again = post(orderNo);
       assertThat(first.statusCode()).isEqualTo(500);
       assertThat(again.statusCode()).isEqualTo(500);
@@ -64,10 +71,38 @@ class TransactionAroundTheFilterTest {
       assertThat(ledger.runs.get()).isEqualTo(1);
     }
 
+    @Test
+    void anAnswerWhoseTransactionFailsToCommitNeverReachesTheClientAndTheKeyIsFreed()
+        throws Exception {
+      String orderNo = UUID.randomUUID().toString();
+      ledger.failCommitOf.add(orderNo);
+
+      // the handler answered 201, then the commit failed (a flush at commit refused, as an ORM's
+      // may be): the client must not be told the order was placed
+      HttpResponse<String> failed = post("/placed/", orderNo);
+      assertThat(failed.statusCode()).isEqualTo(500);
+      assertThat(failed.body()).doesNotContain("placed #");
+      assertThat(failed.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(ledger.rows(orderNo)).isZero();
+
+      // nothing happened, so the retry runs the handler, and its answer is the one kept
+      HttpResponse<String> retried = post("/placed/", orderNo);
+      HttpResponse<String> again = post("/placed/", orderNo);
+      assertThat(retried.statusCode()).isEqualTo(201);
+      assertThat(retried.body()).isEqualTo("placed #2");
+      assertThat(again.body()).isEqualTo("placed #2");
+      assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+      assertThat(ledger.rows(orderNo)).isEqualTo(1);
+    }
+
     private HttpResponse<String> post(String orderNo) throws Exception {
+      return post("/ledger/", orderNo);
+    }
+
+    private HttpResponse<String> post(String path, String orderNo) throws Exception {
       return HttpClient.newHttpClient()
           .send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ledger/" + orderNo))
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path + orderNo))
                   .header("Idempotency-Key", orderNo)
                   .POST(HttpRequest.BodyPublishers.noBody())
                   .build(),
@@ -149,6 +184,8 @@ class TransactionAroundTheFilterTest {
   @RestController
   static class Ledger {
     final AtomicInteger runs = new AtomicInteger();
+    final Set<String> failCommitOf = ConcurrentHashMap.newKeySet();
+    final Map<String, AtomicInteger> placed = new ConcurrentHashMap<>();
     private final JdbcTemplate jdbc;
 
     Ledger(DataSource dataSource) {
@@ -158,6 +195,27 @@ class TransactionAroundTheFilterTest {
     int rows(String orderNo) {
       return jdbc.queryForObject(
           "SELECT COUNT(*) FROM ledger WHERE order_no = ?", Integer.class, orderNo);
+    }
+
+    /**
+     * Writes its row and answers 201; for an order in {@link #failCommitOf}, the first time, the
+     * transaction's commit then fails.
+     */
+    @Idempotent
+    @PostMapping("/placed/{orderNo}")
+    ResponseEntity<String> place(@PathVariable("orderNo") String orderNo) {
+      int run = placed.computeIfAbsent(orderNo, o -> new AtomicInteger()).incrementAndGet();
+      jdbc.update("INSERT INTO ledger (order_no) VALUES (?)", orderNo);
+      if (failCommitOf.remove(orderNo)) {
+        TransactionSynchronizationManager.registerSynchronization(
+            new TransactionSynchronization() {
+              @Override
+              public void beforeCommit(boolean readOnly) {
+                throw new IllegalStateException("refused at commit");
+              }
+            });
+      }
+      return ResponseEntity.status(201).body("placed #" + run);
     }
 
     @Idempotent
