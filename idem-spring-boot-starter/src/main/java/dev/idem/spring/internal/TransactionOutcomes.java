@@ -67,11 +67,12 @@ public final class TransactionOutcomes {
   }
 
   /**
-   * Runs {@code then} once the thread's transaction has committed, and never when it ends
-   * otherwise; false, with nothing registered, when no transaction with synchronization runs.
-   * Registered after the outcomes the transaction holds, it runs after they are settled.
+   * Runs {@code committed} once the thread's transaction has committed, or {@code rolledBack} once
+   * it has rolled back; neither when its end is unknown. False, with nothing registered, when no
+   * transaction with synchronization runs. Registered after the outcomes the transaction holds, it
+   * runs after they are settled.
    */
-  public static boolean ifCommitted(Runnable then) {
+  public static boolean whenEnded(Runnable committed, Runnable rolledBack) {
     if (!TransactionSynchronizationManager.isSynchronizationActive()
         || !TransactionSynchronizationManager.isActualTransactionActive()) {
       return false;
@@ -81,7 +82,9 @@ public final class TransactionOutcomes {
           @Override
           public void afterCompletion(int status) {
             if (status == STATUS_COMMITTED) {
-              then.run();
+              committed.run();
+            } else if (status == STATUS_ROLLED_BACK) {
+              rolledBack.run();
             }
           }
         });

@@ -281,7 +281,7 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
           rules.call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
       if (executed.replayed()) {
         ServletAnswers.replay(executed.value(), response);
-      } else if (!transactionDecides || !sentAfterCommit(captured, route)) {
+      } else if (!transactionDecides || !sentAfterCommit(captured, response, route)) {
         captured.commit();
       }
     } catch (LeaseLostException e) {
@@ -295,25 +295,36 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
   }
 
   /**
-   * Holds a held answer back until the transaction around the filter commits, which decides the
-   * outcome: sent before, it would tell the client of an effect that a failed commit (an ORM's
-   * flush refused at commit) then undid, with the key freed and nothing to retry. Sent after the
-   * outcome is settled, a repeat finds it stored. Ended otherwise, the transaction sends nothing,
-   * and the application's failure becomes the answer. An answer already passing through, or left to
-   * asynchronous processing, is not held: part of it is on its way. False when nothing was held.
+   * Holds a held answer back until the transaction around the filter, which decides the outcome,
+   * ends: sent before, it would tell the client of an effect that a failed commit (an ORM's flush
+   * refused at commit) or a rollback then undid, with the key freed and nothing to retry.
+   * Committed, the answer goes out after the outcome is settled, so a repeat finds it stored;
+   * rolled back, the client is told that nothing was kept ({@link HttpRules#rolledBack}); an
+   * unknown end sends nothing, and the application's failure is the answer. An answer already
+   * passing through, or left to asynchronous processing, is not held: part of it is on its way.
+   * False when nothing was held.
    */
-  private static boolean sentAfterCommit(CapturingResponse captured, Route route) {
+  private static boolean sentAfterCommit(
+      CapturingResponse captured, HttpServletResponse response, Route route) {
     if (!SPRING_TX || captured.isPassingThrough()) {
       return false;
     }
-    return TransactionOutcomes.ifCommitted(
-        () -> {
-          try {
-            captured.commit();
-          } catch (IOException | RuntimeException e) {
-            log.debug("the answer of {} could not be sent: {}", route.operation(), e.toString());
-          }
-        });
+    return TransactionOutcomes.whenEnded(
+        () -> send(route, captured::commit),
+        () -> send(route, () -> ServletAnswers.write(response, HttpRules.rolledBack())));
+  }
+
+  private interface Sending {
+    void send() throws IOException;
+  }
+
+  // at the transaction's end, where nothing may throw: a client that left is told nothing
+  private static void send(Route route, Sending sending) {
+    try {
+      sending.send();
+    } catch (IOException | RuntimeException e) {
+      log.debug("the answer of {} could not be sent: {}", route.operation(), e.toString());
+    }
   }
 
   /**

@@ -28,6 +28,16 @@ public final class HttpRules {
 
   private static final Logger log = LoggerFactory.getLogger(HttpRules.class);
 
+  private static final ProblemAnswer ROLLED_BACK =
+      new ProblemAnswer(
+              503,
+              "rolled-back",
+              "The request's transaction rolled back",
+              "The transaction this request ran in rolled back, so nothing it did was kept. Send it"
+                  + " again.",
+              null)
+          .retryAfter("1");
+
   private static final ProblemAnswer TOO_LARGE =
       new ProblemAnswer(413, "body-too-large", "Request body over the limit", null, null);
 
@@ -271,6 +281,14 @@ public final class HttpRules {
   /** The answer to a request whose body is over the limit, refused before its claim. */
   public static ProblemAnswer tooLarge() {
     return TOO_LARGE;
+  }
+
+  /**
+   * The answer to a request whose transaction around the filter rolled back after the handler
+   * answered: nothing it did was kept and its key is free, so it can be sent again.
+   */
+  public static ProblemAnswer rolledBack() {
+    return ROLLED_BACK;
   }
 
   /**

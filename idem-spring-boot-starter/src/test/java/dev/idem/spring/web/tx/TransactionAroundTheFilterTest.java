@@ -45,9 +45,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * A transaction around the filter decides: a handler that writes its row and then answers 500
  * commits the row, so the answer is stored and replayed and the handler never runs twice; an answer
- * whose transaction fails to commit never reaches the client, and its key is freed.
+ * whose transaction fails to commit or rolls back never reaches the client, who is told that
+ * nothing was kept, and its key is freed.
  */
 class TransactionAroundTheFilterTest {
+
+  // a request header that has the transaction around the filter roll back, without an exception
+  static final String ROLL_BACK = "X-Roll-Back";
 
   abstract static class Contract {
     @LocalServerPort int port;
@@ -80,12 +84,31 @@ class TransactionAroundTheFilterTest {
       // the handler answered 201, then the commit failed (a flush at commit refused, as an ORM's
       // may be): the client must not be told the order was placed
       HttpResponse<String> failed = post("/placed/", orderNo);
-      assertThat(failed.statusCode()).isEqualTo(500);
-      assertThat(failed.body()).doesNotContain("placed #");
-      assertThat(failed.headers().firstValue("Idempotent-Replayed")).isEmpty();
-      assertThat(ledger.rows(orderNo)).isZero();
+      assertToldNothingWasKept(failed, orderNo);
+      assertTheRetryRunsAndIsKept(orderNo);
+    }
 
-      // nothing happened, so the retry runs the handler, and its answer is the one kept
+    @Test
+    void anAnswerWhoseTransactionTheApplicationRollsBackNeverReachesTheClient() throws Exception {
+      String orderNo = UUID.randomUUID().toString();
+
+      // the application rolls its transaction back without an exception: no answer of the
+      // handler's may go out, nor an empty 200
+      HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
+      assertToldNothingWasKept(rolledBack, orderNo);
+      assertTheRetryRunsAndIsKept(orderNo);
+    }
+
+    private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {
+      assertThat(answer.statusCode()).isEqualTo(503);
+      assertThat(answer.body()).contains("urn:idem:problem:rolled-back").doesNotContain("placed #");
+      assertThat(answer.headers().firstValue("Retry-After")).hasValue("1");
+      assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(ledger.rows(orderNo)).isZero();
+    }
+
+    // nothing happened, so the retry runs the handler, and its answer is the one kept
+    private void assertTheRetryRunsAndIsKept(String orderNo) throws Exception {
       HttpResponse<String> retried = post("/placed/", orderNo);
       HttpResponse<String> again = post("/placed/", orderNo);
       assertThat(retried.statusCode()).isEqualTo(201);
@@ -100,10 +123,16 @@ class TransactionAroundTheFilterTest {
     }
 
     private HttpResponse<String> post(String path, String orderNo) throws Exception {
+      return post(path, orderNo, false);
+    }
+
+    private HttpResponse<String> post(String path, String orderNo, boolean rollBack)
+        throws Exception {
       return HttpClient.newHttpClient()
           .send(
               HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path + orderNo))
                   .header("Idempotency-Key", orderNo)
+                  .header(ROLL_BACK, Boolean.toString(rollBack))
                   .POST(HttpRequest.BodyPublishers.noBody())
                   .build(),
               HttpResponse.BodyHandlers.ofString());
@@ -170,6 +199,9 @@ class TransactionAroundTheFilterTest {
                       chain.doFilter(request, response);
                     } catch (Exception e) {
                       throw new IllegalStateException(e);
+                    }
+                    if (Boolean.parseBoolean(request.getHeader(ROLL_BACK))) {
+                      status.setRollbackOnly();
                     }
                   });
             }
