@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -256,6 +257,9 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
     // a transaction around the filter decides: whatever the handler answered commits with it
     boolean transactionDecides =
         deferral.holds() || rules.idempotency().store().joinsCurrentTransaction();
+    // what the filters before this one set, which an answer to a rollback keeps
+    List<Map.Entry<String, String>> headersBefore =
+        transactionDecides ? ServletAnswers.headers(response) : List.of();
     CapturingResponse captured = new CapturingResponse(response, maxBodyBytes);
     Work<StoredResponse, Exception> work =
         inFlight.<StoredResponse, Exception>track(
@@ -281,7 +285,8 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
           rules.call(route, key, caller, fingerprint).deferTo(deferral).runWithStatus(work);
       if (executed.replayed()) {
         ServletAnswers.replay(executed.value(), response);
-      } else if (!transactionDecides || !sentAfterCommit(captured, response, route)) {
+      } else if (!transactionDecides
+          || !sentAfterCommit(captured, response, headersBefore, route)) {
         captured.commit();
       }
     } catch (LeaseLostException e) {
@@ -305,13 +310,16 @@ public class IdempotencyFilter extends OncePerRequestFilter implements Ordered {
    * False when nothing was held.
    */
   private static boolean sentAfterCommit(
-      CapturingResponse captured, HttpServletResponse response, Route route) {
+      CapturingResponse captured,
+      HttpServletResponse response,
+      List<Map.Entry<String, String>> headersBefore,
+      Route route) {
     if (!SPRING_TX || captured.isPassingThrough()) {
       return false;
     }
     return TransactionOutcomes.whenEnded(
         () -> send(route, captured::commit),
-        () -> send(route, () -> ServletAnswers.write(response, HttpRules.rolledBack())));
+        () -> send(route, () -> ServletAnswers.rolledBack(response, headersBefore)));
   }
 
   private interface Sending {

@@ -4,6 +4,8 @@ import dev.idem.core.IdempotencyException;
 import dev.idem.spring.web.IdempotencyFilter;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,35 @@ public final class ServletAnswers {
     }
     response.setContentLength(stored.body().length);
     response.getOutputStream().write(stored.body());
+  }
+
+  /** Every header {@code response} holds so far, in order. */
+  public static List<Map.Entry<String, String>> headers(HttpServletResponse response) {
+    List<Map.Entry<String, String>> headers = new ArrayList<>();
+    for (String name : response.getHeaderNames()) {
+      for (String value : response.getHeaders(name)) {
+        headers.add(Map.entry(name, value));
+      }
+    }
+    return headers;
+  }
+
+  /**
+   * Answers a request whose transaction rolled back after its handler answered ({@link
+   * HttpRules#rolledBack}): nothing of the handler's answer goes out, its headers included (a
+   * {@code Location} would name what was undone), only those set before it, {@code headersBefore}.
+   */
+  public static void rolledBack(
+      HttpServletResponse response, List<Map.Entry<String, String>> headersBefore)
+      throws IOException {
+    if (response.isCommitted()) {
+      return;
+    }
+    response.reset();
+    for (Map.Entry<String, String> header : headersBefore) {
+      response.addHeader(header.getKey(), header.getValue());
+    }
+    write(response, HttpRules.rolledBack());
   }
 
   /** Writes the answer for an Idem exception; false when {@code e} has no HTTP mapping. */

@@ -104,6 +104,9 @@ class TransactionAroundTheFilterTest {
       assertThat(answer.body()).contains("urn:idem:problem:rolled-back").doesNotContain("placed #");
       assertThat(answer.headers().firstValue("Retry-After")).hasValue("1");
       assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      // nothing of the handler's answer, headers included: its Location names what was undone
+      assertThat(answer.headers().firstValue("Location")).isEmpty();
+      assertThat(answer.headers().firstValue("X-Outer")).hasValue("kept");
       assertThat(ledger.rows(orderNo)).isZero();
     }
 
@@ -193,6 +196,8 @@ class TransactionAroundTheFilterTest {
             @Override
             protected void doFilterInternal(
                 HttpServletRequest request, HttpServletResponse response, FilterChain chain) {
+              // a header of the application's own, set before the handler: every answer keeps it
+              response.setHeader("X-Outer", "kept");
               template.executeWithoutResult(
                   status -> {
                     try {
@@ -247,7 +252,9 @@ class TransactionAroundTheFilterTest {
               }
             });
       }
-      return ResponseEntity.status(201).body("placed #" + run);
+      return ResponseEntity.status(201)
+          .header("Location", "/placed/" + orderNo + "/" + run)
+          .body("placed #" + run);
     }
 
     @Idempotent
