@@ -1,7 +1,11 @@
 package dev.idem.core;
 
+import dev.idem.core.internal.LeaseWatchdog;
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Lease;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -56,15 +60,36 @@ final class EngineContext implements ExecutionContext {
     return Objects.requireNonNull(lease, "work that runs unguarded holds no lease");
   }
 
+  /**
+   * The renewal of this context's lease in {@code store}, each for {@code length}, for the
+   * watchdog: a renewed lease becomes the context's, and a lost one is told to the work.
+   */
+  LeaseWatchdog.Renewable renewal(IdempotencyStore store, Duration length) {
+    return new LeaseWatchdog.Renewable() {
+      @Override
+      public boolean renew() {
+        Optional<Lease> renewed = store.renew(lease(), length);
+        renewed.ifPresent(EngineContext.this::renewed);
+        return renewed.isPresent();
+      }
+
+      @Override
+      public void lost() {
+        EngineContext.this.lost.complete(null);
+      }
+
+      @Override
+      public String describe() {
+        return "lease on " + key;
+      }
+    };
+  }
+
   // A lost lease stays lost: a renewal that answers after the loss changes nothing.
-  void renewed(Lease renewed) {
+  private void renewed(Lease renewed) {
     if (!isLeaseLost()) {
       this.lease = renewed;
     }
-  }
-
-  void markLost() {
-    lost.complete(null);
   }
 
   /** True once the work said its outcome is not to be kept ({@link #discardOutcome()}). */

@@ -3,10 +3,8 @@ package dev.idem.core;
 import dev.idem.core.internal.DuplicateWaiter;
 import dev.idem.core.internal.LeaseWatchdog;
 import dev.idem.core.store.IdempotencyStore;
-import dev.idem.core.store.Lease;
 import dev.idem.core.store.Outcome;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,10 +47,7 @@ final class Ownership {
     this.settlement = new Settlement(store, waiter, report);
   }
 
-  /**
-   * Takes ownership of the lease {@code running} holds, watchdog on, for work whose end the caller
-   * reports.
-   */
+  /** Takes ownership of {@code running}'s lease, watchdog on, for work the caller reports. */
   <T extends @Nullable Object> Owned<T> start(
       EngineContext running, ResultCodec<T> codec, IdempotencyConfig config, Deferral deferral) {
     // a step's outcome is stored at once, whatever the transaction around it does
@@ -193,7 +188,7 @@ final class Ownership {
           return settlement.release(running, after);
         }
         if (joined) {
-          storeInTransaction(running, failureOutcome(codec, failure), config);
+          storeInTransaction(running, failureOutcome(codec, failure), config.retention());
           return CompletableFuture.completedFuture(null);
         } else if (isTerminal(config, failure)) {
           CompletableFuture<Boolean> stored =
@@ -268,11 +263,10 @@ final class Ownership {
    * writes, or gone with them. One attempt, because a failed write has failed the transaction too
    * on most databases.
    */
-  private void storeInTransaction(
-      EngineContext running, Outcome outcome, IdempotencyConfig config) {
+  private void storeInTransaction(EngineContext running, Outcome outcome, Duration retention) {
     try {
       CallerRuns here = new CallerRuns();
-      if (!here.join(settlement.completeOrMark(running, outcome, config.retention(), here))) {
+      if (!here.join(settlement.completeOrMark(running, outcome, retention, here))) {
         log.warn("lease on {} was lost; its failure not stored", running.key());
       }
     } catch (RuntimeException e) {
@@ -292,32 +286,10 @@ final class Ownership {
     }
   }
 
-  private LeaseWatchdog.@Nullable Watch startWatchdog(
-      EngineContext running, IdempotencyConfig config) {
-    if (!config.watchdog()) {
-      return null;
-    }
-    Duration lease = config.lease();
-    return watchdog.watch(
-        new LeaseWatchdog.Renewable() {
-          @Override
-          public boolean renew() {
-            Optional<Lease> renewed = store.renew(running.lease(), lease);
-            renewed.ifPresent(running::renewed);
-            return renewed.isPresent();
-          }
-
-          @Override
-          public void lost() {
-            running.markLost();
-          }
-
-          @Override
-          public String describe() {
-            return "lease on " + running.key();
-          }
-        },
-        lease);
+  private LeaseWatchdog.@Nullable Watch startWatchdog(EngineContext run, IdempotencyConfig config) {
+    return config.watchdog()
+        ? watchdog.watch(run.renewal(store, config.lease()), config.lease())
+        : null;
   }
 
   /**
