@@ -310,8 +310,9 @@ class ShopPageIT extends EndToEnd {
   private void doubleClick(By button) {
     await()
         .atMost(Duration.ofSeconds(20))
-        .ignoreExceptionsInstanceOf(StaleElementReferenceException.class)
-        .ignoreExceptionsInstanceOf(NoSuchElementException.class)
+        // one matcher for both: each ignoreExceptions... call replaces the one before
+        .ignoreExceptionsMatching(
+            e -> e instanceof StaleElementReferenceException || e instanceof NoSuchElementException)
         .until(
             () -> {
               new Actions(browser).doubleClick(browser.findElement(button)).perform();
