@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * EvictionContract} and the step records of {@link StepRecordsContract}. Every backend extends this
  * class (directly or through {@code @Nested} variants) and supplies its store.
  *
- * <p>Longer than 300 lines because a suite is one type that a backend extends; each test in it is
+ * <p>Longer than 400 lines because a suite is one type that a backend extends; each test in it is
  * short and stands alone.
  */
 public abstract class IdempotencyStoreContract extends StepRecordsContract {

@@ -31,9 +31,7 @@ public final class TransactionOutcomes {
    * it).
    */
   public static Deferral deferral(IdempotencyStore store) {
-    if (!TransactionSynchronizationManager.isSynchronizationActive()
-        || !TransactionSynchronizationManager.isActualTransactionActive()
-        || store.joinsCurrentTransaction()) {
+    if (!synchronizing() || store.joinsCurrentTransaction()) {
       return Deferral.NONE;
     }
     return pending ->
@@ -58,8 +56,7 @@ public final class TransactionOutcomes {
    * transaction, so unlike a call's it is held whatever the store does.
    */
   public static Deferral stepDeferral() {
-    if (!TransactionSynchronizationManager.isSynchronizationActive()
-        || !TransactionSynchronizationManager.isActualTransactionActive()) {
+    if (!synchronizing()) {
       return Deferral.NONE;
     }
     return pending ->
@@ -73,8 +70,7 @@ public final class TransactionOutcomes {
    * runs after they are settled.
    */
   public static boolean whenEnded(Runnable committed, Runnable rolledBack) {
-    if (!TransactionSynchronizationManager.isSynchronizationActive()
-        || !TransactionSynchronizationManager.isActualTransactionActive()) {
+    if (!synchronizing()) {
       return false;
     }
     TransactionSynchronizationManager.registerSynchronization(
@@ -105,6 +101,12 @@ public final class TransactionOutcomes {
             }
           }
         });
+  }
+
+  // an actual transaction whose end synchronizations are told
+  private static boolean synchronizing() {
+    return TransactionSynchronizationManager.isSynchronizationActive()
+        && TransactionSynchronizationManager.isActualTransactionActive();
   }
 
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {

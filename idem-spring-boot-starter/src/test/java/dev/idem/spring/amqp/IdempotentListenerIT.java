@@ -493,9 +493,7 @@ class IdempotentListenerIT {
     String second = newId();
     IdempotencyStore store = consumer.getBean(IdempotencyStore.class);
     Lease lease = claimElsewhere(store, inFlight);
-    rabbit.publish(batchManualQueue, first, first, Map.of());
-    rabbit.publish(batchManualQueue, inFlight, inFlight, Map.of());
-    rabbit.publish(batchManualQueue, second, second, Map.of());
+    publishToBatchQueue(first, inFlight, second);
 
     await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
     assertThat(effects.rows(inFlight)).as("still claimed elsewhere").isZero();
@@ -519,9 +517,7 @@ class IdempotentListenerIT {
     Lease lease = claimElsewhere(store, failed);
     byte[] answer = "refused for good".getBytes(StandardCharsets.UTF_8);
     assertThat(now(store.complete(lease, Outcome.failure(answer), Duration.ofHours(1)))).isTrue();
-    rabbit.publish(batchManualQueue, first, first, Map.of());
-    rabbit.publish(batchManualQueue, failed, failed, Map.of());
-    rabbit.publish(batchManualQueue, second, second, Map.of());
+    publishToBatchQueue(first, failed, second);
 
     await().atMost(PATIENCE).until(() -> effects.rows(first) == 1 && effects.rows(second) == 1);
     await().atMost(PATIENCE).until(() -> rabbit.depth(deadLetters) == 1);
@@ -560,6 +556,13 @@ class IdempotentListenerIT {
   }
 
   // Another consumer's claim on the message id, held until the test gives it back.
+  // each message's id is its body
+  private void publishToBatchQueue(String... ids) {
+    for (String id : ids) {
+      rabbit.publish(batchManualQueue, id, id, Map.of());
+    }
+  }
+
   private static Lease claimElsewhere(IdempotencyStore store, String id) {
     ClaimRequest elsewhere =
         ClaimRequest.of(
