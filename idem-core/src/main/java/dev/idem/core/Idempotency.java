@@ -123,13 +123,6 @@ public final class Idempotency implements AutoCloseable {
       IdempotentCall<T> call, AsyncWork<T> work, Executor storeCalls) {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
-    if (call.deferral().holds()) {
-      throw new IllegalStateException(
-          "work that ends later settles its outcome when its stage ends; it cannot be held for a"
-              + " transaction on the caller's thread ("
-              + call
-              + ")");
-    }
     ClaimRequest request = call.request();
     // the work starts in the claim's last task, on a storeCalls thread, never on the caller's
     return claims.claim(

@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import static dev.idem.core.store.RecordState.COMPLETED;
+import static dev.idem.core.store.RecordState.IN_PROGRESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,14 +48,26 @@ class IdempotentCallTest {
   }
 
   @Test
-  void workThatEndsLaterCannotHoldItsOutcomeForTheCallersTransactionAndClaimsNothing() {
-    IdempotentCall<String> held = engine.call(key, Fingerprint.NONE).deferTo(outcome -> {});
+  void workThatEndsLaterHandsItsOutcomeToTheDeferralWhichDecidesWhetherItIsKept() {
+    List<PendingOutcome> held = new ArrayList<>();
+    IdempotentCall<String> call = engine.call(key, Fingerprint.NONE).deferTo(held::add);
+    IdempotencyKey other = IdempotencyKey.of("payments|alice", "k2");
+    IdempotentCall<String> undone = engine.call(other, Fingerprint.NONE).deferTo(held::add);
 
-    assertThatThrownBy(
-            () -> held.runAsync(ctx -> CompletableFuture.completedFuture("x"), Runnable::run))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("cannot be held");
-    assertThat(store.find(key)).as("nothing claimed").isEmpty();
+    Executed<String> first =
+        call.runAsync(ctx -> CompletableFuture.completedFuture("receipt-1"), Runnable::run).join();
+    undone.runAsync(ctx -> CompletableFuture.completedFuture("receipt-2"), Runnable::run).join();
+
+    assertThat(first).isEqualTo(new Executed<>("receipt-1", false));
+    assertThat(held).hasSize(2);
+    assertThat(store.find(key).orElseThrow().state()).as("held, not stored").isEqualTo(IN_PROGRESS);
+    held.get(0).complete();
+    held.get(1).release();
+    assertThat(store.find(key).orElseThrow().state()).isEqualTo(COMPLETED);
+    assertThat(store.find(other)).as("freed").isEmpty();
+    assertThat(
+            call.runAsync(ctx -> CompletableFuture.completedFuture("again"), Runnable::run).join())
+        .isEqualTo(new Executed<>("receipt-1", true));
   }
 
   @Test

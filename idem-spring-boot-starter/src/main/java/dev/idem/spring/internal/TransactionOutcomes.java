@@ -109,16 +109,25 @@ public final class TransactionOutcomes {
         && TransactionSynchronizationManager.isActualTransactionActive();
   }
 
+  /**
+   * Settles {@code pending} by how its transaction ended, given as Spring's {@code STATUS_*} (the
+   * same numbers for thread-bound and reactive transactions): stored after a commit, freed after a
+   * rollback, kept taken when the end is unknown.
+   */
+  public static void settle(PendingOutcome pending, int status) {
+    // an unknown end (a commit whose reply was lost) may have kept the effects: the key stays
+    // taken until its lease ends rather than freed for a retry that would run them again
+    switch (status) {
+      case TransactionSynchronization.STATUS_COMMITTED -> pending.complete();
+      case TransactionSynchronization.STATUS_ROLLED_BACK -> pending.release();
+      default -> pending.keep();
+    }
+  }
+
   private record Settle(PendingOutcome pending) implements TransactionSynchronization {
     @Override
     public void afterCompletion(int status) {
-      // an unknown end (a commit whose reply was lost) may have kept the effects: the key stays
-      // taken until its lease ends rather than freed for a retry that would run them again
-      switch (status) {
-        case STATUS_COMMITTED -> pending.complete();
-        case STATUS_ROLLED_BACK -> pending.release();
-        default -> pending.keep();
-      }
+      settle(pending, status);
     }
   }
 }

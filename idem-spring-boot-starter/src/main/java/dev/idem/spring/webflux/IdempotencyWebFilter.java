@@ -1,6 +1,7 @@
 package dev.idem.spring.webflux;
 
 import dev.idem.core.AsyncWork;
+import dev.idem.core.Deferral;
 import dev.idem.core.ExecutionContext;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
@@ -9,6 +10,7 @@ import dev.idem.core.InvalidKeyException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.TokenService;
 import dev.idem.spring.InFlightWork;
+import dev.idem.spring.internal.ReactiveTransactions;
 import dev.idem.spring.web.IdempotencyFilter;
 import dev.idem.spring.web.internal.HttpRules;
 import dev.idem.spring.web.internal.ProblemAnswer;
@@ -32,6 +34,7 @@ import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
@@ -49,8 +52,9 @@ import reactor.core.publisher.Mono;
  * 4xx error the handler raised, or one raised while writing its answer (406), is answered inside
  * the filter by the application's exception handlers and kept like any other 4xx. An answer whose
  * body is over the limit keeps the key and repeats get a {@code not-replayable} problem (410).
- * Idem's own failures become {@code application/problem+json}. The rules are {@code HttpRules},
- * shared with Spring MVC; this filter moves the bytes.
+ * Idem's own failures become {@code application/problem+json}. A reactive transaction around the
+ * filter decides the outcome, and the answer goes out once it has ended. The rules are {@code
+ * HttpRules}, shared with Spring MVC; this filter moves the bytes.
  *
  * <p>No request blocks an event loop: the store's calls run on the {@code StoreCallExecutor}, and
  * the handler runs on the thread the claim ended on, as any WebFlux handler may. A client that goes
@@ -61,6 +65,11 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
 
   /** Runs after Spring Security's filter chain, which sets the principal. */
   public static final int ORDER = IdempotencyFilter.ORDER;
+
+  private static final boolean SPRING_TX =
+      ClassUtils.isPresent(
+          "org.springframework.transaction.reactive.TransactionSynchronizationManager",
+          IdempotencyWebFilter.class.getClassLoader());
 
   private final HttpRules rules;
   private final ReactiveRouteResolver routes;
@@ -181,50 +190,113 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       String caller,
       byte[] body,
       Fingerprint fingerprint) {
-    ServerHttpRequest request = exchange.getRequest();
-    CapturingServerResponse captured =
-        new CapturingServerResponse(exchange.getResponse(), rules.maxBodyBytes());
-    ServerWebExchange guarded =
-        ReplayedExchange.of(exchange, RequestBodies.replaying(request, body), captured, readers);
-    return Mono.deferContextual(
-        context -> {
-          // NullAway 0.14 does not infer this lambda's type argument; the local's type is checked
-          @SuppressWarnings("NullAway")
-          AsyncWork<StoredResponse> handled =
-              ctx ->
-                  chain
-                      .filter(guarded)
-                      .then(Mono.fromSupplier(() -> outcome(ctx, route, captured)))
+    Mono<Optional<ReactiveTransactions>> around =
+        SPRING_TX ? ReactiveTransactions.current(storeCalls) : Mono.just(Optional.empty());
+    return around.flatMap(
+        transaction ->
+            Mono.deferContextual(
+                context -> {
+                  CallSite site = new CallSite(exchange, route, transaction);
+                  ServerHttpRequest request = exchange.getRequest();
+                  ServerWebExchange guarded =
+                      ReplayedExchange.of(
+                          exchange, RequestBodies.replaying(request, body), site.captured, readers);
+                  // NullAway 0.14 does not infer this lambda's type argument; the local's type is
+                  // checked
+                  @SuppressWarnings("NullAway")
+                  AsyncWork<StoredResponse> handled =
+                      ctx ->
+                          chain
+                              .filter(guarded)
+                              .then(Mono.fromSupplier(() -> site.outcome(ctx)))
+                              .onErrorResume(
+                                  e -> !site.captured.passedThrough() && answeredHere(guarded, e),
+                                  e ->
+                                      errors
+                                          .answer(guarded, e)
+                                          .then(Mono.fromSupplier(() -> site.outcome(ctx))))
+                              .onErrorResume(
+                                  e -> site.captured.passedThrough(),
+                                  e ->
+                                      Mono.fromSupplier(
+                                          () ->
+                                              HttpRules.afterPassThrough(route, site.captured, e)))
+                              .onErrorMap(HttpRules::escaped)
+                              .contextWrite(context)
+                              .toFuture();
+                  AsyncWork<StoredResponse> work = inFlight.trackAsync(handled);
+                  Deferral deferral =
+                      transaction.map(ReactiveTransactions::deferral).orElse(Deferral.NONE);
+                  return Mono.fromFuture(
+                          () ->
+                              rules
+                                  .call(route, key, caller, fingerprint)
+                                  .deferTo(deferral)
+                                  .runAsync(work, storeCalls),
+                          true)
+                      .flatMap(
+                          answer ->
+                              answer.replayed()
+                                  ? ReactiveAnswers.replay(exchange.getResponse(), answer.value())
+                                  : site.send())
                       .onErrorResume(
-                          e -> !captured.passedThrough() && answeredHere(guarded, e),
-                          e ->
-                              errors
-                                  .answer(guarded, e)
-                                  .then(Mono.fromSupplier(() -> outcome(ctx, route, captured))))
-                      .onErrorResume(
-                          e -> captured.passedThrough(),
-                          e ->
-                              Mono.fromSupplier(
-                                  () -> HttpRules.afterPassThrough(route, captured, e)))
-                      .onErrorMap(HttpRules::escaped)
-                      .contextWrite(context)
-                      .toFuture();
-          AsyncWork<StoredResponse> work = inFlight.trackAsync(handled);
-          return Mono.fromFuture(
-                  () -> rules.call(route, key, caller, fingerprint).runAsync(work, storeCalls),
-                  true)
-              .flatMap(
-                  answer ->
-                      answer.replayed()
-                          ? ReactiveAnswers.replay(exchange.getResponse(), answer.value())
-                          : captured.commit())
-              .onErrorResume(
-                  LeaseLostException.class,
-                  e -> {
-                    HttpRules.leaseLost(route, e);
-                    return captured.commit();
-                  });
-        });
+                          LeaseLostException.class,
+                          e -> {
+                            HttpRules.leaseLost(route, e);
+                            return site.captured.commit();
+                          });
+                }));
+  }
+
+  /**
+   * One guarded request's answer, held in {@link #captured}, and the transaction around the filter
+   * that decides its outcome, if any.
+   */
+  private final class CallSite {
+    final CapturingServerResponse captured;
+    private final ServerWebExchange exchange;
+    private final Route route;
+    private final Optional<ReactiveTransactions> transaction;
+    // what the filters before this one set, which an answer to a rollback keeps
+    private final Runnable restoreHeaders;
+
+    CallSite(ServerWebExchange exchange, Route route, Optional<ReactiveTransactions> transaction) {
+      this.exchange = exchange;
+      this.route = route;
+      this.transaction = transaction;
+      this.captured = new CapturingServerResponse(exchange.getResponse(), rules.maxBodyBytes());
+      this.restoreHeaders =
+          transaction.isPresent() ? ReactiveAnswers.headersNow(exchange.getResponse()) : () -> {};
+    }
+
+    // A refusal of the request before its handler ran is an error, never an answer: what arrives
+    // here ran. With a transaction around the filter, every answer is stored with it.
+    StoredResponse outcome(ExecutionContext work) {
+      return rules.outcome(work, route, captured, false, transaction.isPresent());
+    }
+
+    /**
+     * Sends the held answer, or, with a transaction around the filter, holds it until that ends:
+     * sent before, it would tell the client of an effect that a failed commit or a rollback then
+     * undid. Committed, the answer goes out after the outcome is settled; rolled back, the client
+     * is told that nothing was kept ({@link HttpRules#rolledBack}); an unknown end sends nothing of
+     * Idem's, the handler's headers taken back. An answer already passing through is not held.
+     */
+    Mono<Void> send() {
+      if (transaction.isEmpty() || captured.passedThrough()) {
+        return captured.commit();
+      }
+      transaction
+          .get()
+          .whenEnded(
+              captured::commit,
+              () -> {
+                restoreHeaders.run();
+                return ReactiveAnswers.problem(exchange.getResponse(), HttpRules.rolledBack());
+              },
+              restoreHeaders);
+      return Mono.empty();
+    }
   }
 
   // An error that is the handler's answer: a 4xx it raised, or one raised while writing what it
@@ -236,13 +308,6 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     return e instanceof ErrorResponse answer
         && answer.getStatusCode().is4xxClientError()
         && !ReactiveRefusals.beforeHandler(exchange, e);
-  }
-
-  // A refusal of the request before its handler ran is an error, never an answer: what arrives
-  // here ran.
-  private StoredResponse outcome(
-      ExecutionContext work, Route route, CapturingServerResponse captured) {
-    return rules.outcome(work, route, captured, false, false);
   }
 
   private static Mono<Void> escapedAnswer(ServerWebExchange exchange, HttpRules.Escaped e) {

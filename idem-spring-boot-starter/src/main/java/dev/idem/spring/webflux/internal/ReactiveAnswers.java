@@ -8,7 +8,10 @@ import java.util.concurrent.RejectedExecutionException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseCookie;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 import reactor.core.publisher.Mono;
 
 /** Writes Idem's own answers on a WebFlux response: problems and replays. */
@@ -27,6 +30,25 @@ public final class ReactiveAnswers {
       headers.set(HttpHeaders.RETRY_AFTER, problem.retryAfter());
     }
     return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+  }
+
+  /**
+   * What {@code response} holds now, headers and cookies, to put back later: the returned action
+   * takes back what was set since (the handler's answer, whose {@code Location} would name what a
+   * rollback undid) and its status.
+   */
+  public static Runnable headersNow(ServerHttpResponse response) {
+    HttpHeaders headers = new HttpHeaders();
+    headers.addAll(response.getHeaders());
+    MultiValueMap<String, ResponseCookie> cookies =
+        new LinkedMultiValueMap<>(response.getCookies());
+    return () -> {
+      response.getHeaders().clear();
+      response.getHeaders().addAll(headers);
+      response.getCookies().clear();
+      response.getCookies().addAll(cookies);
+      response.setStatusCode(null);
+    };
   }
 
   /** The answer when the store's threads refuse a call: 503, try again in a second. */

@@ -1,0 +1,274 @@
+package dev.idem.spring.webflux.tx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.memory.InMemoryIdempotencyStore;
+import dev.idem.core.store.IdempotencyStore;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.webflux.IdempotencyWebFilter;
+import io.r2dbc.h2.H2ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.http.ResponseEntity;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionSynchronization;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * A reactive transaction around the WebFlux filter decides, as a thread-bound one does around the
+ * Spring MVC filter: a handler that writes its row and answers 500 commits the row, so the answer
+ * is stored and replayed and the handler never runs twice; an answer whose transaction fails to
+ * commit or rolls back never reaches the client, who is told that nothing was kept, and its key is
+ * freed.
+ */
+@SpringBootTest(
+    classes = ReactiveTransactionAroundTheFilterTest.App.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "spring.main.web-application-type=reactive",
+      "idem.store=memory",
+      "spring.application.name=reactive-tx-filter"
+    })
+class ReactiveTransactionAroundTheFilterTest {
+
+  // a request header that has the transaction around the filter roll back, without an exception
+  static final String ROLL_BACK = "X-Roll-Back";
+
+  @LocalServerPort int port;
+  @Autowired Ledger ledger;
+  @Autowired IdempotencyStore store;
+
+  @Test
+  void aServerErrorWhoseWritesCommittedIsStoredAndReplayedNotRunAgain() throws Exception {
+    assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
+    String orderNo = UUID.randomUUID().toString();
+    HttpResponse<String> first = post("/ledger/", orderNo, false);
+    // the answer went out once the transaction had committed, with the record
+    HttpResponse<String> again = post("/ledger/", orderNo, false);
+    assertThat(first.statusCode()).isEqualTo(500);
+    assertThat(again.statusCode()).isEqualTo(500);
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ledger.rows(orderNo)).isEqualTo(1);
+    assertThat(ledger.runs.get()).isEqualTo(1);
+  }
+
+  @Test
+  void anAnswerWhoseTransactionFailsToCommitNeverReachesTheClientAndTheKeyIsFreed()
+      throws Exception {
+    String orderNo = UUID.randomUUID().toString();
+    ledger.failCommitOf.add(orderNo);
+
+    // the handler answered 201, then the commit failed: the client must not be told the order
+    // was placed
+    HttpResponse<String> failed = post("/placed/", orderNo, false);
+    assertToldNothingWasKept(failed, orderNo);
+    assertTheRetryRunsAndIsKept(orderNo);
+  }
+
+  @Test
+  void anAnswerWhoseTransactionTheApplicationRollsBackNeverReachesTheClient() throws Exception {
+    String orderNo = UUID.randomUUID().toString();
+
+    // the application rolls its transaction back without an exception: no answer of the
+    // handler's may go out, nor an empty 200
+    HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
+    assertToldNothingWasKept(rolledBack, orderNo);
+    assertTheRetryRunsAndIsKept(orderNo);
+  }
+
+  private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {
+    assertThat(answer.statusCode()).isEqualTo(503);
+    assertThat(answer.body()).contains("urn:idem:problem:rolled-back").doesNotContain("placed #");
+    assertThat(answer.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    // nothing of the handler's answer, headers included: its Location names what was undone
+    assertThat(answer.headers().firstValue("Location")).isEmpty();
+    assertThat(answer.headers().firstValue("X-Outer")).hasValue("kept");
+    assertThat(ledger.rows(orderNo)).isZero();
+  }
+
+  // nothing happened, so the retry runs the handler, and its answer is the one kept
+  private void assertTheRetryRunsAndIsKept(String orderNo) throws Exception {
+    HttpResponse<String> retried = post("/placed/", orderNo, false);
+    HttpResponse<String> again = post("/placed/", orderNo, false);
+    assertThat(retried.statusCode()).isEqualTo(201);
+    assertThat(retried.body()).isEqualTo("placed #2");
+    assertThat(again.body()).isEqualTo("placed #2");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ledger.rows(orderNo)).isEqualTo(1);
+  }
+
+  private HttpResponse<String> post(String path, String orderNo, boolean rollBack)
+      throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path + orderNo))
+                .header("Idempotency-Key", orderNo)
+                .header(ROLL_BACK, Boolean.toString(rollBack))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  @SpringBootConfiguration
+  // Spring Data Redis is on the test class path; this application keeps its records in memory.
+  @EnableAutoConfiguration(
+      excludeName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+  @Import(Ledger.class)
+  static class App {
+    @Bean
+    ConnectionFactory connectionFactory() {
+      ConnectionFactory h2 = H2ConnectionFactory.inMemory("tx_flux_" + UUID.randomUUID());
+      DatabaseClient.create(h2)
+          .sql("CREATE TABLE ledger (order_no VARCHAR(100) NOT NULL)")
+          .then()
+          .block();
+      return h2;
+    }
+
+    @Bean
+    R2dbcTransactionManager reactiveTransactionManager(ConnectionFactory connectionFactory) {
+      return new R2dbcTransactionManager(connectionFactory);
+    }
+
+    @Bean
+    TransactionAround transactionAround(R2dbcTransactionManager transactions) {
+      return new TransactionAround(TransactionalOperator.create(transactions));
+    }
+  }
+
+  /** Runs the rest of the chain, the Idempotency-Key filter included, in one transaction. */
+  static final class TransactionAround implements WebFilter, Ordered {
+    private final TransactionalOperator transactions;
+
+    TransactionAround(TransactionalOperator transactions) {
+      this.transactions = transactions;
+    }
+
+    @Override
+    public int getOrder() {
+      return IdempotencyWebFilter.ORDER - 1;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+      // a header of the application's own, set before the handler: every answer keeps it
+      exchange.getResponse().getHeaders().set("X-Outer", "kept");
+      boolean rollBack =
+          Boolean.parseBoolean(exchange.getRequest().getHeaders().getFirst(ROLL_BACK));
+      return transactions
+          .execute(
+              status ->
+                  chain
+                      .filter(exchange)
+                      .then(
+                          Mono.fromRunnable(
+                              () -> {
+                                if (rollBack) {
+                                  status.setRollbackOnly();
+                                }
+                              })))
+          .then();
+    }
+  }
+
+  @RestController
+  static class Ledger {
+    final AtomicInteger runs = new AtomicInteger();
+    final Set<String> failCommitOf = ConcurrentHashMap.newKeySet();
+    final Map<String, AtomicInteger> placed = new ConcurrentHashMap<>();
+    private final DatabaseClient database;
+
+    Ledger(ConnectionFactory connectionFactory) {
+      this.database = DatabaseClient.create(connectionFactory);
+    }
+
+    int rows(String orderNo) {
+      Long rows =
+          database
+              .sql("SELECT COUNT(*) AS n FROM ledger WHERE order_no = :order")
+              .bind("order", orderNo)
+              .map(row -> row.get("n", Long.class))
+              .one()
+              .block();
+      return rows == null ? -1 : rows.intValue();
+    }
+
+    /**
+     * Writes its row and answers 201; for an order in {@link #failCommitOf}, the first time, the
+     * transaction's commit then fails.
+     */
+    @Idempotent
+    @PostMapping("/placed/{orderNo}")
+    Mono<ResponseEntity<String>> place(@PathVariable("orderNo") String orderNo) {
+      int run = placed.computeIfAbsent(orderNo, o -> new AtomicInteger()).incrementAndGet();
+      Mono<Void> refuseCommit =
+          failCommitOf.remove(orderNo)
+              ? TransactionSynchronizationManager.forCurrentTransaction()
+                  .doOnNext(
+                      tx ->
+                          tx.registerSynchronization(
+                              new TransactionSynchronization() {
+                                @Override
+                                public Mono<Void> beforeCommit(boolean readOnly) {
+                                  return Mono.error(new IllegalStateException("refused at commit"));
+                                }
+                              }))
+                  .then()
+              : Mono.empty();
+      return insert(orderNo)
+          .then(refuseCommit)
+          .then(
+              Mono.just(
+                  ResponseEntity.status(201)
+                      .header("Location", "/placed/" + orderNo + "/" + run)
+                      .body("placed #" + run)));
+    }
+
+    @Idempotent
+    @PostMapping("/ledger/{orderNo}")
+    Mono<ResponseEntity<String>> write(@PathVariable("orderNo") String orderNo) {
+      runs.incrementAndGet();
+      return insert(orderNo)
+          .then(
+              Mono.fromSupplier(
+                  () ->
+                      ResponseEntity.status(500)
+                          .body("the gateway failed after the write #" + runs.get())));
+    }
+
+    private Mono<Void> insert(String orderNo) {
+      return database
+          .sql("INSERT INTO ledger (order_no) VALUES (:order)")
+          .bind("order", orderNo)
+          .then();
+    }
+  }
+}
