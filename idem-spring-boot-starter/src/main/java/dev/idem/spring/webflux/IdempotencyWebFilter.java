@@ -280,22 +280,24 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
      * sent before, it would tell the client of an effect that a failed commit or a rollback then
      * undid. Committed, the answer goes out after the outcome is settled; rolled back, the client
      * is told that nothing was kept ({@link HttpRules#rolledBack}); an unknown end sends nothing of
-     * Idem's, the handler's headers taken back. An answer already passing through is not held.
+     * Idem's, the handler's headers taken back. An answer already passing through is not held, nor
+     * one whose transaction ended before it (its outcome was stored as without one).
      */
     Mono<Void> send() {
-      if (transaction.isEmpty() || captured.passedThrough()) {
-        return captured.commit();
-      }
-      transaction
-          .get()
-          .whenEnded(
-              captured::commit,
-              () -> {
-                restoreHeaders.run();
-                return ReactiveAnswers.problem(exchange.getResponse(), HttpRules.rolledBack());
-              },
-              restoreHeaders);
-      return Mono.empty();
+      boolean held =
+          transaction.isPresent()
+              && !captured.passedThrough()
+              && transaction
+                  .get()
+                  .whenEnded(
+                      captured::commit,
+                      () -> {
+                        restoreHeaders.run();
+                        return ReactiveAnswers.problem(
+                            exchange.getResponse(), HttpRules.rolledBack());
+                      },
+                      restoreHeaders);
+      return held ? Mono.empty() : captured.commit();
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.idem.spring.webflux.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
@@ -8,13 +9,17 @@ import dev.idem.spring.Idempotent;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import io.r2dbc.h2.H2ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -101,6 +106,43 @@ class ReactiveTransactionAroundTheFilterTest {
     HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
     assertToldNothingWasKept(rolledBack, orderNo);
     assertTheRetryRunsAndIsKept(orderNo);
+  }
+
+  @Test
+  void aClientThatLeavesWhileTheHandlerRunsNeverLeavesItsKeyTakenForEver() throws Exception {
+    String orderNo = UUID.randomUUID().toString();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    ledger.holdUntil.put(orderNo, release);
+
+    // the client goes away mid-handler: the server cancels the exchange, and with it the
+    // transaction, which rolls back before the handler's outcome is held
+    try (Socket client = new Socket("127.0.0.1", port)) {
+      client
+          .getOutputStream()
+          .write(
+              ("POST /placed/"
+                      + orderNo
+                      + " HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: "
+                      + orderNo
+                      + "\r\nContent-Length: 0\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      client.getOutputStream().flush();
+      await().atMost(Duration.ofSeconds(10)).until(() -> ledger.started.contains(orderNo));
+    }
+    Thread.sleep(200); // so the server usually sees the close first; either order ends the same
+    release.complete(null);
+
+    // the transaction ended before the work did, so what the work did after it (its row, written
+    // outside the transaction) is not undone: its answer is kept as without a transaction, and the
+    // retry gets it instead of writing again; never a key held in progress for ever
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> post("/placed/", orderNo, false).statusCode() != 409);
+    HttpResponse<String> again = post("/placed/", orderNo, false);
+    assertThat(again.statusCode()).isEqualTo(201);
+    assertThat(again.body()).isEqualTo("placed #1");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ledger.rows(orderNo)).isEqualTo(1);
   }
 
   private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {
@@ -204,6 +246,9 @@ class ReactiveTransactionAroundTheFilterTest {
     final AtomicInteger runs = new AtomicInteger();
     final Set<String> failCommitOf = ConcurrentHashMap.newKeySet();
     final Map<String, AtomicInteger> placed = new ConcurrentHashMap<>();
+    // orders whose first run waits, once started, until the future completes
+    final Map<String, CompletableFuture<Void>> holdUntil = new ConcurrentHashMap<>();
+    final Set<String> started = ConcurrentHashMap.newKeySet();
     private final DatabaseClient database;
 
     Ledger(ConnectionFactory connectionFactory) {
@@ -243,7 +288,11 @@ class ReactiveTransactionAroundTheFilterTest {
                               }))
                   .then()
               : Mono.empty();
-      return insert(orderNo)
+      started.add(orderNo);
+      CompletableFuture<Void> hold = holdUntil.remove(orderNo);
+      Mono<Void> waited = hold == null ? Mono.empty() : Mono.fromFuture(hold);
+      return waited
+          .then(insert(orderNo))
           .then(refuseCommit)
           .then(
               Mono.just(
