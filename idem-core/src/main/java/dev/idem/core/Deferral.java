@@ -33,6 +33,16 @@ public interface Deferral {
    */
   void hold(PendingOutcome outcome);
 
+  /**
+   * True when {@link #hold} may be called on any thread, after the call it was given to returned,
+   * as work that ends later calls it ({@link IdempotentCall#runAsync}, which refuses a deferral
+   * that answers false before claiming). False by default: a deferral that binds the outcome to the
+   * calling thread, such as its transaction, would not see that transaction there.
+   */
+  default boolean holdsFromAnyThread() {
+    return false;
+  }
+
   /** True unless this is {@link #NONE}. */
   default boolean holds() {
     return this != NONE;

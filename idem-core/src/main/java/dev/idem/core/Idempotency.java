@@ -123,6 +123,13 @@ public final class Idempotency implements AutoCloseable {
       IdempotentCall<T> call, AsyncWork<T> work, Executor storeCalls) {
     Objects.requireNonNull(work, "work");
     Objects.requireNonNull(storeCalls, "storeCalls");
+    if (call.deferral().holds() && !call.deferral().holdsFromAnyThread()) {
+      throw new IllegalStateException(
+          "work that ends later hands its outcome over on another thread, after the call returned;"
+              + " this deferral is bound to the calling thread ("
+              + call
+              + ")");
+    }
     ClaimRequest request = call.request();
     // the work starts in the claim's last task, on a storeCalls thread, never on the caller's
     return claims.claim(

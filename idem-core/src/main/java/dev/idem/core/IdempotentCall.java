@@ -112,14 +112,15 @@ public final class IdempotentCall<T extends @Nullable Object> {
    * makes is a task of its own on {@code storeCalls}. Cancelling the returned future does not stop
    * the work, whose outcome is still stored for the retry. Listeners are told of the call on a
    * {@code storeCalls} thread. Its outcome is settled when the stage ends, or handed then to the
-   * call's deferral ({@link #deferTo}) on the thread that ended the stage: a deferral that binds
-   * the outcome to the calling thread's transaction does not fit work that ends later, one bound to
-   * a reactive transaction does.
+   * call's deferral ({@link #deferTo}) on the thread that ended the stage, which only a deferral
+   * that {@linkplain Deferral#holdsFromAnyThread() holds from any thread} can take.
    *
    * @param storeCalls runs the store's calls, which may block; never an event loop's thread. Its
    *     {@code execute} hands the task over and returns: it neither runs the task on the calling
    *     thread nor waits for it, since that thread may be the store client's, which must go on
    *     reading answers
+   * @throws IllegalStateException this call's deferral is bound to the calling thread (its
+   *     transaction), which work that ends later cannot reach; nothing is claimed
    * @return completes with the value, or exceptionally with what the work or the engine threw (as
    *     {@link #run} documents), wrapped in a {@link java.util.concurrent.CompletionException} when
    *     the claim failed
@@ -144,8 +145,7 @@ public final class IdempotentCall<T extends @Nullable Object> {
     return config;
   }
 
-  /** Who is handed the outcome: {@link Deferral#NONE} when the engine stores it. */
-  public Deferral deferral() {
+  Deferral deferral() {
     return deferral;
   }
 

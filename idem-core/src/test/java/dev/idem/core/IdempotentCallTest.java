@@ -50,9 +50,21 @@ class IdempotentCallTest {
   @Test
   void workThatEndsLaterHandsItsOutcomeToTheDeferralWhichDecidesWhetherItIsKept() {
     List<PendingOutcome> held = new ArrayList<>();
-    IdempotentCall<String> call = engine.call(key, Fingerprint.NONE).deferTo(held::add);
+    Deferral anyThread =
+        new Deferral() {
+          @Override
+          public void hold(PendingOutcome outcome) {
+            held.add(outcome);
+          }
+
+          @Override
+          public boolean holdsFromAnyThread() {
+            return true;
+          }
+        };
+    IdempotentCall<String> call = engine.call(key, Fingerprint.NONE).deferTo(anyThread);
     IdempotencyKey other = IdempotencyKey.of("payments|alice", "k2");
-    IdempotentCall<String> undone = engine.call(other, Fingerprint.NONE).deferTo(held::add);
+    IdempotentCall<String> undone = engine.call(other, Fingerprint.NONE).deferTo(anyThread);
 
     Executed<String> first =
         call.runAsync(ctx -> CompletableFuture.completedFuture("receipt-1"), Runnable::run).join();
@@ -68,6 +80,17 @@ class IdempotentCallTest {
     assertThat(
             call.runAsync(ctx -> CompletableFuture.completedFuture("again"), Runnable::run).join())
         .isEqualTo(new Executed<>("receipt-1", true));
+  }
+
+  @Test
+  void workThatEndsLaterCannotHoldItsOutcomeForTheCallersThreadAndClaimsNothing() {
+    IdempotentCall<String> held = engine.call(key, Fingerprint.NONE).deferTo(outcome -> {});
+
+    assertThatThrownBy(
+            () -> held.runAsync(ctx -> CompletableFuture.completedFuture("x"), Runnable::run))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("bound to the calling thread");
+    assertThat(store.find(key)).as("nothing claimed").isEmpty();
   }
 
   @Test

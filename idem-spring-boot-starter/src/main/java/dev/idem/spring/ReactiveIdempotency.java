@@ -6,13 +6,10 @@ import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotentCall;
 import dev.idem.core.IdempotentOperation;
-import dev.idem.spring.internal.ReactiveTransactions;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Mono;
 
 /**
@@ -26,10 +23,6 @@ import reactor.core.publisher.Mono;
  *   <li>The work's {@code Mono} is subscribed by the engine once the key is claimed, with the
  *       subscriber's context; a repeat gets the stored answer without it.
  *   <li>A subscriber that cancels does not stop the work: its outcome is stored for the retry.
- *   <li>Inside a reactive Spring transaction (a {@code TransactionalOperator}), the transaction
- *       decides, unless the call has a deferral of its own: the outcome is stored once it commits
- *       and the key freed once it rolls back, so a rollback never leaves a replayable answer for
- *       effects that are gone.
  *   <li>What the blocking call throws (an invalid key, {@code KeyReuseException}, {@code
  *       RequestInProgressException}, the work's failure, a store failure) is the {@code Mono}'s
  *       error instead.
@@ -41,11 +34,6 @@ import reactor.core.publisher.Mono;
  * }</pre>
  */
 public final class ReactiveIdempotency {
-
-  private static final boolean SPRING_TX =
-      ClassUtils.isPresent(
-          "org.springframework.transaction.reactive.TransactionSynchronizationManager",
-          ReactiveIdempotency.class.getClassLoader());
 
   /**
    * The operation to run once per key, as a {@code Mono}. What it throws is the outcome, as the
@@ -109,35 +97,22 @@ public final class ReactiveIdempotency {
   private <T extends @Nullable Object> Mono<Executed<T>> run(
       Supplier<IdempotentCall<T>> call, MonoWork<T> work) {
     Objects.requireNonNull(work, "work");
-    Mono<Optional<ReactiveTransactions>> around =
-        SPRING_TX ? ReactiveTransactions.current(storeCalls) : Mono.just(Optional.empty());
-    return around.flatMap(
-        transaction ->
-            Mono.deferContextual(
-                subscriber ->
-                    Mono.fromFuture(
-                        following(call.get(), transaction)
-                            .runAsync(
-                                inFlight.trackAsync(
-                                    context -> {
-                                      Mono<T> mono = work.start(context);
-                                      if (mono == null) {
-                                        throw new IllegalStateException(
-                                            "the work for " + context.key() + " returned no Mono");
-                                      }
-                                      return mono.contextWrite(subscriber).toFuture();
-                                    }),
-                                storeCalls),
-                        // the engine's future is not cancelled with the subscriber: the work goes
-                        // on
-                        true)));
-  }
-
-  private static <T extends @Nullable Object> IdempotentCall<T> following(
-      IdempotentCall<T> call, Optional<ReactiveTransactions> transaction) {
-    if (transaction.isEmpty() || call.deferral().holds()) {
-      return call;
-    }
-    return call.deferTo(transaction.get().deferral());
+    return Mono.deferContextual(
+        subscriber ->
+            Mono.fromFuture(
+                call.get()
+                    .runAsync(
+                        inFlight.trackAsync(
+                            context -> {
+                              Mono<T> mono = work.start(context);
+                              if (mono == null) {
+                                throw new IllegalStateException(
+                                    "the work for " + context.key() + " returned no Mono");
+                              }
+                              return mono.contextWrite(subscriber).toFuture();
+                            }),
+                        storeCalls),
+                // the engine's future is not cancelled with the subscriber: the work goes on
+                true));
   }
 }

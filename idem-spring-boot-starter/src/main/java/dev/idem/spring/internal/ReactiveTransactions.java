@@ -21,14 +21,14 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * A reactive Spring transaction around a call (an application's {@code WebFilter} that runs the
- * chain in a {@code TransactionalOperator}, or a {@code Mono} subscribed in one): it decides the
- * outcome, as a thread-bound one does on Spring MVC ({@link TransactionOutcomes#settle}), and the
- * held answer goes out after that. One synchronization, registered while the call begins, runs what
- * was asked of the transaction's end in the order it was asked, each outcome settled before the
- * answer that follows it. Unlike a thread-bound one, a reactive transaction can end while the work
- * still runs (a client that went away cancels it): what is handed over after its end is settled at
- * once. Loaded only when spring-tx is on the class path.
+ * A reactive Spring transaction around the WebFlux filter (an application's {@code WebFilter} that
+ * runs the chain in a {@code TransactionalOperator}): it decides the outcome, as a thread-bound one
+ * does on Spring MVC ({@link TransactionOutcomes#settle}), and the held answer goes out after that.
+ * One synchronization, registered while the call begins, runs what was asked of the transaction's
+ * end in the order it was asked, each outcome settled before the answer that follows it. Unlike a
+ * thread-bound one, a reactive transaction can end while the work still runs (a client that went
+ * away cancels it): what is handed over after its end is settled at once. Loaded only when
+ * spring-tx is on the class path.
  */
 public final class ReactiveTransactions implements TransactionSynchronization {
 
@@ -87,13 +87,21 @@ public final class ReactiveTransactions implements TransactionSynchronization {
    * stored at once, as without a transaction: what the work did after the end is not in it.
    */
   public Deferral deferral() {
-    return pending -> {
-      if (!atEnd(status -> settled(pending, status))) {
-        log.warn(
-            "the transaction around {} ended before its work did; the outcome is stored as without"
-                + " one",
-            pending.key());
-        settled(pending, STATUS_COMMITTED).subscribe();
+    return new Deferral() {
+      @Override
+      public void hold(PendingOutcome pending) {
+        if (!atEnd(status -> settled(pending, status))) {
+          log.warn(
+              "the transaction around {} ended before its work did; the outcome is stored as"
+                  + " without one",
+              pending.key());
+          settled(pending, STATUS_COMMITTED).subscribe();
+        }
+      }
+
+      @Override
+      public boolean holdsFromAnyThread() {
+        return true;
       }
     };
   }

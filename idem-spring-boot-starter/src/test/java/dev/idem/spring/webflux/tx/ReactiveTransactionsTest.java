@@ -2,6 +2,7 @@ package dev.idem.spring.webflux.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.core.Executed;
 import dev.idem.core.Fingerprint;
 import dev.idem.core.Idempotency;
 import dev.idem.core.IdempotencyKey;
@@ -17,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
@@ -24,11 +26,11 @@ import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Mono;
 
 /**
- * A reactive transaction decides the outcome of a call made inside it: a {@link
- * ReactiveIdempotency} call is stored when it commits and freed when it rolls back; and the held
- * outcome is settled when it ends even when the store's threads refuse the call then (full): a
- * settlement dropped there would leave the key renewed for ever, or, kept until its lease ends, let
- * a retry run a committed effect again.
+ * The outcome held for a reactive transaction around the filter is settled when it ends, even when
+ * the store's threads refuse the call then (full): a settlement dropped there would leave the key
+ * renewed for ever, or, kept until its lease ends, let a retry run a committed effect again. A call
+ * of {@link ReactiveIdempotency} inside a transaction is not held by it: its effect may be outside
+ * the database, and a rollback of the caller must not make a retry run it again.
  */
 class ReactiveTransactionsTest {
 
@@ -65,29 +67,32 @@ class ReactiveTransactionsTest {
   }
 
   @Test
-  void aReactiveCallInsideATransactionIsStoredOnlyWhenItCommits() {
+  void aReactiveCallInsideATransactionIsStoredWhenItsWorkEndsSoARollbackNeverRunsItAgain() {
     ReactiveIdempotency reactive =
         new ReactiveIdempotency(engine, Runnable::run, new InFlightWork());
-    IdempotencyKey undone = IdempotencyKey.of("orders", UUID.randomUUID().toString());
-    IdempotencyKey kept = IdempotencyKey.of("orders", UUID.randomUUID().toString());
+    IdempotencyKey charge = IdempotencyKey.of("charges", UUID.randomUUID().toString());
+    AtomicInteger charged = new AtomicInteger();
 
+    // the charge (an effect outside the database) is not undone by the caller's rollback
     transactions
         .execute(
             status ->
                 reactive
                     .executeWithStatus(
-                        engine.call(undone, Fingerprint.NONE), ctx -> Mono.just("placed"))
+                        engine.call(charge, Fingerprint.NONE),
+                        ctx -> Mono.fromSupplier(() -> "charged #" + charged.incrementAndGet()))
                     .doOnSuccess(answer -> status.setRollbackOnly()))
         .then()
         .block();
-    reactive
-        .executeWithStatus(engine.call(kept, Fingerprint.NONE), ctx -> Mono.just("placed"))
-        .as(transactions::transactional)
-        .block();
+    Executed<String> retried =
+        reactive
+            .executeWithStatus(
+                engine.call(charge, Fingerprint.NONE),
+                ctx -> Mono.fromSupplier(() -> "charged #" + charged.incrementAndGet()))
+            .block();
 
-    // rolled back: no answer left to replay for an effect that is gone
-    assertThat(store.find(undone)).isEmpty();
-    assertThat(store.find(kept).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(retried).isEqualTo(new Executed<>("charged #1", true));
+    assertThat(charged).hasValue(1);
   }
 
   // one call whose outcome the transaction of the subscriber's context holds
