@@ -10,10 +10,6 @@ import dev.idem.spring.web.IdempotencyFilter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -26,7 +22,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -43,102 +38,28 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * A transaction around the filter decides: a handler that writes its row and then answers 500
- * commits the row, so the answer is stored and replayed and the handler never runs twice; an answer
- * whose transaction fails to commit or rolls back never reaches the client, who is told that
- * nothing was kept, and its key is freed.
+ * {@link TransactionAroundTheFilterContract} on Spring MVC: a {@code TransactionTemplate} in a
+ * servlet filter before Idem's, with the in-memory store (held until the transaction ends) and the
+ * JDBC store (writing in it).
  */
 class TransactionAroundTheFilterTest {
 
-  // a request header that has the transaction around the filter roll back, without an exception
-  static final String ROLL_BACK = "X-Roll-Back";
+  static final String ROLL_BACK = TransactionAroundTheFilterContract.ROLL_BACK;
 
-  abstract static class Contract {
-    @LocalServerPort int port;
+  abstract static class Contract extends TransactionAroundTheFilterContract {
     @Autowired Ledger ledger;
     @Autowired IdempotencyStore store;
 
     abstract Class<? extends IdempotencyStore> expectedStore();
 
+    @Override
+    protected TransactionAroundTheFilterContract.Ledger ledger() {
+      return ledger;
+    }
+
     @Test
-    void aServerErrorWhoseWritesCommittedIsStoredAndReplayedNotRunAgain() throws Exception {
+    void runsOnTheStoreItNames() {
       assertThat(store).isInstanceOf(expectedStore());
-      String orderNo = UUID.randomUUID().toString();
-      HttpResponse<String> first = post(orderNo);
-      // the answer went out once the transaction had committed, with the record
-      HttpResponse<String> again = post(orderNo);
-      assertThat(first.statusCode()).isEqualTo(500);
-      assertThat(again.statusCode()).isEqualTo(500);
-      assertThat(again.body()).isEqualTo(first.body());
-      assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-      assertThat(ledger.rows(orderNo)).isEqualTo(1);
-      assertThat(ledger.runs.get()).isEqualTo(1);
-    }
-
-    @Test
-    void anAnswerWhoseTransactionFailsToCommitNeverReachesTheClientAndTheKeyIsFreed()
-        throws Exception {
-      String orderNo = UUID.randomUUID().toString();
-      ledger.failCommitOf.add(orderNo);
-
-      // the handler answered 201, then the commit failed (a flush at commit refused, as an ORM's
-      // may be): the client must not be told the order was placed
-      HttpResponse<String> failed = post("/placed/", orderNo);
-      assertToldNothingWasKept(failed, orderNo);
-      assertTheRetryRunsAndIsKept(orderNo);
-    }
-
-    @Test
-    void anAnswerWhoseTransactionTheApplicationRollsBackNeverReachesTheClient() throws Exception {
-      String orderNo = UUID.randomUUID().toString();
-
-      // the application rolls its transaction back without an exception: no answer of the
-      // handler's may go out, nor an empty 200
-      HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
-      assertToldNothingWasKept(rolledBack, orderNo);
-      assertTheRetryRunsAndIsKept(orderNo);
-    }
-
-    private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {
-      assertThat(answer.statusCode()).isEqualTo(503);
-      assertThat(answer.body()).contains("urn:idem:problem:rolled-back").doesNotContain("placed #");
-      assertThat(answer.headers().firstValue("Retry-After")).hasValue("1");
-      assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
-      // nothing of the handler's answer, headers included: its Location names what was undone
-      assertThat(answer.headers().firstValue("Location")).isEmpty();
-      assertThat(answer.headers().firstValue("X-Outer")).hasValue("kept");
-      assertThat(ledger.rows(orderNo)).isZero();
-    }
-
-    // nothing happened, so the retry runs the handler, and its answer is the one kept
-    private void assertTheRetryRunsAndIsKept(String orderNo) throws Exception {
-      HttpResponse<String> retried = post("/placed/", orderNo);
-      HttpResponse<String> again = post("/placed/", orderNo);
-      assertThat(retried.statusCode()).isEqualTo(201);
-      assertThat(retried.body()).isEqualTo("placed #2");
-      assertThat(again.body()).isEqualTo("placed #2");
-      assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-      assertThat(ledger.rows(orderNo)).isEqualTo(1);
-    }
-
-    private HttpResponse<String> post(String orderNo) throws Exception {
-      return post("/ledger/", orderNo);
-    }
-
-    private HttpResponse<String> post(String path, String orderNo) throws Exception {
-      return post(path, orderNo, false);
-    }
-
-    private HttpResponse<String> post(String path, String orderNo, boolean rollBack)
-        throws Exception {
-      return HttpClient.newHttpClient()
-          .send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path + orderNo))
-                  .header("Idempotency-Key", orderNo)
-                  .header(ROLL_BACK, Boolean.toString(rollBack))
-                  .POST(HttpRequest.BodyPublishers.noBody())
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
     }
   }
 
@@ -219,7 +140,7 @@ class TransactionAroundTheFilterTest {
   }
 
   @RestController
-  static class Ledger {
+  static class Ledger implements TransactionAroundTheFilterContract.Ledger {
     final AtomicInteger runs = new AtomicInteger();
     final Set<String> failCommitOf = ConcurrentHashMap.newKeySet();
     final Map<String, AtomicInteger> placed = new ConcurrentHashMap<>();
@@ -229,9 +150,20 @@ class TransactionAroundTheFilterTest {
       this.jdbc = new JdbcTemplate(dataSource);
     }
 
-    int rows(String orderNo) {
+    @Override
+    public int rows(String orderNo) {
       return jdbc.queryForObject(
           "SELECT COUNT(*) FROM ledger WHERE order_no = ?", Integer.class, orderNo);
+    }
+
+    @Override
+    public int runs() {
+      return runs.get();
+    }
+
+    @Override
+    public void failCommitOf(String orderNo) {
+      failCommitOf.add(orderNo);
     }
 
     /**

@@ -6,13 +6,11 @@ import static org.awaitility.Awaitility.await;
 import dev.idem.core.memory.InMemoryIdempotencyStore;
 import dev.idem.core.store.IdempotencyStore;
 import dev.idem.spring.Idempotent;
+import dev.idem.spring.web.tx.TransactionAroundTheFilterContract;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import io.r2dbc.h2.H2ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,7 +25,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
@@ -46,11 +43,10 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * A reactive transaction around the WebFlux filter decides, as a thread-bound one does around the
- * Spring MVC filter: a handler that writes its row and answers 500 commits the row, so the answer
- * is stored and replayed and the handler never runs twice; an answer whose transaction fails to
- * commit or rolls back never reaches the client, who is told that nothing was kept, and its key is
- * freed.
+ * {@link TransactionAroundTheFilterContract} on WebFlux: a reactive transaction ({@code
+ * TransactionalOperator} on R2DBC H2) in a {@code WebFilter} before Idem's decides as a
+ * thread-bound one does on Spring MVC; and, since a reactive transaction can end while the handler
+ * runs, a client that leaves mid-handler never leaves its key taken for ever.
  */
 @SpringBootTest(
     classes = ReactiveTransactionAroundTheFilterTest.App.class,
@@ -60,52 +56,21 @@ import reactor.core.publisher.Mono;
       "idem.store=memory",
       "spring.application.name=reactive-tx-filter"
     })
-class ReactiveTransactionAroundTheFilterTest {
+class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterContract {
 
-  // a request header that has the transaction around the filter roll back, without an exception
-  static final String ROLL_BACK = "X-Roll-Back";
+  static final String ROLL_BACK = TransactionAroundTheFilterContract.ROLL_BACK;
 
-  @LocalServerPort int port;
   @Autowired Ledger ledger;
   @Autowired IdempotencyStore store;
 
+  @Override
+  protected TransactionAroundTheFilterContract.Ledger ledger() {
+    return ledger;
+  }
+
   @Test
-  void aServerErrorWhoseWritesCommittedIsStoredAndReplayedNotRunAgain() throws Exception {
+  void runsOnTheInMemoryStore() {
     assertThat(store).isInstanceOf(InMemoryIdempotencyStore.class);
-    String orderNo = UUID.randomUUID().toString();
-    HttpResponse<String> first = post("/ledger/", orderNo, false);
-    // the answer went out once the transaction had committed, with the record
-    HttpResponse<String> again = post("/ledger/", orderNo, false);
-    assertThat(first.statusCode()).isEqualTo(500);
-    assertThat(again.statusCode()).isEqualTo(500);
-    assertThat(again.body()).isEqualTo(first.body());
-    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    assertThat(ledger.rows(orderNo)).isEqualTo(1);
-    assertThat(ledger.runs.get()).isEqualTo(1);
-  }
-
-  @Test
-  void anAnswerWhoseTransactionFailsToCommitNeverReachesTheClientAndTheKeyIsFreed()
-      throws Exception {
-    String orderNo = UUID.randomUUID().toString();
-    ledger.failCommitOf.add(orderNo);
-
-    // the handler answered 201, then the commit failed: the client must not be told the order
-    // was placed
-    HttpResponse<String> failed = post("/placed/", orderNo, false);
-    assertToldNothingWasKept(failed, orderNo);
-    assertTheRetryRunsAndIsKept(orderNo);
-  }
-
-  @Test
-  void anAnswerWhoseTransactionTheApplicationRollsBackNeverReachesTheClient() throws Exception {
-    String orderNo = UUID.randomUUID().toString();
-
-    // the application rolls its transaction back without an exception: no answer of the
-    // handler's may go out, nor an empty 200
-    HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
-    assertToldNothingWasKept(rolledBack, orderNo);
-    assertTheRetryRunsAndIsKept(orderNo);
   }
 
   @Test
@@ -143,40 +108,6 @@ class ReactiveTransactionAroundTheFilterTest {
     assertThat(again.body()).isEqualTo("placed #1");
     assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     assertThat(ledger.rows(orderNo)).isEqualTo(1);
-  }
-
-  private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {
-    assertThat(answer.statusCode()).isEqualTo(503);
-    assertThat(answer.body()).contains("urn:idem:problem:rolled-back").doesNotContain("placed #");
-    assertThat(answer.headers().firstValue("Retry-After")).hasValue("1");
-    assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
-    // nothing of the handler's answer, headers included: its Location names what was undone
-    assertThat(answer.headers().firstValue("Location")).isEmpty();
-    assertThat(answer.headers().firstValue("X-Outer")).hasValue("kept");
-    assertThat(ledger.rows(orderNo)).isZero();
-  }
-
-  // nothing happened, so the retry runs the handler, and its answer is the one kept
-  private void assertTheRetryRunsAndIsKept(String orderNo) throws Exception {
-    HttpResponse<String> retried = post("/placed/", orderNo, false);
-    HttpResponse<String> again = post("/placed/", orderNo, false);
-    assertThat(retried.statusCode()).isEqualTo(201);
-    assertThat(retried.body()).isEqualTo("placed #2");
-    assertThat(again.body()).isEqualTo("placed #2");
-    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    assertThat(ledger.rows(orderNo)).isEqualTo(1);
-  }
-
-  private HttpResponse<String> post(String path, String orderNo, boolean rollBack)
-      throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path + orderNo))
-                .header("Idempotency-Key", orderNo)
-                .header(ROLL_BACK, Boolean.toString(rollBack))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
   }
 
   @SpringBootConfiguration
@@ -242,7 +173,7 @@ class ReactiveTransactionAroundTheFilterTest {
   }
 
   @RestController
-  static class Ledger {
+  static class Ledger implements TransactionAroundTheFilterContract.Ledger {
     final AtomicInteger runs = new AtomicInteger();
     final Set<String> failCommitOf = ConcurrentHashMap.newKeySet();
     final Map<String, AtomicInteger> placed = new ConcurrentHashMap<>();
@@ -255,7 +186,18 @@ class ReactiveTransactionAroundTheFilterTest {
       this.database = DatabaseClient.create(connectionFactory);
     }
 
-    int rows(String orderNo) {
+    @Override
+    public int runs() {
+      return runs.get();
+    }
+
+    @Override
+    public void failCommitOf(String orderNo) {
+      failCommitOf.add(orderNo);
+    }
+
+    @Override
+    public int rows(String orderNo) {
       Long rows =
           database
               .sql("SELECT COUNT(*) AS n FROM ledger WHERE order_no = :order")
