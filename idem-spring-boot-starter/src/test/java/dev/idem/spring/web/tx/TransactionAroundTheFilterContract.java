@@ -19,7 +19,9 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * sets {@code X-Outer} first and rolls back without an exception when the request carries {@link
  * #ROLL_BACK}; its handlers are {@code POST /placed/{orderNo}} (writes its row, answers 201 with a
  * {@code Location} and "placed #n", n its run for that order) and {@code POST /ledger/{orderNo}}
- * (writes its row, answers 500 with "the gateway failed after the write #n", n its run in all).
+ * (writes its row, answers 500 with "the gateway failed after the write #n", n its run in all), and
+ * {@code POST /large/{orderNo}} (as {@code /placed/}, with "large #n " and an answer of {@link
+ * #LARGE_ANSWER_BYTES}, past the applications' {@link #MAX_BODY_BYTES}).
  */
 public abstract class TransactionAroundTheFilterContract {
 
@@ -27,6 +29,14 @@ public abstract class TransactionAroundTheFilterContract {
    * A request header that has the transaction around the filter roll back, without an exception.
    */
   public static final String ROLL_BACK = "X-Roll-Back";
+
+  /**
+   * The limit of a held answer the applications set ({@code idem.http.max-body-bytes}), and the
+   * size of the answer of {@code POST /large/{orderNo}}, past it.
+   */
+  public static final String MAX_BODY_BYTES = "idem.http.max-body-bytes=64";
+
+  public static final int LARGE_ANSWER_BYTES = 300;
 
   @LocalServerPort protected int port;
 
@@ -79,6 +89,25 @@ public abstract class TransactionAroundTheFilterContract {
     HttpResponse<String> rolledBack = post("/placed/", orderNo, true);
     assertToldNothingWasKept(rolledBack, orderNo);
     assertTheRetryRunsAndIsKept(orderNo);
+  }
+
+  @Test
+  void anAnswerAlreadyOnItsWayIsNotHeldAndItsRollbackStillFreesTheKey() throws Exception {
+    String orderNo = UUID.randomUUID().toString();
+
+    // past max-body-bytes the answer passes through as the handler writes it: it cannot wait for
+    // the transaction, but what the transaction undoes is still not kept
+    HttpResponse<String> undone = post("/large/", orderNo, true);
+    assertThat(undone.statusCode()).isEqualTo(201);
+    assertThat(undone.body()).startsWith("large #1 ").hasSize(LARGE_ANSWER_BYTES);
+    assertThat(ledger().rows(orderNo)).isZero();
+
+    HttpResponse<String> retried = post("/large/", orderNo, false);
+    HttpResponse<String> again = post("/large/", orderNo, false);
+    assertThat(retried.body()).startsWith("large #2 ");
+    assertThat(again.statusCode()).isEqualTo(410);
+    assertThat(again.body()).contains("urn:idem:problem:not-replayable");
+    assertThat(ledger().rows(orderNo)).isEqualTo(1);
   }
 
   private void assertToldNothingWasKept(HttpResponse<String> answer, String orderNo) {

@@ -67,7 +67,11 @@ class TransactionAroundTheFilterTest {
   @SpringBootTest(
       classes = App.class,
       webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-      properties = {"idem.store=jdbc", "spring.application.name=tx-filter-jdbc"})
+      properties = {
+        "idem.store=jdbc",
+        "spring.application.name=tx-filter-jdbc",
+        TransactionAroundTheFilterContract.MAX_BODY_BYTES
+      })
   class JdbcStoreJoiningTheTransaction extends Contract {
     @Override
     Class<? extends IdempotencyStore> expectedStore() {
@@ -79,7 +83,11 @@ class TransactionAroundTheFilterTest {
   @SpringBootTest(
       classes = App.class,
       webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-      properties = {"idem.store=memory", "spring.application.name=tx-filter-memory"})
+      properties = {
+        "idem.store=memory",
+        "spring.application.name=tx-filter-memory",
+        TransactionAroundTheFilterContract.MAX_BODY_BYTES
+      })
   class InMemoryStoreAfterTheTransaction extends Contract {
     @Override
     Class<? extends IdempotencyStore> expectedStore() {
@@ -187,6 +195,21 @@ class TransactionAroundTheFilterTest {
       return ResponseEntity.status(201)
           .header("Location", "/placed/" + orderNo + "/" + run)
           .body("placed #" + run);
+    }
+
+    @Idempotent
+    @PostMapping("/large/{orderNo}")
+    ResponseEntity<String> large(@PathVariable("orderNo") String orderNo) {
+      int run =
+          placed.computeIfAbsent("large " + orderNo, o -> new AtomicInteger()).incrementAndGet();
+      jdbc.update("INSERT INTO ledger (order_no) VALUES (?)", orderNo);
+      String answer = "large #" + run + " ";
+      return ResponseEntity.status(201)
+          .body(
+              answer
+                  + "x"
+                      .repeat(
+                          TransactionAroundTheFilterContract.LARGE_ANSWER_BYTES - answer.length()));
     }
 
     @Idempotent

@@ -54,7 +54,8 @@ import reactor.core.publisher.Mono;
     properties = {
       "spring.main.web-application-type=reactive",
       "idem.store=memory",
-      "spring.application.name=reactive-tx-filter"
+      "spring.application.name=reactive-tx-filter",
+      TransactionAroundTheFilterContract.MAX_BODY_BYTES
     })
 class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterContract {
 
@@ -241,6 +242,24 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
                   ResponseEntity.status(201)
                       .header("Location", "/placed/" + orderNo + "/" + run)
                       .body("placed #" + run)));
+    }
+
+    @Idempotent
+    @PostMapping("/large/{orderNo}")
+    Mono<ResponseEntity<String>> large(@PathVariable("orderNo") String orderNo) {
+      int run =
+          placed.computeIfAbsent("large " + orderNo, o -> new AtomicInteger()).incrementAndGet();
+      String answer = "large #" + run + " ";
+      return insert(orderNo)
+          .then(
+              Mono.just(
+                  ResponseEntity.status(201)
+                      .body(
+                          answer
+                              + "x"
+                                  .repeat(
+                                      TransactionAroundTheFilterContract.LARGE_ANSWER_BYTES
+                                          - answer.length()))));
     }
 
     @Idempotent
