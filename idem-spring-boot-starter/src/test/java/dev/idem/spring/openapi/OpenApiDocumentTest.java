@@ -123,7 +123,8 @@ class OpenApiDocumentTest {
         .contains("urn:idem:problem:store-full");
     assertThat(responses.path("429").path("headers").has("Retry-After")).isTrue();
     assertThat(responses.path("503").path("description").asString())
-        .contains("urn:idem:problem:store-unavailable");
+        .contains("urn:idem:problem:store-unavailable")
+        .contains("urn:idem:problem:rolled-back");
     JsonNode problem = document.path("components").path("schemas").path("IdempotencyProblem");
     assertThat(problem.path("properties").propertyNames())
         .containsExactlyInAnyOrder("type", "title", "status", "detail");

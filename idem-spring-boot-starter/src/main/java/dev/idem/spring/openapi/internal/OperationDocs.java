@@ -48,7 +48,10 @@ public final class OperationDocs {
   private static final String STORE_UNAVAILABLE =
       "The idempotency store cannot be reached ("
           + type("store-unavailable")
-          + "); the request did not run.";
+          + "); the request did not run. Also, when a transaction around the guarded chain rolled"
+          + " back after the handler answered ("
+          + type("rolled-back")
+          + "): nothing was kept; send it again.";
 
   private final @Nullable String tokenPath;
 
