@@ -4,12 +4,14 @@ import dev.idem.core.Deferral;
 import dev.idem.core.PendingOutcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.transaction.NoTransactionException;
@@ -27,8 +29,8 @@ import reactor.core.scheduler.Schedulers;
  * One synchronization, registered while the call begins, runs what was asked of the transaction's
  * end in the order it was asked, each outcome settled before the answer that follows it. Unlike a
  * thread-bound one, a reactive transaction can end while the work still runs (a client that went
- * away cancels it): what is handed over after its end is settled at once. Loaded only when
- * spring-tx is on the class path.
+ * away cancels it, and it rolls back): what is handed over after its end is settled at once by how
+ * it ended. Loaded only when spring-tx is on the class path.
  */
 public final class ReactiveTransactions implements TransactionSynchronization {
 
@@ -36,7 +38,8 @@ public final class ReactiveTransactions implements TransactionSynchronization {
 
   private final Scheduler storeCalls;
   private final List<IntFunction<Mono<Void>>> atEnd = new ArrayList<>();
-  private boolean ended; // guarded by this
+  // how the transaction ended, once it has; guarded by this
+  private @Nullable Integer ended;
 
   private ReactiveTransactions(Executor calls) {
     this.storeCalls = Schedulers.fromExecutor(calls);
@@ -65,7 +68,7 @@ public final class ReactiveTransactions implements TransactionSynchronization {
   public Mono<Void> afterCompletion(int status) {
     List<IntFunction<Mono<Void>>> actions;
     synchronized (this) {
-      ended = true;
+      ended = status;
       actions = List.copyOf(atEnd);
       atEnd.clear();
     }
@@ -74,28 +77,34 @@ public final class ReactiveTransactions implements TransactionSynchronization {
 
   // false, with nothing queued, once the transaction has ended
   private synchronized boolean atEnd(IntFunction<Mono<Void>> action) {
-    if (ended) {
+    if (ended != null) {
       return false;
     }
     atEnd.add(action);
     return true;
   }
 
+  private synchronized int endedAs() {
+    return Objects.requireNonNull(ended, "the transaction has not ended");
+  }
+
   /**
    * Where to hand the outcome: each held outcome is settled when the transaction ends, its store
    * call made on the store's threads, never on an event loop. One handed over after the end is
-   * stored at once, as without a transaction: what the work did after the end is not in it.
+   * settled at once by how it ended: the caller stops work whose transaction ended under it (see
+   * {@code IdempotencyWebFilter}), so that nothing it does runs outside the transaction.
    */
   public Deferral deferral() {
     return new Deferral() {
       @Override
       public void hold(PendingOutcome pending) {
         if (!atEnd(status -> settled(pending, status))) {
+          int status = endedAs();
           log.warn(
-              "the transaction around {} ended before its work did; the outcome is stored as"
-                  + " without one",
-              pending.key());
-          settled(pending, STATUS_COMMITTED).subscribe();
+              "the transaction around {} ended ({}) before its work did; the outcome follows it",
+              pending.key(),
+              status == STATUS_COMMITTED ? "committed" : "rolled back or unknown");
+          settled(pending, status).subscribe();
         }
       }
 

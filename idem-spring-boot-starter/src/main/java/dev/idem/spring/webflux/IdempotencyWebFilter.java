@@ -28,9 +28,12 @@ import dev.idem.spring.webflux.internal.RequestBodies;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -58,8 +61,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>No request blocks an event loop: the store's calls run on the {@code StoreCallExecutor}, and
  * the handler runs on the thread the claim ended on, as any WebFlux handler may. A client that goes
- * away does not stop the handler; its answer is stored for the retry. The handler's answer is held
- * in memory until it is stored, so a streaming answer (server-sent events) must not be protected.
+ * away does not stop the handler, whose answer is stored for the retry, unless a reactive
+ * transaction around the filter rolls back with it. The handler's answer is held in memory until it
+ * is stored, so a streaming answer (server-sent events) must not be protected.
  */
 public class IdempotencyWebFilter implements WebFilter, Ordered {
 
@@ -206,24 +210,27 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                   @SuppressWarnings("NullAway")
                   AsyncWork<StoredResponse> handled =
                       ctx ->
-                          chain
-                              .filter(guarded)
-                              .then(Mono.fromSupplier(() -> site.outcome(ctx)))
-                              .onErrorResume(
-                                  e -> !site.captured.passedThrough() && answeredHere(guarded, e),
-                                  e ->
-                                      errors
-                                          .answer(guarded, e)
-                                          .then(Mono.fromSupplier(() -> site.outcome(ctx))))
-                              .onErrorResume(
-                                  e -> site.captured.passedThrough(),
-                                  e ->
-                                      Mono.fromSupplier(
-                                          () ->
-                                              HttpRules.afterPassThrough(route, site.captured, e)))
-                              .onErrorMap(HttpRules::escaped)
-                              .contextWrite(context)
-                              .toFuture();
+                          site.started(
+                              chain
+                                  .filter(guarded)
+                                  .then(Mono.fromSupplier(() -> site.outcome(ctx)))
+                                  .onErrorResume(
+                                      e ->
+                                          !site.captured.passedThrough()
+                                              && answeredHere(guarded, e),
+                                      e ->
+                                          errors
+                                              .answer(guarded, e)
+                                              .then(Mono.fromSupplier(() -> site.outcome(ctx))))
+                                  .onErrorResume(
+                                      e -> site.captured.passedThrough(),
+                                      e ->
+                                          Mono.fromSupplier(
+                                              () ->
+                                                  HttpRules.afterPassThrough(
+                                                      route, site.captured, e)))
+                                  .onErrorMap(HttpRules::escaped)
+                                  .contextWrite(context));
                   AsyncWork<StoredResponse> work = inFlight.trackAsync(handled);
                   Deferral deferral =
                       transaction.map(ReactiveTransactions::deferral).orElse(Deferral.NONE);
@@ -244,7 +251,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
                           e -> {
                             HttpRules.leaseLost(route, e);
                             return site.captured.commit();
-                          });
+                          })
+                      .doOnCancel(site::stop);
                 }));
   }
 
@@ -259,6 +267,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
     private final Optional<ReactiveTransactions> transaction;
     // what the filters before this one set, which an answer to a rollback keeps
     private final Runnable restoreHeaders;
+    private volatile boolean stopped;
+    private volatile @Nullable CompletableFuture<StoredResponse> running;
 
     CallSite(ServerWebExchange exchange, Route route, Optional<ReactiveTransactions> transaction) {
       this.exchange = exchange;
@@ -267,6 +277,39 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
       this.captured = new CapturingServerResponse(exchange.getResponse(), rules.maxBodyBytes());
       this.restoreHeaders =
           transaction.isPresent() ? ReactiveAnswers.headersNow(exchange.getResponse()) : () -> {};
+    }
+
+    /**
+     * The handler's work, started unless the transaction around the filter ended first. Without
+     * one, a client that goes away does not stop the handler: its answer is stored for the retry.
+     */
+    CompletableFuture<StoredResponse> started(Mono<StoredResponse> handling) {
+      if (stopped) {
+        return CompletableFuture.failedFuture(
+            new CancellationException("the transaction around the filter ended first"));
+      }
+      CompletableFuture<StoredResponse> work = handling.toFuture();
+      running = work;
+      if (stopped) {
+        work.cancel(false);
+      }
+      return work;
+    }
+
+    /**
+     * The request was cancelled (the client went away): a transaction around the filter rolls back
+     * with it, so the handler stops too, and nothing it would still do runs outside that
+     * transaction; its outcome, a cancellation, follows the rollback and frees the key.
+     */
+    void stop() {
+      if (transaction.isEmpty()) {
+        return;
+      }
+      stopped = true;
+      CompletableFuture<StoredResponse> work = running;
+      if (work != null) {
+        work.cancel(false);
+      }
     }
 
     // A refusal of the request before its handler ran is an error, never an answer: what arrives

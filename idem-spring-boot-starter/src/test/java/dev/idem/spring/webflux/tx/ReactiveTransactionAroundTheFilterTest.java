@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +83,43 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
 
     // the client goes away mid-handler: the server cancels the exchange, and with it the
     // transaction, which rolls back before the handler's outcome is held
+    leaveMidHandler(orderNo, () -> ledger.started.contains(orderNo));
+    release.complete(null);
+
+    // the transaction rolled back when the client left, and the handler stopped with it: nothing
+    // was kept, and the key is freed, never held in progress for ever; the retry writes once
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> post("/placed/", orderNo, false).statusCode() != 409);
+    HttpResponse<String> again = post("/placed/", orderNo, false);
+    assertThat(again.statusCode()).isEqualTo(201);
+    assertThat(again.body()).isEqualTo("placed #2");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ledger.rows(orderNo)).isEqualTo(1);
+  }
+
+  @Test
+  void aClientThatLeavesAfterTheHandlerWroteGetsNoAnswerKeptForAnUndoneWrite() throws Exception {
+    String orderNo = UUID.randomUUID().toString();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    ledger.holdAfterWrite.put(orderNo, release);
+
+    // the handler has written its row when the client goes away: the rollback undoes it, so the
+    // answer the handler would give ("placed #1") must never be kept for the retry
+    leaveMidHandler(orderNo, () -> ledger.wrote.contains(orderNo));
+    release.complete(null);
+
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> post("/placed/", orderNo, false).statusCode() != 409);
+    HttpResponse<String> again = post("/placed/", orderNo, false);
+    assertThat(again.body()).isEqualTo("placed #2");
+    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    assertThat(ledger.rows(orderNo)).isEqualTo(1);
+  }
+
+  // sends the order's request on a raw connection and closes it once {@code reached} holds
+  private void leaveMidHandler(String orderNo, Callable<Boolean> reached) throws Exception {
     try (Socket client = new Socket("127.0.0.1", port)) {
       client
           .getOutputStream()
@@ -93,22 +131,9 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
                       + "\r\nContent-Length: 0\r\n\r\n")
                   .getBytes(StandardCharsets.US_ASCII));
       client.getOutputStream().flush();
-      await().atMost(Duration.ofSeconds(10)).until(() -> ledger.started.contains(orderNo));
+      await().atMost(Duration.ofSeconds(10)).until(reached);
     }
     Thread.sleep(200); // so the server usually sees the close first; either order ends the same
-    release.complete(null);
-
-    // the transaction ended before the work did, so what the work did after it (its row, written
-    // outside the transaction) is not undone: its answer is kept as without a transaction, and the
-    // retry gets it instead of writing again; never a key held in progress for ever
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .until(() -> post("/placed/", orderNo, false).statusCode() != 409);
-    HttpResponse<String> again = post("/placed/", orderNo, false);
-    assertThat(again.statusCode()).isEqualTo(201);
-    assertThat(again.body()).isEqualTo("placed #1");
-    assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-    assertThat(ledger.rows(orderNo)).isEqualTo(1);
   }
 
   @SpringBootConfiguration
@@ -181,6 +206,9 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
     // orders whose first run waits, once started, until the future completes
     final Map<String, CompletableFuture<Void>> holdUntil = new ConcurrentHashMap<>();
     final Set<String> started = ConcurrentHashMap.newKeySet();
+    // orders whose first run waits, once its row is written, until the future completes
+    final Map<String, CompletableFuture<Void>> holdAfterWrite = new ConcurrentHashMap<>();
+    final Set<String> wrote = ConcurrentHashMap.newKeySet();
     private final DatabaseClient database;
 
     Ledger(ConnectionFactory connectionFactory) {
@@ -234,8 +262,14 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
       started.add(orderNo);
       CompletableFuture<Void> hold = holdUntil.remove(orderNo);
       Mono<Void> waited = hold == null ? Mono.empty() : Mono.fromFuture(hold);
+      CompletableFuture<Void> holdAfter = holdAfterWrite.remove(orderNo);
+      Mono<Void> waitedAfter =
+          holdAfter == null
+              ? Mono.empty()
+              : Mono.fromRunnable(() -> wrote.add(orderNo)).then(Mono.fromFuture(holdAfter));
       return waited
           .then(insert(orderNo))
+          .then(waitedAfter)
           .then(refuseCommit)
           .then(
               Mono.just(
