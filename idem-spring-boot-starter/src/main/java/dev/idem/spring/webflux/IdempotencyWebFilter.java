@@ -283,6 +283,8 @@ public class IdempotencyWebFilter implements WebFilter, Ordered {
      * The handler's work, started unless the transaction around the filter ended first. Without
      * one, a client that goes away does not stop the handler: its answer is stored for the retry.
      */
+    // Reactor types toFuture's value as nullable; the handling always ends with an answer
+    @SuppressWarnings("NullAway")
     CompletableFuture<StoredResponse> started(Mono<StoredResponse> handling) {
       if (stopped) {
         return CompletableFuture.failedFuture(
