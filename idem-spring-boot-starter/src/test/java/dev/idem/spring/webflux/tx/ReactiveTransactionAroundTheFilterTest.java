@@ -60,8 +60,6 @@ import reactor.core.publisher.Mono;
     })
 class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterContract {
 
-  static final String ROLL_BACK = TransactionAroundTheFilterContract.ROLL_BACK;
-
   @Autowired Ledger ledger;
   @Autowired IdempotencyStore store;
 
@@ -83,8 +81,7 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
 
     // the client goes away mid-handler: the server cancels the exchange, and with it the
     // transaction, which rolls back before the handler's outcome is held
-    leaveMidHandler(orderNo, () -> ledger.started.contains(orderNo));
-    release.complete(null);
+    leaveMidHandler(orderNo, () -> ledger.started.contains(orderNo), release);
 
     // the transaction rolled back when the client left, and the handler stopped with it: nothing
     // was kept, and the key is freed, never held in progress for ever; the retry writes once
@@ -106,8 +103,7 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
 
     // the handler has written its row when the client goes away: the rollback undoes it, so the
     // answer the handler would give ("placed #1") must never be kept for the retry
-    leaveMidHandler(orderNo, () -> ledger.wrote.contains(orderNo));
-    release.complete(null);
+    leaveMidHandler(orderNo, () -> ledger.wrote.contains(orderNo), release);
 
     await()
         .atMost(Duration.ofSeconds(15))
@@ -118,8 +114,10 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
     assertThat(ledger.rows(orderNo)).isEqualTo(1);
   }
 
-  // sends the order's request on a raw connection and closes it once {@code reached} holds
-  private void leaveMidHandler(String orderNo, Callable<Boolean> reached) throws Exception {
+  // sends the order's request on a raw connection and closes it once {@code reached} holds; the
+  // handler, waiting on {@code waiting}, is then cancelled with the transaction (its wait with it)
+  private void leaveMidHandler(
+      String orderNo, Callable<Boolean> reached, CompletableFuture<Void> waiting) throws Exception {
     try (Socket client = new Socket("127.0.0.1", port)) {
       client
           .getOutputStream()
@@ -133,7 +131,7 @@ class ReactiveTransactionAroundTheFilterTest extends TransactionAroundTheFilterC
       client.getOutputStream().flush();
       await().atMost(Duration.ofSeconds(10)).until(reached);
     }
-    Thread.sleep(200); // so the server usually sees the close first; either order ends the same
+    await().atMost(Duration.ofSeconds(10)).until(waiting::isCancelled);
   }
 
   @SpringBootConfiguration
