@@ -60,8 +60,9 @@ record JdbcStoreSection(
             + " "
             + StoreScenarios.RECEIPT.length
             + "-byte outcome; one op is the pair. PostgreSQL claims with one"
-            + " `INSERT ... ON CONFLICT ... RETURNING` (in a `WITH` that also returns the existing"
-            + " row when it did not claim), MariaDB (its own dialect) with one"
+            + " `INSERT ... ON CONFLICT DO NOTHING RETURNING` (in a `WITH` that also returns the"
+            + " existing row when it inserted nothing, the upsert following only for a row that"
+            + " may be taken over), MariaDB (its own dialect) with one"
             + " `INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING`; `complete` is one `UPDATE`.");
     lines.add(
         "- `claim + complete, capped scope`: the same with the starter's cap of 10 000 live"

@@ -143,7 +143,9 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
             for (int attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
               String owner = (joined ? JOINED : "") + newOwner();
               ClaimResult result =
-                  joined ? tryJoinedClaim(c, request, owner) : tryClaim(c, request, owner, false);
+                  joined
+                      ? tryJoinedClaim(c, request, owner, attempt)
+                      : tryClaim(c, request, owner, false, attempt);
               if (result != null) {
                 return withinCap(c, request, result);
               }
@@ -169,11 +171,11 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
 
   // A joined claim that gives up at once on a row another transaction holds: the engine's policy
   // refuses or asks again, never a wait on that lock holding a pooled connection.
-  private @Nullable ClaimResult tryJoinedClaim(Connection c, ClaimRequest request, String owner)
-      throws SQLException {
+  private @Nullable ClaimResult tryJoinedClaim(
+      Connection c, ClaimRequest request, String owner, int attempt) throws SQLException {
     Statements.LockWait wait = dialect.sql().boundLockWait(c);
     try {
-      return tryClaim(c, request, owner, true);
+      return tryClaim(c, request, owner, true, attempt);
     } catch (SQLException e) {
       if (!dialect.sql().isLockWaitTimeout(e)) {
         throw e;
@@ -187,8 +189,11 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
     }
   }
 
+  // The first attempt only inserts where the dialect can say so (claimNew): a key that is there is
+  // read, and taken by the upsert of the next attempt only when the rules let it be claimed.
   private @Nullable ClaimResult tryClaim(
-      Connection c, ClaimRequest request, String owner, boolean joined) throws SQLException {
+      Connection c, ClaimRequest request, String owner, boolean joined, int attempt)
+      throws SQLException {
     String id = request.key().digest();
     long leaseMs = Math.max(1, request.lease().toMillis());
     if (request.requireIssued()) {
@@ -199,7 +204,9 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
       Params.update(
           c, sql.claimToken(), fingerprint, owner, leaseMs, leaseMs, id, fingerprint, unchecked);
     } else if (sql.claimReturnsRow()) {
-      try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
+      String claimNew = sql.claimNew();
+      String claim = attempt == 1 && claimNew != null ? claimNew : sql.claim();
+      try (PreparedStatement ps = c.prepareStatement(claim)) {
         bindClaim(ps, request, id, owner, leaseMs);
         if (dialect.sql().claimTakesIdTwice()) {
           ps.setString(8, id);

@@ -33,8 +33,19 @@ public final class PostgresStatements extends Statements {
   // the query answers nothing and the store reads the row back.
   @Override
   public String claim(String t) {
+    return orExisting(t, upsert(t));
+  }
+
+  // ON CONFLICT DO NOTHING takes no lock on the row it meets and, inserting nothing, leaves the
+  // transaction without an id: a replay reads, and its commit writes nothing.
+  @Override
+  public String claimNew(String t) {
+    return orExisting(t, insert(t) + " ON CONFLICT (id) DO NOTHING RETURNING " + rowColumns(NOW));
+  }
+
+  private static String orExisting(String t, String claiming) {
     return "WITH c AS ("
-        + upsert(t)
+        + claiming
         + ") SELECT * FROM c UNION ALL SELECT "
         + rowColumns(NOW)
         + " FROM "
@@ -42,7 +53,7 @@ public final class PostgresStatements extends Statements {
         + " WHERE id = ? AND NOT EXISTS (SELECT 1 FROM c)";
   }
 
-  private static String upsert(String t) {
+  private static String insert(String t) {
     return "INSERT INTO "
         + t
         + " AS r "
@@ -55,7 +66,12 @@ public final class PostgresStatements extends Statements {
         + NOW
         + " + 2 * ?, FALSE, NULL, NULL, NULL, "
         + NOW
-        + ") ON CONFLICT (id) DO UPDATE SET state = 'IN_PROGRESS',"
+        + ")";
+  }
+
+  private static String upsert(String t) {
+    return insert(t)
+        + " ON CONFLICT (id) DO UPDATE SET state = 'IN_PROGRESS',"
         + " fingerprint = EXCLUDED.fingerprint, fence = GREATEST(r.fence + 1, "
         + FENCE_FLOOR
         + "), owner = EXCLUDED.owner,"

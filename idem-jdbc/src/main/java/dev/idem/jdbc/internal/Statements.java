@@ -62,6 +62,18 @@ public abstract class Statements {
   public abstract String claim(String table);
 
   /**
+   * A first claim attempt that inserts an absent key and otherwise only reads the row, with the
+   * parameters and result of {@link #claim}; {@code null} where the dialect has none. It writes
+   * nothing to a row that is there, so a replay neither locks the row nor commits a write: an
+   * upsert that finds a row it may not take still locks it until its transaction ends. A row it
+   * finds claimable (expired, issued, or with its lease ended) is taken by {@link #claim} in the
+   * next attempt.
+   */
+  public @Nullable String claimNew(String table) {
+    return null;
+  }
+
+  /**
    * True when {@link #claim} is a query returning the row, with the statement's clock as {@code
    * now_ms}: the row it claimed, or the row that stopped the claim (PostgreSQL: as it stood when
    * the statement began, and nothing when that row was committed later); false when it is an update

@@ -1,8 +1,13 @@
 package dev.idem.jdbc.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Every statement the JDBC store runs, built once from a dialect and a validated table name. All
  * values are bound as parameters; only the table name and the dialect's clock are spliced in.
+ *
+ * <p>{@code claimNew}, where the dialect has it, is the first attempt of a claim: it inserts an
+ * absent key and only reads a row that is there ({@link Statements#claimNew}).
  *
  * <p>{@code select} is a plain read (what {@code find} runs); {@code readBack} is the same read as
  * the claim's read-back, which must see the latest committed row even inside a caller's older
@@ -20,6 +25,7 @@ package dev.idem.jdbc.internal;
  */
 public record StoreSql(
     String claim,
+    @Nullable String claimNew,
     boolean claimReturnsRow,
     String claimToken,
     String select,
@@ -61,6 +67,7 @@ public record StoreSql(
             + " WHERE id = ?";
     return new StoreSql(
         dialect.claim(table),
+        dialect.claimNew(table),
         dialect.claimReturnsRow(),
         "UPDATE "
             + table

@@ -1,0 +1,109 @@
+package dev.idem.jdbc;
+
+import static dev.idem.testsupport.Stages.now;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.Fingerprint;
+import dev.idem.core.IdempotencyKey;
+import dev.idem.core.store.ClaimRequest;
+import dev.idem.core.store.ClaimResult;
+import dev.idem.core.store.Outcome;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * On PostgreSQL a replay only reads its row: an upsert that meets a row it may not take locks it,
+ * which gives the replay's transaction an id and a commit to flush, and makes it wait on whoever
+ * holds the row.
+ */
+class PostgresReplaysIT {
+
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  private final DataSource pool = Databases.pool(Databases.POSTGRES_URL);
+  private final JdbcIdempotencyStore store =
+      Databases.store(Databases.POSTGRES_URL, JdbcDialect.postgresql(), true);
+  private final IdempotencyKey key = IdempotencyKey.of("pg-replays:" + UUID.randomUUID(), "k");
+
+  @Test
+  void aReplayLeavesItsRowUnlocked() throws SQLException {
+    complete(key);
+    assertThat(xmax()).isZero();
+
+    assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))))
+        .isInstanceOf(ClaimResult.Completed.class);
+
+    assertThat(xmax()).as("the replay's transaction id, left on the row it locked").isZero();
+  }
+
+  @Test
+  void aReplayDoesNotWaitForATransactionHoldingItsRow() throws Exception {
+    complete(key);
+    try (Connection holder = pool.getConnection()) {
+      holder.setAutoCommit(false);
+      try (PreparedStatement ps =
+          holder.prepareStatement("SELECT 1 FROM idem_records WHERE id = ? FOR UPDATE")) {
+        ps.setString(1, key.digest());
+        ps.executeQuery().close();
+      }
+      try {
+        CompletableFuture<ClaimResult> replay =
+            CompletableFuture.supplyAsync(
+                () -> now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))));
+        assertThat(replay.get(20, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Completed.class);
+      } finally {
+        holder.rollback();
+      }
+    }
+  }
+
+  @Test
+  void aKeyWhoseRecordEndedIsClaimedAfterTheReadThatFoundIt() throws SQLException {
+    ClaimResult.Claimed first =
+        (ClaimResult.Claimed) now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("UPDATE idem_records SET expires_at = 0 WHERE id = ?")) {
+      ps.setString(1, key.digest());
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+
+    ClaimResult again = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
+
+    assertThat(again).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(((ClaimResult.Claimed) again).lease().fence()).isGreaterThan(first.lease().fence());
+  }
+
+  private void complete(IdempotencyKey k) {
+    ClaimResult.Claimed claimed =
+        (ClaimResult.Claimed) now(store.claim(ClaimRequest.of(k, Fingerprint.NONE, LEASE)));
+    assertThat(
+            now(
+                store.complete(
+                    claimed.lease(),
+                    Outcome.success("paid".getBytes(StandardCharsets.UTF_8)),
+                    Duration.ofHours(1))))
+        .isTrue();
+  }
+
+  private long xmax() throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT xmax::text::bigint FROM idem_records WHERE id = ?")) {
+      ps.setString(1, key.digest());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getLong(1);
+      }
+    }
+  }
+}
