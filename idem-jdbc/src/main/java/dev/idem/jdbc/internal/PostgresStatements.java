@@ -149,27 +149,39 @@ public final class PostgresStatements extends Statements {
         + " LIMIT ? FOR UPDATE SKIP LOCKED)";
   }
 
+  // An update of a free row, else an insert of a missing one that does nothing on a conflict: an
+  // acquisition refused because the lock was held when the statement began neither locks the row
+  // nor writes (an upsert that meets a held row locks it anyway, and commits that lock). One that
+  // overlaps the holder's release waits for it and is refused, as of when it began; the waiter's
+  // next try takes the lock. The parameters come in once, as a row of values, for both parts.
   @Override
   public String acquireLock(String t) {
-    return "INSERT INTO "
+    return "WITH p (name, owner, lease, keep) AS (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR),"
+        + " CAST(? AS BIGINT), CAST(? AS BIGINT))),"
+        + " u AS (UPDATE "
         + t
-        + " AS l "
+        + " AS l SET owner = p.owner, fence = GREATEST(l.fence + 1, "
+        + FENCE_FLOOR
+        + "), lease_until = "
+        + NOW
+        + " + p.lease, expires_at = "
+        + NOW
+        + " + p.keep FROM p WHERE l.name = p.name AND ("
+        + free("l.", NOW)
+        + ") RETURNING l.fence, l.lease_until),"
+        + " i AS (INSERT INTO "
+        + t
+        + " "
         + LOCK_COLUMNS
-        + " VALUES (?, ?, "
+        + " SELECT p.name, p.owner, "
         + FENCE_FLOOR
         + ", "
         + NOW
-        + " + ?, "
+        + " + p.lease, "
         + NOW
-        + " + ?)"
-        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner,"
-        + " fence = GREATEST(l.fence + 1, "
-        + FENCE_FLOOR
-        + "),"
-        + " lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at"
-        + " WHERE "
-        + free("l.", NOW)
-        + " RETURNING fence, lease_until";
+        + " + p.keep FROM p WHERE NOT EXISTS (SELECT 1 FROM u)"
+        + " ON CONFLICT (name) DO NOTHING RETURNING fence, lease_until)"
+        + " SELECT fence, lease_until FROM u UNION ALL SELECT fence, lease_until FROM i";
   }
 
   @Override

@@ -65,9 +65,10 @@ public abstract class Statements {
    * A first claim attempt that inserts an absent key and otherwise only reads the row, with the
    * parameters and result of {@link #claim}; {@code null} where the dialect has none. It writes
    * nothing to a row that is there, so a replay neither locks the row nor commits a write: an
-   * upsert that finds a row it may not take still locks it until its transaction ends. A row it
-   * finds claimable (expired, issued, or with its lease ended) is taken by {@link #claim} in the
-   * next attempt.
+   * upsert that finds a row it may not take still locks it until its transaction ends. (It still
+   * waits for a transaction that changed the row and has not ended, and then answers from the row
+   * as it was when it began.) A row it finds claimable (expired, issued, or with its lease ended)
+   * is taken by {@link #claim} in the next attempt.
    */
   public @Nullable String claimNew(String table) {
     return null;
