@@ -87,7 +87,10 @@ public final class JdbcLockStorage implements LockStorage {
   /** Returns the fence if this attempt took the lock, or null. */
   private @Nullable Long attempt(Connection c, String name, String owner, long leaseMs)
       throws SQLException {
-    Object[] params = {name, owner, leaseMs, leaseMs + retentionMs};
+    Object[] params =
+        sql.acquireTakesNameTwice()
+            ? new Object[] {name, owner, leaseMs, leaseMs + retentionMs, name}
+            : new Object[] {name, owner, leaseMs, leaseMs + retentionMs};
     if (sql.acquireReturnsRow()) {
       try (PreparedStatement ps = c.prepareStatement(sql.acquire())) {
         Params.bind(ps, params);

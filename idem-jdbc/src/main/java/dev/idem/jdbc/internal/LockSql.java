@@ -8,6 +8,7 @@ package dev.idem.jdbc.internal;
  */
 public record LockSql(
     String acquire,
+    boolean acquireTakesNameTwice,
     boolean acquireReturnsRow,
     String select,
     String renew,
@@ -22,6 +23,7 @@ public record LockSql(
     String n = dialect.now();
     return new LockSql(
         dialect.acquireLock(table),
+        dialect.acquireLockTakesNameTwice(),
         dialect.acquireLockReturnsRow(),
         "SELECT owner, fence, lease_until FROM " + table + " WHERE name = ?",
         "UPDATE "

@@ -149,39 +149,40 @@ public final class PostgresStatements extends Statements {
         + " LIMIT ? FOR UPDATE SKIP LOCKED)";
   }
 
-  // An update of a free row, else an insert of a missing one that does nothing on a conflict: an
-  // acquisition refused because the lock was held when the statement began neither locks the row
-  // nor writes (an upsert that meets a held row locks it anyway, and commits that lock). One that
-  // overlaps the holder's release waits for it and is refused, as of when it began; the waiter's
-  // next try takes the lock. The parameters come in once, as a row of values, for both parts.
+  // The upsert goes ahead only when the statement's snapshot shows the lock free or missing: an
+  // acquisition refused because the lock was held when it began neither locks the row nor writes
+  // (an upsert that meets a held row locks it anyway, and commits that lock), nor waits for a
+  // release under way. The upsert's own condition decides a race with another acquisition.
   @Override
   public String acquireLock(String t) {
-    return "WITH p (name, owner, lease, keep) AS (VALUES (CAST(? AS VARCHAR), CAST(? AS VARCHAR),"
-        + " CAST(? AS BIGINT), CAST(? AS BIGINT))),"
-        + " u AS (UPDATE "
+    return "INSERT INTO "
         + t
-        + " AS l SET owner = p.owner, fence = GREATEST(l.fence + 1, "
-        + FENCE_FLOOR
-        + "), lease_until = "
-        + NOW
-        + " + p.lease, expires_at = "
-        + NOW
-        + " + p.keep FROM p WHERE l.name = p.name AND ("
-        + free("l.", NOW)
-        + ") RETURNING l.fence, l.lease_until),"
-        + " i AS (INSERT INTO "
-        + t
-        + " "
+        + " AS l "
         + LOCK_COLUMNS
-        + " SELECT p.name, p.owner, "
+        + " SELECT ?, ?, "
         + FENCE_FLOOR
         + ", "
         + NOW
-        + " + p.lease, "
+        + " + ?, "
         + NOW
-        + " + p.keep FROM p WHERE NOT EXISTS (SELECT 1 FROM u)"
-        + " ON CONFLICT (name) DO NOTHING RETURNING fence, lease_until)"
-        + " SELECT fence, lease_until FROM u UNION ALL SELECT fence, lease_until FROM i";
+        + " + ? WHERE NOT EXISTS (SELECT 1 FROM "
+        + t
+        + " h WHERE h.name = ? AND NOT ("
+        + free("h.", NOW)
+        + "))"
+        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner,"
+        + " fence = GREATEST(l.fence + 1, "
+        + FENCE_FLOOR
+        + "),"
+        + " lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at"
+        + " WHERE "
+        + free("l.", NOW)
+        + " RETURNING fence, lease_until";
+  }
+
+  @Override
+  public boolean acquireLockTakesNameTwice() {
+    return true;
   }
 
   @Override

@@ -135,6 +135,11 @@ public abstract class Statements {
    */
   public abstract String acquireLock(String table);
 
+  /** True when {@link #acquireLock} binds the name once more, as a fifth parameter. */
+  public boolean acquireLockTakesNameTwice() {
+    return false;
+  }
+
   /** True when {@link #acquireLock} returns {@code fence, lease_until} of a lock it took. */
   public boolean acquireLockReturnsRow() {
     return false;
