@@ -131,7 +131,8 @@ public abstract class Statements {
    * The acquisition of a lock as one atomic statement: inserts the lock's row, or takes over a row
    * that was released or whose lease has ended, with a fresh owner and the greater of {@code fence
    * + 1} and {@link #fenceFloor()}, and leaves a row held by someone else alone. Parameters: name,
-   * owner, lease ms, lease ms plus fence retention ms.
+   * owner, lease ms, lease ms plus fence retention ms, and the name once more where {@link
+   * #acquireLockTakesNameTwice()}.
    */
   public abstract String acquireLock(String table);
 
