@@ -27,10 +27,11 @@ public final class PostgresStatements extends Statements {
     return FENCE_FLOOR;
   }
 
-  // The upsert returns the row only when it claimed it; the outer query adds the row as it stood
-  // when the statement began, so that a claim that did not win (a replay, above all) needs no
-  // second statement. A row committed by another transaction after that moment is not in it: then
-  // the query answers nothing and the store reads the row back.
+  // The insert or upsert returns the row only when it claimed it; the outer query adds the row as
+  // it stood when the statement began, so that a claim that did not win (a replay through
+  // claimNew, a takeover the upsert refuses) needs no second statement. A row committed by another
+  // transaction after that moment is not in it: then the query answers nothing and the store
+  // reads the row back.
   @Override
   public String claim(String t) {
     return orExisting(t, upsert(t));
