@@ -9,8 +9,9 @@ final class Codecs {
   static final ResultCodec<byte[]> BYTES =
       new ResultCodec<>() {
         @Override
+        // a copy: the caller keeps the array it returned, and may change it after the store kept it
         public byte[] encode(byte[] value) {
-          return value == null ? new byte[0] : value;
+          return value == null ? new byte[0] : value.clone();
         }
 
         @Override

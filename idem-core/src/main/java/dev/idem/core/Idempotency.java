@@ -275,14 +275,16 @@ public final class Idempotency implements AutoCloseable {
       }
       report(key, ExecutionOutcome.REPLAYED);
       Outcome outcome = Objects.requireNonNull(completed.record().outcome());
+      // the stored bytes may be shared (the in-memory store, a replay cache): the codec gets a
+      // copy, so that nothing it hands the caller changes a later answer
       if (outcome.kind() == Outcome.Kind.FAILURE) {
-        throw call.codec().decodeFailure(outcome.payload());
+        throw call.codec().decodeFailure(outcome.payload().clone());
       }
       if (outcome.kind() == Outcome.Kind.UNSTORED) {
         throw new OutcomeNotReplayableException(
             key, new String(outcome.payload(), java.nio.charset.StandardCharsets.UTF_8));
       }
-      return new Executed<>(call.codec().decode(outcome.payload()), true);
+      return new Executed<>(call.codec().decode(outcome.payload().clone()), true);
     }
     if (result instanceof ClaimResult.Mismatch) {
       report(key, ExecutionOutcome.MISMATCH);

@@ -16,10 +16,14 @@ import org.jspecify.annotations.Nullable;
  */
 public interface ResultCodec<T extends @Nullable Object> {
 
-  /** Encodes a result; {@code null} results must be handled if the work may return them. */
+  /**
+   * Encodes a result; {@code null} results must be handled if the work may return them. The array
+   * returned is kept as it is (an in-memory store holds it): it must be one that nobody changes
+   * afterwards, not an array the result still refers to.
+   */
   byte[] encode(T value);
 
-  /** Decodes what {@link #encode} wrote. */
+  /** Decodes what {@link #encode} wrote; {@code bytes} is this call's own copy. */
   T decode(byte[] bytes);
 
   /**

@@ -16,6 +16,7 @@ import dev.idem.core.KeyReuseException;
 import dev.idem.core.LeaseLostException;
 import dev.idem.core.ReplayedFailureException;
 import dev.idem.core.RequestInProgressException;
+import dev.idem.core.ResultCodec;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
 import dev.idem.core.store.ForwardingIdempotencyStore;
@@ -386,5 +387,28 @@ public abstract class EngineContract extends EngineContractSupport {
         .call(key, fingerprint(body))
         .config(config)
         .runWithStatus(ctx -> "result-" + runs.incrementAndGet());
+  }
+
+  // An answer is the caller's own: changing the bytes it got back changes no record the store or a
+  // cache in front of it keeps, and so no later replay.
+  @Test
+  void bytesTheCallerChangesChangeNoLaterAnswer() {
+    Idempotency engine = engine(store());
+    IdempotencyKey key = newKey();
+    byte[] first =
+        engine.call(key, Fingerprint.NONE).codec(ResultCodec.bytes()).run(ctx -> new byte[] {1, 2});
+    first[0] = 9;
+
+    byte[] replayed =
+        engine.call(key, Fingerprint.NONE).codec(ResultCodec.bytes()).run(ctx -> new byte[] {7});
+    replayed[1] = 9;
+
+    assertThat(replayed).containsExactly(1, 9);
+    assertThat(
+            engine
+                .call(key, Fingerprint.NONE)
+                .codec(ResultCodec.bytes())
+                .run(ctx -> new byte[] {7}))
+        .containsExactly(1, 2);
   }
 }

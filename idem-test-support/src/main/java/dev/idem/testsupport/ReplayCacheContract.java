@@ -14,7 +14,12 @@ import dev.idem.core.store.LocalReplayCache;
 import dev.idem.core.store.Outcome;
 import dev.idem.core.store.RecordState;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -40,18 +45,43 @@ public abstract class ReplayCacheContract {
 
   private final String scope = "cache-" + UUID.randomUUID();
   private final AtomicInteger claims = new AtomicInteger();
+  private final AtomicInteger batches = new AtomicInteger();
+  private final AtomicInteger completions = new AtomicInteger();
 
-  /** An instance's cache, over a decorator that counts the claims reaching the store. */
+  /**
+   * An instance's cache, over a decorator that counts the claims and completions reaching the store
+   * one by one, and the batches reaching it whole.
+   */
   private LocalReplayCache instance() {
-    IdempotencyStore counted =
-        new ForwardingIdempotencyStore(store()) {
-          @Override
-          public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
-            claims.incrementAndGet();
-            return super.claim(request);
-          }
-        };
-    return LocalReplayCache.in(counted).window(WINDOW).build();
+    return LocalReplayCache.in(counted()).window(WINDOW).build();
+  }
+
+  private IdempotencyStore counted() {
+    return new ForwardingIdempotencyStore(store()) {
+      @Override
+      public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
+        claims.incrementAndGet();
+        return super.claim(request);
+      }
+
+      @Override
+      public CompletableFuture<Boolean> complete(Lease lease, Outcome outcome, Duration retention) {
+        completions.incrementAndGet();
+        return super.complete(lease, outcome, retention);
+      }
+
+      @Override
+      public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+        batches.incrementAndGet();
+        return delegate().claimAll(requests);
+      }
+
+      @Override
+      public List<CompletableFuture<Boolean>> completeAll(List<IdempotencyStore.Completion> all) {
+        batches.incrementAndGet();
+        return delegate().completeAll(all);
+      }
+    };
   }
 
   private IdempotencyKey key() {
@@ -247,5 +277,105 @@ public abstract class ReplayCacheContract {
     now(cache.claim(request(key, print("a"))));
 
     assertThat(claims.get()).isEqualTo(reached + 1);
+  }
+
+  @Test
+  void aBatchSendsWhatTheCacheCannotAnswerToTheStoreInOneCall() {
+    LocalReplayCache cache = instance();
+    IdempotencyKey done = key();
+    IdempotencyKey other = key();
+    IdempotencyKey fresh = key();
+    complete(cache, done, print("a"), "done");
+    complete(cache, other, print("b"), "other");
+    now(cache.claim(request(done, print("a"))));
+    int reached = claims.get();
+    int sent = batches.get();
+
+    List<ClaimResult> answers =
+        cache
+            .claimAll(
+                List.of(
+                    request(done, print("a")),
+                    request(fresh, print("c")),
+                    request(other, print("b")),
+                    request(done, print("x"))))
+            .stream()
+            .map(Stages::now)
+            .toList();
+
+    assertThat(answers.get(0)).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(answers.get(1)).isInstanceOf(ClaimResult.Claimed.class);
+    assertThat(answers.get(2)).isInstanceOf(ClaimResult.Completed.class);
+    assertThat(answers.get(3)).isInstanceOf(ClaimResult.Mismatch.class);
+    assertThat(((ClaimResult.Completed) answers.get(2)).record().key()).isEqualTo(other);
+    assertThat(claims.get()).as("claims sent one by one").isEqualTo(reached);
+    assertThat(batches.get()).as("batches sent").isEqualTo(sent + 1);
+    // what the batch read is remembered as a single claim's answer would be
+    assertThat(now(cache.claim(request(other, print("b")))))
+        .isInstanceOf(ClaimResult.Completed.class);
+    assertThat(claims.get()).isEqualTo(reached);
+
+    Lease lease = ((ClaimResult.Claimed) answers.get(1)).lease();
+    int completed = completions.get();
+    List<Boolean> stored =
+        cache
+            .completeAll(
+                List.of(
+                    new IdempotencyStore.Completion(
+                        lease, Outcome.success(new byte[] {'r'}), RETENTION)))
+            .stream()
+            .map(Stages::now)
+            .toList();
+    assertThat(stored).containsExactly(true);
+    assertThat(completions.get()).as("completions sent one by one").isEqualTo(completed);
+    assertThat(batches.get()).isEqualTo(sent + 2);
+  }
+
+  // A fault in the cache's own parts (a predicate or clock of the caller's) never fails a claim:
+  // under fail-open that would run the work again for a key that is completed.
+  @Test
+  void aFaultInTheCachesOwnPartsSendsTheClaimToTheStore() {
+    IdempotencyKey key = key();
+    complete(store(), key, print("a"), "done");
+    LocalReplayCache faultyPredicate =
+        LocalReplayCache.in(counted())
+            .window(WINDOW)
+            .only(
+                k -> {
+                  throw new IllegalStateException("predicate broke");
+                })
+            .build();
+    LocalReplayCache faultyClock =
+        LocalReplayCache.in(counted())
+            .window(WINDOW)
+            .clock(
+                new Clock() {
+                  @Override
+                  public ZoneId getZone() {
+                    return ZoneOffset.UTC;
+                  }
+
+                  @Override
+                  public Clock withZone(ZoneId zone) {
+                    return this;
+                  }
+
+                  @Override
+                  public Instant instant() {
+                    throw new IllegalStateException("clock broke");
+                  }
+                })
+            .build();
+
+    for (LocalReplayCache cache : List.of(faultyPredicate, faultyClock)) {
+      assertThat(now(cache.claim(request(key, print("a")))))
+          .isInstanceOf(ClaimResult.Completed.class);
+      assertThat(now(cache.claim(request(key, print("a")))))
+          .isInstanceOf(ClaimResult.Completed.class);
+      assertThat(
+              cache.claimAll(List.of(request(key, print("a")))).stream().map(Stages::now).toList())
+          .singleElement()
+          .isInstanceOf(ClaimResult.Completed.class);
+    }
   }
 }

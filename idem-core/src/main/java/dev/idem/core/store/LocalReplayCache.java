@@ -6,9 +6,17 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import dev.idem.core.IdempotencyKey;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers repeats of completed keys from this process's memory, without a round trip to the store:
@@ -35,6 +43,8 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
 
   /** What an entry counts beyond its outcome's bytes. */
   public static final int ENTRY_OVERHEAD = 256;
+
+  private static final Logger log = LoggerFactory.getLogger(LocalReplayCache.class);
 
   private final Cache<IdempotencyKey, Entry> entries;
   private final Duration window;
@@ -98,33 +108,104 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
 
   @Override
   public CompletableFuture<ClaimResult> claim(ClaimRequest request) {
-    if (!cached.test(request.key())) {
+    if (!answersFrom(request.key())) {
       return super.claim(request);
     }
-    Entry entry = entries.getIfPresent(request.key());
-    if (entry != null && clock.instant().isBefore(entry.record().expiresAt())) {
-      ClaimVerdict verdict = ClaimVerdict.of(entry.record(), request, clock.instant());
-      if (verdict != ClaimVerdict.TAKE && verdict != ClaimVerdict.IN_PROGRESS) {
-        return CompletableFuture.completedFuture(verdict.answer(entry.record()));
-      }
+    ClaimResult hit = fromCache(request);
+    if (hit != null) {
+      return CompletableFuture.completedFuture(hit);
     }
     // the window counts from before the request leaves: a record read now may be evicted the
     // moment after the store answered
     long sent = System.nanoTime();
     boolean joined = joinsCurrentTransaction();
-    return super.claim(request)
-        .thenApply(
-            result -> {
-              // a record read in the caller's open transaction may not commit; and a record
-              // that is not the key's own (a store may answer a step's claim with a record
-              // named after its root) is never kept, lest it answer another key
-              if (result instanceof ClaimResult.Completed completed
-                  && !joined
-                  && completed.record().key().equals(request.key())) {
-                remember(completed.record(), sent);
-              }
-              return result;
-            });
+    return super.claim(request).thenApply(result -> kept(request, result, sent, joined));
+  }
+
+  /**
+   * Answers what this cache holds and sends the rest to the store together, as one {@link
+   * IdempotencyStore#claimAll}: a batch keeps its one round trip. The answers are in the order of
+   * {@code requests}.
+   */
+  @Override
+  public List<CompletableFuture<ClaimResult>> claimAll(List<ClaimRequest> requests) {
+    @Nullable ClaimResult[] hits = new ClaimResult[requests.size()];
+    List<ClaimRequest> missed = new ArrayList<>();
+    for (int i = 0; i < hits.length; i++) {
+      ClaimRequest request = requests.get(i);
+      hits[i] = answersFrom(request.key()) ? fromCache(request) : null;
+      if (hits[i] == null) {
+        missed.add(request);
+      }
+    }
+    long sent = System.nanoTime();
+    boolean joined = joinsCurrentTransaction();
+    Iterator<CompletableFuture<ClaimResult>> fromStore =
+        missed.isEmpty() ? Collections.emptyIterator() : delegate().claimAll(missed).iterator();
+    List<CompletableFuture<ClaimResult>> answers = new ArrayList<>(hits.length);
+    for (int i = 0; i < hits.length; i++) {
+      ClaimResult hit = hits[i];
+      ClaimRequest request = requests.get(i);
+      answers.add(
+          hit != null
+              ? CompletableFuture.completedFuture(hit)
+              : fromStore.next().thenApply(result -> kept(request, result, sent, joined)));
+    }
+    return answers;
+  }
+
+  /** Completions never touch the cache: the store gets them as one batch. */
+  @Override
+  public List<CompletableFuture<Boolean>> completeAll(List<Completion> completions) {
+    return delegate().completeAll(completions);
+  }
+
+  // A fault of the cache's own parts (the caller's predicate or clock) sends the claim to the
+  // store: a claim that failed here would, under fail-open, run completed work again.
+  private boolean answersFrom(IdempotencyKey key) {
+    try {
+      return cached.test(key);
+    } catch (RuntimeException e) {
+      log.warn("the replay cache's predicate failed for {}; the store answers", key, e);
+      return false;
+    }
+  }
+
+  // null when the store must answer
+  private @Nullable ClaimResult fromCache(ClaimRequest request) {
+    try {
+      Entry entry = entries.getIfPresent(request.key());
+      if (entry == null) {
+        return null;
+      }
+      Instant now = clock.instant();
+      if (!now.isBefore(entry.record().expiresAt())) {
+        return null;
+      }
+      ClaimVerdict verdict = ClaimVerdict.of(entry.record(), request, now);
+      return verdict == ClaimVerdict.TAKE || verdict == ClaimVerdict.IN_PROGRESS
+          ? null
+          : verdict.answer(entry.record());
+    } catch (RuntimeException e) {
+      log.warn("the replay cache failed to read {}; the store answers", request.key(), e);
+      return null;
+    }
+  }
+
+  // A record read in the caller's open transaction may not commit; and a record that is not the
+  // key's own (a store may answer a step's claim with a record named after its root) is never
+  // kept, lest it answer another key. The store's answer stands whatever keeping it does.
+  private ClaimResult kept(ClaimRequest request, ClaimResult result, long sent, boolean joined) {
+    if (result instanceof ClaimResult.Completed completed
+        && !joined
+        && completed.record().key().equals(request.key())) {
+      try {
+        remember(completed.record(), sent);
+      } catch (RuntimeException e) {
+        log.warn("the replay cache failed to keep {}", request.key(), e);
+      }
+    }
+    return result;
   }
 
   private void remember(IdempotencyRecord record, long sent) {
@@ -176,9 +257,17 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
     entries.invalidate(key);
   }
 
-  /** Whether claims of {@code key} are answered from this cache. */
+  /**
+   * Whether claims of {@code key} may be answered from this cache: true too when the predicate
+   * fails, so that an eviction waits out the window rather than trust a predicate that broke.
+   */
   public boolean covers(IdempotencyKey key) {
-    return cached.test(key);
+    try {
+      return cached.test(key);
+    } catch (RuntimeException e) {
+      log.warn("the replay cache's predicate failed for {}", key, e);
+      return true;
+    }
   }
 
   /** How long a record read may be replayed from here. */
