@@ -209,6 +209,30 @@ class KafkaListenerIT {
   }
 
   @Test
+  void aBatchListenerOutsideATransactionFailingAtARecordItNamesKeepsTheRecordsBeforeIt()
+      throws Exception {
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
+    properties.put("idem.store", "redis");
+    properties.put("test.batch-record-topic", KafkaBroker.topic("it-batch-records", 1));
+    properties.put("test.batch-records", "true");
+    String suffix = UUID.randomUUID().toString();
+    List<String> batch =
+        List.of("a-" + suffix, "b-" + suffix, "fail-record-" + suffix, "d-" + suffix);
+    KafkaBroker.sendAll(topic("test.batch-record-topic"), batch);
+    startConsumer();
+
+    // the listener named the failed record itself, not its index: a and b are done, and only the
+    // records from the failed one on come again
+    for (String body : batch) {
+      await().atMost(PATIENCE).until(() -> effects.rows(body) >= 1);
+    }
+    await().atMost(PATIENCE).until(() -> committedOffset(topic("test.batch-record-topic")) == 4);
+    for (String body : batch) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aRecordWithoutAMessageIdGoesToTheErrorHandlersDeadLetterTopic() throws Exception {
     startConsumer();
     String poison = "no-id-" + UUID.randomUUID();

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -179,6 +180,32 @@ public class KafkaTestListeners {
       }
       effect(body);
       ack.acknowledge(i);
+    }
+  }
+
+  /**
+   * A batch listener outside any transaction (started by {@code test.batch-records}) that takes the
+   * records themselves; a body starting with {@code fail-record} makes its first attempt throw
+   * {@link BatchListenerFailedException} naming that record (not its index), the records before it
+   * applied.
+   */
+  @IdempotentListener("batch-records")
+  @KafkaListener(
+      id = "batch-records",
+      topics = "${test.batch-record-topic:batch-record-unused}",
+      autoStartup = "${test.batch-records:false}",
+      groupId = "${test.group}",
+      containerFactory = "batchFactory")
+  public void applyRecords(List<ConsumerRecord<String, String>> records)
+      throws InterruptedException {
+    batches.add(records.stream().map(ConsumerRecord::value).toList());
+    for (ConsumerRecord<String, String> record : records) {
+      String body = record.value();
+      if (body.startsWith("fail-record") && !failedOnce.contains(body)) {
+        failedOnce.add(body);
+        throw new BatchListenerFailedException("cannot apply " + body + " now", record);
+      }
+      effect(body);
     }
   }
 

@@ -98,7 +98,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
     List<?> handled = batch == null ? null : batch.subList(0, ids.size());
     Object result =
         engine.<@Nullable Object>inTransaction(
-            () -> run(invocation, listener, ids, handled, records.size()));
+            () -> run(invocation, listener, ids, handled, records));
     if (refused != null) {
       throw refused;
     }
@@ -119,8 +119,9 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       Listener listener,
       List<String> ids,
       @Nullable List<?> batch,
-      int total)
+      List<ConsumerRecord<?, ?>> records)
       throws Exception {
+    int total = records.size();
     List<Held> held = new ArrayList<>();
     boolean succeeded = false;
     int releasedFrom = -1;
@@ -150,7 +151,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
           if (batch == null) {
             throw e;
           }
-          int position = positionOf(e, claims.positions());
+          int position = positionOf(e, claims.positions(), records);
           if (position < 0) {
             // not the error handler's cue to commit the records before it: they come again too
             throw new KafkaException(
@@ -201,14 +202,32 @@ final class KafkaListenerAdvice implements MethodInterceptor {
 
   /**
    * The failed record's place in the container's batch, or -1 when the whole batch must come again:
-   * the listener's writes roll back with a transaction around it, the records before included.
+   * the listener's writes roll back with a transaction around it, the records before included. The
+   * listener names the record by its index in its own list or by the record itself; a record it was
+   * not handed is no place in its batch.
    */
-  private static int positionOf(BatchListenerFailedException e, int[] positions) {
+  private static int positionOf(
+      BatchListenerFailedException e, int[] positions, List<ConsumerRecord<?, ?>> records) {
     if (TransactionSynchronizationManager.isActualTransactionActive()) {
       return -1;
     }
     int index = e.getIndex();
-    return index >= 0 && index < positions.length ? positions[index] : -1;
+    if (index >= 0) {
+      return index < positions.length ? positions[index] : -1;
+    }
+    ConsumerRecord<?, ?> failed = e.getRecord();
+    if (failed == null) {
+      return -1;
+    }
+    for (int position : positions) {
+      ConsumerRecord<?, ?> record = records.get(position);
+      if (record.partition() == failed.partition()
+          && record.offset() == failed.offset()
+          && record.topic().equals(failed.topic())) {
+        return position;
+      }
+    }
+    return -1;
   }
 
   /**
