@@ -233,6 +233,34 @@ class KafkaListenerIT {
   }
 
   @Test
+  void aBatchThatNacksBeforeARecordWithoutAnIdLosesNoRecord() throws Exception {
+    properties.put("test.redis-url", KafkaTestApplication.redisUrl());
+    properties.put("idem.store", "redis");
+    properties.put("test.batch-nack-topic", KafkaBroker.topic("it-batch-nacks", 1));
+    properties.put("test.batch-nacks", "true");
+    String topic = topic("test.batch-nack-topic");
+    String suffix = UUID.randomUUID().toString();
+    List<String> applied =
+        List.of("a-" + suffix, "nack-at-" + suffix, "c-" + suffix, "d-" + suffix);
+    // one poll takes them all: the listener gets the records before the one without an id
+    KafkaBroker.send(topic, null, applied.get(0), applied.get(0));
+    KafkaBroker.send(topic, null, applied.get(1), applied.get(1));
+    KafkaBroker.send(topic, null, applied.get(2), applied.get(2));
+    KafkaBroker.send(topic, null, "no-id-" + suffix, null);
+    KafkaBroker.send(topic, null, applied.get(3), applied.get(3));
+    startConsumer();
+
+    // the listener gave back the records from the nacked one on: they come again, the record
+    // without an id with them, and none is committed unhandled
+    for (String body : applied) {
+      await().atMost(PATIENCE).until(() -> effects.rows(body) >= 1);
+    }
+    for (String body : applied) {
+      assertThat(effects.rows(body)).as(body).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aRecordWithoutAMessageIdGoesToTheErrorHandlersDeadLetterTopic() throws Exception {
     startConsumer();
     String poison = "no-id-" + UUID.randomUUID();

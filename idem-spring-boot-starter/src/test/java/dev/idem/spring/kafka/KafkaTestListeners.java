@@ -209,6 +209,32 @@ public class KafkaTestListeners {
     }
   }
 
+  /**
+   * A batch listener outside any transaction (started by {@code test.batch-nacks}) that gives back
+   * the rest of its batch at the first body starting with {@code nack-at}, the first time it sees
+   * it, and acknowledges the batch otherwise.
+   */
+  @IdempotentListener("batch-nacks")
+  @KafkaListener(
+      id = "batch-nacks",
+      topics = "${test.batch-nack-topic:batch-nack-unused}",
+      autoStartup = "${test.batch-nacks:false}",
+      groupId = "${test.group}",
+      containerFactory = "batchManualFactory")
+  public void applyAllNacking(List<String> bodies, Acknowledgment ack) throws InterruptedException {
+    batches.add(List.copyOf(bodies));
+    for (int i = 0; i < bodies.size(); i++) {
+      String body = bodies.get(i);
+      if (body.startsWith("nack-at") && !failedOnce.contains(body)) {
+        failedOnce.add(body);
+        ack.nack(i, Duration.ZERO);
+        return;
+      }
+      effect(body);
+    }
+    ack.acknowledge();
+  }
+
   private void effect(String body) throws InterruptedException {
     if (crash.equals("before-effect")) {
       say("CLAIMED " + body);

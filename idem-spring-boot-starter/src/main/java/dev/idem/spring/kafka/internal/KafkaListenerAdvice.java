@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -96,10 +97,14 @@ final class KafkaListenerAdvice implements MethodInterceptor {
     // a batch with a record without an id: the records before it are handled, then the error
     // handler is told which record failed, so that it commits those and deals with that one
     List<?> handled = batch == null ? null : batch.subList(0, ids.size());
+    AtomicInteger nackedAt = new AtomicInteger(-1);
     Object result =
         engine.<@Nullable Object>inTransaction(
-            () -> run(invocation, listener, ids, handled, records));
-    if (refused != null) {
+            () -> run(invocation, listener, ids, handled, records, nackedAt));
+    // A nack gives back the records from its place on, the one without an id among them: it comes
+    // again and is refused then. Thrown now, the error handler would commit the records before
+    // it, those given back included, unhandled.
+    if (refused != null && nackedAt.get() < 0) {
       throw refused;
     }
     return result;
@@ -119,7 +124,8 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       Listener listener,
       List<String> ids,
       @Nullable List<?> batch,
-      List<ConsumerRecord<?, ?>> records)
+      List<ConsumerRecord<?, ?>> records,
+      AtomicInteger nackedAt)
       throws Exception {
     int total = records.size();
     List<Held> held = new ArrayList<>();
@@ -179,6 +185,7 @@ final class KafkaListenerAdvice implements MethodInterceptor {
       }
       succeeded = true;
       releasedFrom = ack == null ? -1 : ack.nackedAt();
+      nackedAt.set(releasedFrom);
       return result;
     } finally {
       settle(held, succeeded, releasedFrom);
