@@ -198,7 +198,7 @@ final class BatchRun {
    * calls sent together, each one's first attempt the batch's answer; another's completed alone.
    */
   static List<Boolean> completeAll(
-      IdempotencyStore store, List<? extends PendingOutcome> outcomes) {
+      @Nullable IdempotencyStore store, List<? extends PendingOutcome> outcomes) {
     CallerRuns here = new CallerRuns();
     List<CompletableFuture<Boolean>> stages = new ArrayList<>(outcomes.size());
     List<Ownership.Held> settled = new ArrayList<>();
@@ -222,7 +222,8 @@ final class BatchRun {
         stages.add(CompletableFuture.failedFuture(e));
       }
     }
-    List<CompletableFuture<Boolean>> sent = sendAll(store, completions);
+    List<CompletableFuture<Boolean>> sent =
+        completions.isEmpty() ? List.of() : sendAll(Objects.requireNonNull(store), completions);
     int next = 0;
     for (int i = 0; i < settled.size(); i++) {
       Ownership.Held held = settled.get(i);

@@ -1,7 +1,9 @@
 package dev.idem.core;
 
+import dev.idem.core.store.IdempotencyStore;
 import dev.idem.core.store.Outcome;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of work that ran under a claimed key, held back from the store until the caller
@@ -47,11 +49,14 @@ public interface PendingOutcome {
    * @return what {@link #complete()} returned for each, in order
    */
   static List<Boolean> completeAll(List<? extends PendingOutcome> outcomes) {
-    if (outcomes.isEmpty()) {
-      return List.of();
+    // the engine's outcomes on the store of the first of them go together, any other alone
+    @Nullable IdempotencyStore store = null;
+    for (PendingOutcome outcome : outcomes) {
+      if (outcome instanceof Ownership.Held held) {
+        store = held.store();
+        break;
+      }
     }
-    return outcomes.get(0) instanceof Ownership.Held held
-        ? BatchRun.completeAll(held.store(), outcomes)
-        : outcomes.stream().map(PendingOutcome::complete).toList();
+    return BatchRun.completeAll(store, outcomes);
   }
 }

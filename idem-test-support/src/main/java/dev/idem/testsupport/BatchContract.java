@@ -604,6 +604,46 @@ public abstract class BatchContract extends StoreContractSupport {
     }
   }
 
+  // An outcome that is not the engine's (the caller's own) and fails first stops nothing: the
+  // held ones after it are completed, then its failure is thrown.
+  @Test
+  void everyHeldOutcomeIsCompletedWhenAnOutcomeBeforeItFails() {
+    String group = "batch-" + UUID.randomUUID();
+    IdempotentConsumer consumer = consumer(group);
+    List<PendingOutcome> held = new ArrayList<>();
+    List<String> ids = List.of("s1", "s2");
+    consumer.processAll(ids, (index, ctx) -> {}, held::add);
+    PendingOutcome broken =
+        new PendingOutcome() {
+          @Override
+          public IdempotencyKey key() {
+            return consumer.keyOf("broken");
+          }
+
+          @Override
+          public boolean complete() {
+            throw new IllegalStateException("broken outcome");
+          }
+
+          @Override
+          public void release() {}
+
+          @Override
+          public void keep() {}
+        };
+    List<PendingOutcome> all = new ArrayList<>();
+    all.add(broken);
+    all.addAll(held);
+
+    assertThatThrownBy(() -> PendingOutcome.completeAll(all)).hasMessage("broken outcome");
+
+    for (String id : ids) {
+      assertThat(store().find(consumer.keyOf(id)).orElseThrow().state())
+          .as(id)
+          .isEqualTo(RecordState.COMPLETED);
+    }
+  }
+
   @Test
   void heldOutcomesOfABatchAreCompletedTogether() {
     String group = "batch-" + UUID.randomUUID();
