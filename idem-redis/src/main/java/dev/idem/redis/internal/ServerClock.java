@@ -15,12 +15,15 @@ import org.slf4j.LoggerFactory;
  * a fresh key in one command (a plain {@code SET}, or the capped claim's short script): a {@code
  * TIME} sample, asked for again once it is a second old and never used past a minute, carried
  * forward by this process's monotonic clock, never by its wall clock (application nodes' wall
- * clocks may differ by minutes). A sample is taken as of the moment its reply arrived and kept only
- * when its round trip took 50 ms or less, so the reading runs behind the server by up to that round
- * trip, never ahead of it by more than the drift of two clocks over a minute. Such a fence is only
- * given to a key that holds no record, for a lease of {@link #SHORTEST_LEASE} or longer: the key's
- * last fence (if any) was handed out at least twice such a lease ago, or was that of an owner that
- * completed its work.
+ * clocks may differ by minutes). A sample counts as of the moment {@code TIME} was sent, and is
+ * kept only when its round trip took 50 ms or less: the server read its clock after that moment, so
+ * the reading never runs behind the server (but for the drift of two clocks over a minute), and
+ * runs ahead of it by at most that round trip. Behind, a fence could fall below that of the key's
+ * last record, claimed by the script with a lease too short for this path, whose key expired
+ * moments ago. Ahead is harmless: such a fence is only given to a key that holds no record, for a
+ * lease of {@link #SHORTEST_LEASE} or longer, so its record lives far longer than the reading
+ * leads, and the next claim of the key (by the script, or from a reading of its own) finds a clock
+ * past it.
  */
 public final class ServerClock {
 
@@ -34,7 +37,7 @@ public final class ServerClock {
   private static final long MAX_AGE_NANOS = 60_000_000_000L;
 
   // The longest round trip a sample may take to count: a reply that came late, or was read late
-  // (a busy or paused client), would leave the reading behind by as long.
+  // (a busy or paused client), would put the reading ahead by as long.
   private static final long MAX_ROUND_TRIP_NANOS = 50_000_000L;
 
   /**
@@ -87,7 +90,7 @@ public final class ServerClock {
           try {
             long received = System.nanoTime();
             if (failure == null && received - sent <= MAX_ROUND_TRIP_NANOS) {
-              sample = new Sample(micros(reply), received);
+              sample = new Sample(micros(reply), sent);
             } else if (failure != null) {
               log.debug("no reading of the server's clock: {}", failure.toString());
             }
