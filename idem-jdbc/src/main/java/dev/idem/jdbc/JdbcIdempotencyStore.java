@@ -203,28 +203,28 @@ public final class JdbcIdempotencyStore extends BlockingIdempotencyStore {
       int unchecked = fingerprint.isEmpty() ? 1 : 0;
       Params.update(
           c, sql.claimToken(), fingerprint, owner, leaseMs, leaseMs, id, fingerprint, unchecked);
-    } else if (sql.claimReturnsRow()) {
+    } else {
       String claimNew = sql.claimNew();
       String claim = attempt == 1 && claimNew != null ? claimNew : sql.claim();
       try (PreparedStatement ps = c.prepareStatement(claim)) {
         bindClaim(ps, request, id, owner, leaseMs);
-        if (dialect.sql().claimTakesIdTwice()) {
-          ps.setString(8, id);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            return RecordRow.classify(RecordRow.read(rs, request.key()), request, owner);
+        if (sql.claimReturnsRow()) {
+          if (dialect.sql().claimTakesIdTwice()) {
+            ps.setString(8, id);
           }
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              return RecordRow.classify(RecordRow.read(rs, request.key()), request, owner);
+            }
+          }
+        } else {
+          ps.executeUpdate();
         }
-      }
-    } else {
-      try (PreparedStatement ps = c.prepareStatement(sql.claim())) {
-        bindClaim(ps, request, id, owner, leaseMs);
-        ps.executeUpdate();
       } catch (SQLException e) {
         // A deadlock rolls back the whole transaction: in the caller's, a second attempt would
         // carry on in a new one, without the caller's earlier writes.
-        if (dialect.isDuplicateKey(e) || (dialect.isTransient(e) && !joined)) {
+        if (!sql.claimReturnsRow()
+            && (dialect.isDuplicateKey(e) || (dialect.isTransient(e) && !joined))) {
           return null;
         }
         throw e;

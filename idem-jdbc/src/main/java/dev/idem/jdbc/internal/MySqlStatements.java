@@ -102,19 +102,8 @@ public final class MySqlStatements extends Statements {
 
   @Override
   public String claim(String t) {
-    return "INSERT INTO "
-        + t
-        + " "
-        + RECORD_COLUMNS
-        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
-        + FENCE_FLOOR
-        + ", ?, "
-        + NOW
-        + " + ?, "
-        + NOW
-        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
-        + NOW
-        + ") ON DUPLICATE KEY UPDATE owner = IF("
+    return insert("INSERT INTO ", t)
+        + " ON DUPLICATE KEY UPDATE owner = IF("
         + claimable("", "VALUES(updated_at)", "VALUES(fingerprint)")
         + ", VALUES(owner), owner),"
         + ifWon("fence", "GREATEST(fence + 1, " + FENCE_FLOOR + ")")
@@ -137,6 +126,32 @@ public final class MySqlStatements extends Statements {
         + ","
         + ifWon("updated_at", "VALUES(updated_at)")
         + (returning ? " RETURNING " + rowColumns(NOW) : "");
+  }
+
+  // An insert that skips a key that is there: InnoDB locks that row shared for the statement, as
+  // a reader does (the upsert locks it exclusively, until the transaction ends), and writes
+  // nothing; the store then reads the row back. IGNORE, not a duplicate-key error, which MariaDB's
+  // driver logs as a warning: the key's parts are checked to fit their columns before (scope 512
+  // characters, value 255 visible ASCII), so that IGNORE can turn nothing else into a warning.
+  @Override
+  public String claimNew(String t) {
+    return insert("INSERT IGNORE INTO ", t) + (returning ? " RETURNING " + rowColumns(NOW) : "");
+  }
+
+  private static String insert(String verb, String t) {
+    return verb
+        + t
+        + " "
+        + RECORD_COLUMNS
+        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
+        + FENCE_FLOOR
+        + ", ?, "
+        + NOW
+        + " + ?, "
+        + NOW
+        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
+        + NOW
+        + ")";
   }
 
   private static String ifWon(String column, String value) {

@@ -63,12 +63,14 @@ public abstract class Statements {
 
   /**
    * A first claim attempt that inserts an absent key and otherwise only reads the row, with the
-   * parameters and result of {@link #claim}; {@code null} where the dialect has none. It writes
-   * nothing to a row that is there, so a replay neither locks the row nor commits a write: an
-   * upsert that finds a row it may not take still locks it until its transaction ends. (It still
-   * waits for a transaction that changed the row and has not ended, and then answers from the row
-   * as it was when it began.) A row it finds claimable (expired, issued, or with its lease ended)
-   * is taken by {@link #claim} in the next attempt.
+   * parameters of {@link #claim}; {@code null} where the dialect has none. It writes nothing to a
+   * row that is there, so a replay commits no write and does not lock the row exclusively: an
+   * upsert that finds a row it may not take still locks it until its transaction ends. A row that
+   * is there is either returned, as {@link #claim} returns it (PostgreSQL: no lock at all, waiting
+   * only for a transaction that changed the row and has not ended), or fails the insert as a
+   * duplicate key, after which the store reads the row back (MySQL, MariaDB: a shared lock for the
+   * statement, as a reader takes). A row it finds claimable (expired, issued, or with its lease
+   * ended) is taken by {@link #claim} in the next attempt.
    */
   public @Nullable String claimNew(String table) {
     return null;
