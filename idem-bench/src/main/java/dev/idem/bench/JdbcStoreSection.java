@@ -62,9 +62,10 @@ record JdbcStoreSection(
             + "-byte outcome; one op is the pair. PostgreSQL claims with one"
             + " `INSERT ... ON CONFLICT DO NOTHING RETURNING` (in a `WITH` that also returns the"
             + " existing row when it inserted nothing, the upsert following only for a row that"
-            + " may be taken over), MariaDB (its own dialect) with one `INSERT ... RETURNING`"
-            + " (a key that is there fails it as a duplicate and is read back, the upsert"
-            + " following only for a row that may be taken over); `complete` is one `UPDATE`.");
+            + " may be taken over), MariaDB (its own dialect) with one"
+            + " `INSERT IGNORE ... RETURNING` (a key that is there is skipped and read back, the"
+            + " upsert following only for a row that may be taken over); `complete` is one"
+            + " `UPDATE`.");
     lines.add(
         "- `claim + complete, capped scope`: the same with the starter's cap of 10 000 live"
             + " records on the scope (`ClaimRequest.scopeCap`), one scope per thread: after the"
