@@ -8,8 +8,8 @@ final class Codecs {
 
   static final ResultCodec<byte[]> BYTES =
       new ResultCodec<>() {
-        @Override
         // a copy: the caller keeps the array it returned, and may change it after the store kept it
+        @Override
         public byte[] encode(byte[] value) {
           return value == null ? new byte[0] : value.clone();
         }

@@ -67,8 +67,8 @@ public abstract class Statements {
    * row that is there, so a replay commits no write and does not lock the row exclusively: an
    * upsert that finds a row it may not take still locks it until its transaction ends. A row that
    * is there is either returned, as {@link #claim} returns it (PostgreSQL: no lock at all, waiting
-   * only for a transaction that changed the row and has not ended), or fails the insert as a
-   * duplicate key, after which the store reads the row back (MySQL, MariaDB: a shared lock for the
+   * only for a transaction that changed the row and has not ended), or skipped, after which the
+   * store reads the row back (MySQL, MariaDB: {@code INSERT IGNORE}, a shared lock for the
    * statement, as a reader takes). A row it finds claimable (expired, issued, or with its lease
    * ended) is taken by {@link #claim} in the next attempt.
    */

@@ -41,8 +41,8 @@ public final class HeldClaims {
       try {
         deferral.hold(outcome);
       } catch (RuntimeException e) {
-        // as the engine does when a deferral refuses: the key is freed, and the failure, thrown
-        // inside the transaction, rolls back the effects
+        // as the engine does when a deferral refuses: the key is freed and the failure reaches
+        // the caller, whose error handler sends the message again
         failed = first(failed, e);
         try {
           outcome.release();
