@@ -57,7 +57,7 @@ public interface ResultCodec<T extends @Nullable Object> {
     return Codecs.UTF8;
   }
 
-  /** Raw bytes, stored as they are; {@code null} is stored as empty. */
+  /** Raw bytes, a copy of them stored; {@code null} is stored as empty. */
   static ResultCodec<byte[]> bytes() {
     return Codecs.BYTES;
   }
