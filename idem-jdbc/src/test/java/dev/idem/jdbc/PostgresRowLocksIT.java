@@ -8,16 +8,12 @@ import dev.idem.core.IdempotencyKey;
 import dev.idem.core.lock.LockHandle;
 import dev.idem.core.store.ClaimRequest;
 import dev.idem.core.store.ClaimResult;
-import dev.idem.core.store.Outcome;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +35,7 @@ class PostgresRowLocksIT {
 
   @Test
   void aReplayLeavesItsRowUnlocked() throws SQLException {
-    complete(key);
+    RowLockChecks.complete(store, key);
     assertThat(xmax()).isZero();
 
     assertThat(now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))))
@@ -50,40 +46,12 @@ class PostgresRowLocksIT {
 
   @Test
   void aReplayDoesNotWaitForATransactionHoldingItsRow() throws Exception {
-    complete(key);
-    try (Connection holder = pool.getConnection()) {
-      holder.setAutoCommit(false);
-      try (PreparedStatement ps =
-          holder.prepareStatement("SELECT 1 FROM idem_records WHERE id = ? FOR UPDATE")) {
-        ps.setString(1, key.digest());
-        ps.executeQuery().close();
-      }
-      try {
-        CompletableFuture<ClaimResult> replay =
-            CompletableFuture.supplyAsync(
-                () -> now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE))));
-        assertThat(replay.get(20, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Completed.class);
-      } finally {
-        holder.rollback();
-      }
-    }
+    RowLockChecks.replayIsNotHeldOffBy("FOR UPDATE", pool, store, key);
   }
 
   @Test
   void aKeyWhoseRecordEndedIsClaimedAfterTheReadThatFoundIt() throws SQLException {
-    ClaimResult.Claimed first =
-        (ClaimResult.Claimed) now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
-    try (Connection c = pool.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement("UPDATE idem_records SET expires_at = 0 WHERE id = ?")) {
-      ps.setString(1, key.digest());
-      assertThat(ps.executeUpdate()).isEqualTo(1);
-    }
-
-    ClaimResult again = now(store.claim(ClaimRequest.of(key, Fingerprint.NONE, LEASE)));
-
-    assertThat(again).isInstanceOf(ClaimResult.Claimed.class);
-    assertThat(((ClaimResult.Claimed) again).lease().fence()).isGreaterThan(first.lease().fence());
+    RowLockChecks.anEndedRecordIsClaimedAgain(pool, store, key);
   }
 
   @Test
@@ -132,18 +100,6 @@ class PostgresRowLocksIT {
         return rs.getLong(1);
       }
     }
-  }
-
-  private void complete(IdempotencyKey k) {
-    ClaimResult.Claimed claimed =
-        (ClaimResult.Claimed) now(store.claim(ClaimRequest.of(k, Fingerprint.NONE, LEASE)));
-    assertThat(
-            now(
-                store.complete(
-                    claimed.lease(),
-                    Outcome.success("paid".getBytes(StandardCharsets.UTF_8)),
-                    Duration.ofHours(1))))
-        .isTrue();
   }
 
   private long xmax() throws SQLException {

@@ -163,11 +163,16 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
   // A fault of the cache's own parts (the caller's predicate or clock) sends the claim to the
   // store: a claim that failed here would, under fail-open, run completed work again.
   private boolean answersFrom(IdempotencyKey key) {
+    return cached(key, false);
+  }
+
+  // The predicate's answer, or onFault when it throws.
+  private boolean cached(IdempotencyKey key, boolean onFault) {
     try {
       return cached.test(key);
     } catch (RuntimeException e) {
-      log.warn("the replay cache's predicate failed for {}; the store answers", key, e);
-      return false;
+      log.warn("the replay cache's predicate failed for {}", key, e);
+      return onFault;
     }
   }
 
@@ -262,12 +267,7 @@ public final class LocalReplayCache extends ForwardingIdempotencyStore {
    * fails, so that an eviction waits out the window rather than trust a predicate that broke.
    */
   public boolean covers(IdempotencyKey key) {
-    try {
-      return cached.test(key);
-    } catch (RuntimeException e) {
-      log.warn("the replay cache's predicate failed for {}", key, e);
-      return true;
-    }
+    return cached(key, true);
   }
 
   /** How long a record read may be replayed from here. */

@@ -102,7 +102,12 @@ public final class MySqlStatements extends Statements {
 
   @Override
   public String claim(String t) {
-    return insert("INSERT INTO ", t)
+    return "INSERT INTO "
+        + t
+        + " "
+        + RECORD_COLUMNS
+        + " VALUES "
+        + claimedRow()
         + " ON DUPLICATE KEY UPDATE owner = IF("
         + claimable("", "VALUES(updated_at)", "VALUES(fingerprint)")
         + ", VALUES(owner), owner),"
@@ -128,30 +133,15 @@ public final class MySqlStatements extends Statements {
         + (returning ? " RETURNING " + rowColumns(NOW) : "");
   }
 
-  // An insert that skips a key that is there: InnoDB locks that row shared for the statement, as
-  // a reader does (the upsert locks it exclusively, until the transaction ends), and writes
-  // nothing; the store then reads the row back. IGNORE, not a duplicate-key error, which MariaDB's
-  // driver logs as a warning: the key's parts are checked to fit their columns before (scope 512
-  // characters, value 255 visible ASCII), so that IGNORE can turn nothing else into a warning.
+  // An insert that skips a key that is there: InnoDB locks that row shared, as a locking read
+  // does (the upsert locks it exclusively), and writes nothing; the store then reads the row back.
+  // IGNORE, not a duplicate-key error, which MariaDB's driver logs as a warning: the key's parts
+  // are checked to fit their columns before (scope 512 characters, value 255 visible ASCII), so
+  // that IGNORE can turn nothing else into a warning.
   @Override
   public String claimNew(String t) {
-    return insert("INSERT IGNORE INTO ", t) + (returning ? " RETURNING " + rowColumns(NOW) : "");
-  }
-
-  private static String insert(String verb, String t) {
-    return verb
-        + t
-        + " "
-        + RECORD_COLUMNS
-        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
-        + FENCE_FLOOR
-        + ", ?, "
-        + NOW
-        + " + ?, "
-        + NOW
-        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
-        + NOW
-        + ")";
+    return insertIfAbsent(t, RECORD_COLUMNS, claimedRow())
+        + (returning ? " RETURNING " + rowColumns(NOW) : "");
   }
 
   private static String ifWon(String column, String value) {

@@ -54,23 +54,11 @@ public final class PostgresStatements extends Statements {
         + " WHERE id = ? AND NOT EXISTS (SELECT 1 FROM c)";
   }
 
-  private static String insert(String t) {
-    return "INSERT INTO "
-        + t
-        + " AS r "
-        + RECORD_COLUMNS
-        + " VALUES (?, ?, ?, 'IN_PROGRESS', ?, "
-        + FENCE_FLOOR
-        + ", ?, "
-        + NOW
-        + " + ?, "
-        + NOW
-        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
-        + NOW
-        + ")";
+  private String insert(String t) {
+    return "INSERT INTO " + t + " AS r " + RECORD_COLUMNS + " VALUES " + claimedRow();
   }
 
-  private static String upsert(String t) {
+  private String upsert(String t) {
     return insert(t)
         + " ON CONFLICT (id) DO UPDATE SET state = 'IN_PROGRESS',"
         + " fingerprint = EXCLUDED.fingerprint, fence = GREATEST(r.fence + 1, "

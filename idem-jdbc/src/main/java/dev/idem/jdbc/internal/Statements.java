@@ -55,6 +55,23 @@ public abstract class Statements {
   public abstract String fenceFloor();
 
   /**
+   * The values of a row a claim inserts, in {@link #RECORD_COLUMNS}' order: in progress, its fence
+   * and times from the database's clock. Parameters: id, scope, value, fingerprint, owner, lease
+   * ms, lease ms.
+   */
+  final String claimedRow() {
+    return "(?, ?, ?, 'IN_PROGRESS', ?, "
+        + fenceFloor()
+        + ", ?, "
+        + now()
+        + " + ?, "
+        + now()
+        + " + 2 * ?, FALSE, NULL, NULL, NULL, "
+        + now()
+        + ")";
+  }
+
+  /**
    * The claim of an absent, expired or claimable key as one atomic statement (an upsert that only
    * updates a row the rules allow to be claimed). Parameters: id, scope, value, fingerprint, owner,
    * lease ms, lease ms, and the id once more where {@link #claimTakesIdTwice()}.
